@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
+import { HealthModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
+import type { NatsConnection } from 'nats';
+import type { DataSource } from 'typeorm';
+import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from './config/message-service.env';
+import { ConfigModule } from './config/config.module';
+import { messagingDatabase } from './database/database';
+import { AgentDeliveryService } from './delivery/agent-delivery.service';
+import { MessagesHttpController } from './messages/messages-http.controller';
+import { MessagesMsController } from './messages/messages-ms.controller';
+import { MessagesService } from './messages/messages.service';
+import { MessagesStore } from './messages/messages.store';
+import { WaitService } from './wait/wait.service';
+
+@Module({
+  imports: [
+    ConfigModule,
+    TypeOrmModule.forRootAsync({
+      inject: [MESSAGE_SERVICE_ENV],
+      useFactory: (env: MessageServiceEnv) => ({
+        ...messagingDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+        retryAttempts: 3,
+        retryDelay: 1_000,
+      }),
+    }),
+    BusModule.forRootAsync({
+      inject: [MESSAGE_SERVICE_ENV],
+      useFactory: (env: MessageServiceEnv) => ({
+        url: env.NATS_URL,
+        prefix: env.BUS_PREFIX,
+        name: `message-service-${env.SERVICE_INSTANCE}`,
+      }),
+    }),
+    HealthModule.forChecks({
+      inject: [getDataSourceToken(), NATS_CONNECTION],
+      useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],
+    }),
+  ],
+  controllers: [MessagesMsController, MessagesHttpController],
+  providers: [MessagesStore, MessagesService, AgentDeliveryService, WaitService],
+})
+export class AppModule {}

@@ -1,0 +1,20 @@
+import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { IsInt, Max, Min } from 'class-validator';
+
+export class MessageServiceSettings {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  MESSAGE_SERVICE_PORT: number = 3100;
+
+  /** The longest a single wait may last, whatever the caller asks. */
+  @IsInt()
+  @Min(1_000)
+  WAIT_MAX_MS: number = 600_000;
+}
+
+export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
+  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, MessageServiceSettings);
+}
+export type MessageServiceEnv = ReturnType<typeof loadEnv>;
+export const MESSAGE_SERVICE_ENV = Symbol('MESSAGE_SERVICE_ENV');

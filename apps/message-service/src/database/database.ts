@@ -1,0 +1,15 @@
+import { postgresOptions } from '@mcpgw/persistence';
+import type { DataSourceOptions } from 'typeorm';
+import { ChannelsAndMessages1764450000000 } from './migrations/1764450000000-channels-and-messages';
+
+/** The message service keeps its tables in this schema. */
+export const MESSAGING_SCHEMA = 'messaging';
+
+export function messagingDatabase(url: string, poolSize?: number): DataSourceOptions {
+  return postgresOptions({
+    url,
+    schema: MESSAGING_SCHEMA,
+    poolSize,
+    migrations: [ChannelsAndMessages1764450000000],
+  });
+}

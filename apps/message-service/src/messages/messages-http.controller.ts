@@ -1,0 +1,37 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { WaitService } from '../wait/wait.service';
+import { MessagesService, requireUuid } from './messages.service';
+
+/** The REST mirror of the bus API, for people and tools that speak HTTP. */
+@Controller('channels')
+export class MessagesHttpController {
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly waits: WaitService,
+  ) {}
+
+  @Post()
+  createChannel(@Body() body: { agent_id?: unknown }) {
+    return this.messages.createChannel(body?.agent_id);
+  }
+
+  @Post(':id/messages')
+  post(@Param('id') channelId: string, @Body() body: Record<string, unknown>) {
+    return this.messages.post({ ...body, channel_id: requireUuid(channelId, 'channel id') });
+  }
+
+  @Get(':id/messages')
+  async list(@Param('id') channelId: string, @Query('limit') limit?: string) {
+    return { messages: await this.messages.list(channelId, limit ?? 100) };
+  }
+
+  @Post(':id/wait')
+  @HttpCode(200)
+  wait(@Param('id') channelId: string, @Body() body: { message_id?: unknown; timeout_ms?: unknown }) {
+    return this.waits.waitForReply(
+      requireUuid(channelId, 'channel id'),
+      requireUuid(body?.message_id, 'message_id'),
+      Number(body?.timeout_ms ?? 30_000) || 0,
+    );
+  }
+}

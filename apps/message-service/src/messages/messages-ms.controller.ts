@@ -1,0 +1,47 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { BusEvent, BusPattern, parseEnvelope, type BusRequest } from '@mcpgw/contracts';
+import type { BusHandlerExtras } from '@mcpgw/bus';
+import { WaitService } from '../wait/wait.service';
+import { MessagesService, requireUuid } from './messages.service';
+
+const fanout: BusHandlerExtras = { fanout: true };
+
+/** The message service's bus API: one-line handlers over the services. */
+@Controller()
+export class MessagesMsController {
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly waits: WaitService,
+  ) {}
+
+  @MessagePattern(BusPattern.CreateChannel)
+  createChannel(@Payload() req: BusRequest<typeof BusPattern.CreateChannel>) {
+    return this.messages.createChannel(req.agent_id);
+  }
+
+  @MessagePattern(BusPattern.PostMessage)
+  post(@Payload() req: BusRequest<typeof BusPattern.PostMessage>) {
+    return this.messages.post(req.envelope);
+  }
+
+  @MessagePattern(BusPattern.ListMessages)
+  async list(@Payload() req: BusRequest<typeof BusPattern.ListMessages>) {
+    return { messages: await this.messages.list(req.channel_id, req.limit) };
+  }
+
+  @MessagePattern(BusPattern.WaitForReply)
+  wait(@Payload() req: BusRequest<typeof BusPattern.WaitForReply>) {
+    return this.waits.waitForReply(
+      requireUuid(req.channel_id, 'channel_id'),
+      requireUuid(req.message_id, 'message_id'),
+      Number(req.timeout_ms) || 0,
+    );
+  }
+
+  @EventPattern(BusEvent.ReplyStored, fanout)
+  replyStored(@Payload() reply: unknown) {
+    const parsed = parseEnvelope(reply);
+    if (parsed.ok && parsed.value.type === 'agent_reply') this.waits.wake(parsed.value);
+  }
+}

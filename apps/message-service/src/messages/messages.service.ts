@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AGENT_ID_PATTERN,
+  BusEvent,
+  InvalidRequestError,
+  NotFoundError,
+  parseEnvelope,
+  type AgentReply,
+  type BusResponse,
+  type BusPattern,
+  type ChannelView,
+  type ChatMessage,
+  type StoredMessage,
+} from '@mcpgw/contracts';
+import { BusClient } from '@mcpgw/bus';
+import { AgentDeliveryService } from '../delivery/agent-delivery.service';
+import { MessagesStore, type InsertOutcome } from './messages.store';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_LIST = 1000;
+
+type PostResult = BusResponse<typeof BusPattern.PostMessage>;
+
+/**
+ * Channels and messages. A posted chat_message is stored, then handed to its
+ * agent; a posted agent_reply is stored, then every replica is told so its
+ * waiters wake. Storing first means nothing the caller was told about is lost.
+ */
+@Injectable()
+export class MessagesService {
+  constructor(
+    private readonly store: MessagesStore,
+    private readonly delivery: AgentDeliveryService,
+    private readonly bus: BusClient,
+  ) {}
+
+  createChannel(agentId: unknown): Promise<ChannelView> {
+    if (typeof agentId !== 'string' || !AGENT_ID_PATTERN.test(agentId)) {
+      throw new InvalidRequestError('agent_id must be 1-64 characters of A-Z a-z 0-9 _ -');
+    }
+    return this.store.createChannel(agentId);
+  }
+
+  async post(plain: unknown): Promise<PostResult> {
+    const parsed = parseEnvelope(plain);
+    if (!parsed.ok) throw new InvalidRequestError('invalid envelope', parsed.errors);
+    const envelope = parsed.value;
+    return envelope.type === 'chat_message' ? this.postChatMessage(envelope) : this.postReply(envelope);
+  }
+
+  async list(channelId: unknown, limit: unknown = 100): Promise<StoredMessage[]> {
+    const id = requireUuid(channelId, 'channel_id');
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_LIST) {
+      throw new InvalidRequestError(`limit must be an integer from 1 to ${MAX_LIST}`);
+    }
+    const messages = await this.store.list(id, n);
+    if (!messages) throw new NotFoundError(`no channel ${id}`);
+    return messages;
+  }
+
+  private async postChatMessage(message: ChatMessage): Promise<PostResult> {
+    const outcome = message.channel_id
+      ? await this.store.insertOnChannel({ ...message, channel_id: message.channel_id })
+      : await this.store.insertOnNewChannel(message);
+    const result = this.accepted(outcome, message);
+    // Re-delivering a duplicate is safe (JetStream drops the same msgID) and heals a post
+    // whose first delivery failed after the message was stored.
+    await this.delivery.deliver({ ...message, channel_id: result.channel_id });
+    return result;
+  }
+
+  private async postReply(reply: AgentReply): Promise<PostResult> {
+    const outcome = await this.store.insertOnChannel(reply);
+    if (outcome.kind === 'already_answered') {
+      // At-least-once delivery can make an agent answer twice; the first answer stands.
+      return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: true };
+    }
+    const result = this.accepted(outcome, reply);
+    this.bus.publish(BusEvent.ReplyStored, reply);
+    return result;
+  }
+
+  private accepted(outcome: InsertOutcome, envelope: ChatMessage | AgentReply): PostResult {
+    switch (outcome.kind) {
+      case 'stored':
+      case 'duplicate':
+      case 'already_answered':
+        return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: outcome.kind !== 'stored' };
+      case 'no_channel':
+        throw new NotFoundError(`no channel ${envelope.channel_id}`);
+      case 'no_message_to_answer':
+        throw new NotFoundError(
+          `no message ${(envelope as AgentReply).in_reply_to} on channel ${envelope.channel_id} to reply to`,
+        );
+    }
+  }
+}
+
+export function requireUuid(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !UUID.test(value)) throw new InvalidRequestError(`${name} must be a UUID`);
+  return value.toLowerCase();
+}

@@ -1,0 +1,89 @@
+import { Logger } from '@nestjs/common';
+import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import { ServiceError, subject, type BusReply } from '@mcpgw/contracts';
+import { lastValueFrom, defaultIfEmpty } from 'rxjs';
+import type { Msg, NatsConnection, Subscription } from 'nats';
+import { decodeJson, encodeJson } from './json';
+
+/** Handler extras: `{ fanout: true }` gives every replica its own copy of an event. */
+export type BusHandlerExtras = {
+  fanout?: boolean;
+};
+
+/**
+ * A Nest transport strategy for our bus contract. Handlers are ordinary
+ * `@MessagePattern(BusPattern.X)` / `@EventPattern(BusEvent.Y)` methods; this
+ * strategy adds the deployment prefix, puts request handlers in one queue group
+ * per app (replicas share the work) and answers with `BusReply` frames.
+ *
+ * Why not Nest's built-in NATS transport: its subjects are fixed at decoration
+ * time (no per-deployment prefix) and its wire frames are Nest-specific, while
+ * agent pods in any language must be able to speak this contract.
+ */
+export class BusServer extends Server implements CustomTransportStrategy {
+  private readonly subscriptions: Subscription[] = [];
+  protected override readonly logger = new Logger(BusServer.name);
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly prefix: string,
+    private readonly queue: string,
+  ) {
+    super();
+  }
+
+  listen(callback: () => void): void {
+    for (const [pattern, handler] of this.messageHandlers) {
+      const extras = (handler.extras ?? {}) as BusHandlerExtras;
+      const queue = handler.isEventHandler && extras.fanout ? undefined : this.queue;
+      const sub = this.nc.subscribe(subject(this.prefix, pattern), {
+        queue,
+        callback: (err, msg) => {
+          if (err) return this.logger.error(`subscription ${pattern}: ${err.message}`);
+          void this.dispatch(pattern, handler, msg);
+        },
+      });
+      this.subscriptions.push(sub);
+    }
+    callback();
+  }
+
+  close(): void {
+    for (const sub of this.subscriptions) sub.unsubscribe();
+    this.subscriptions.length = 0;
+  }
+
+  on(): never {
+    throw new Error('BusServer does not emit transport events');
+  }
+
+  unwrap<T>(): T {
+    return this.nc as T;
+  }
+
+  private async dispatch(pattern: string, handler: MessageHandler, msg: Msg): Promise<void> {
+    const payload = decodeJson(msg.data);
+    if (payload === undefined) {
+      return this.respond(msg, { ok: false, error: { code: 'invalid_request', message: 'payload is not JSON' } });
+    }
+    try {
+      const result = await lastValueFrom(
+        this.transformToObservable(await handler(payload)).pipe(defaultIfEmpty(undefined)),
+      );
+      this.respond(msg, { ok: true, data: result });
+    } catch (error) {
+      if (error instanceof ServiceError) {
+        return this.respond(msg, {
+          ok: false,
+          error: { code: error.code, message: error.message, details: error.details },
+        });
+      }
+      this.logger.error(`${pattern} failed: ${(error as Error).stack ?? error}`);
+      this.respond(msg, { ok: false, error: { code: 'internal', message: 'internal error' } });
+    }
+  }
+
+  private respond(msg: Msg, reply: BusReply<unknown>): void {
+    if (msg.reply) msg.respond(encodeJson(reply));
+  }
+}

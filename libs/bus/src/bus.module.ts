@@ -1,0 +1,68 @@
+import {
+  Inject,
+  Logger,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type Provider,
+} from '@nestjs/common';
+import { connect, type NatsConnection } from 'nats';
+import { BusClient } from './bus-client';
+import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
+
+export interface BusModuleAsyncOptions {
+  imports?: DynamicModule['imports'];
+  inject?: unknown[];
+  useFactory: (...args: any[]) => BusOptions | Promise<BusOptions>;
+}
+
+const logger = new Logger('Bus');
+
+async function connectNats(options: BusOptions): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: options.url.split(','),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect') {
+        logger.warn(`nats ${status.type} (${String(status.data)})`);
+      }
+    }
+  })();
+  return nc;
+}
+
+class BusLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+  }
+}
+
+/** One NATS connection per app, the typed client, and a clean drain on shutdown. */
+@Module({})
+export class BusModule {
+  static forRootAsync(options: BusModuleAsyncOptions): DynamicModule {
+    const optionsProvider: Provider = {
+      provide: BUS_OPTIONS,
+      useFactory: options.useFactory,
+      inject: (options.inject ?? []) as never[],
+    };
+    const connectionProvider: Provider = {
+      provide: NATS_CONNECTION,
+      useFactory: connectNats,
+      inject: [BUS_OPTIONS],
+    };
+    return {
+      module: BusModule,
+      global: true,
+      imports: options.imports,
+      providers: [optionsProvider, connectionProvider, BusClient, BusLifecycle],
+      exports: [BUS_OPTIONS, NATS_CONNECTION, BusClient],
+    };
+  }
+}

@@ -1,0 +1,91 @@
+import { AgentInbox } from '@mcpgw/contracts';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
+
+export interface InboxConsumerSettings {
+  /** How long a pod may hold a message without acking or signalling progress. */
+  ackWaitMs: number;
+  /** Deliveries before JetStream gives up on a message. */
+  maxDeliver: number;
+}
+
+const NANOS_PER_MS = 1_000_000;
+
+/**
+ * The stream of agent inboxes: a work queue (a message leaves when acked),
+ * file-backed, with de-duplication by message id over two minutes.
+ */
+export async function ensureInboxStream(nc: NatsConnection, prefix: string): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const name = AgentInbox.streamName(prefix);
+  const config = {
+    name,
+    subjects: [AgentInbox.wildcard(prefix)],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: 120_000 * NANOS_PER_MS,
+    max_age: 24 * 3600_000 * NANOS_PER_MS,
+  };
+  try {
+    await jsm.streams.info(name);
+    await jsm.streams.update(name, config);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await addIgnoringRace(() => jsm.streams.add(config));
+  }
+}
+
+/** The durable consumer that all pods of one agent pull from. */
+export async function ensureAgentConsumer(
+  jsm: JetStreamManager,
+  prefix: string,
+  agentId: string,
+  settings: InboxConsumerSettings,
+): Promise<string> {
+  const stream = AgentInbox.streamName(prefix);
+  const durable = AgentInbox.consumerName(agentId);
+  const config = {
+    durable_name: durable,
+    filter_subject: AgentInbox.subject(prefix, agentId),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: settings.ackWaitMs * NANOS_PER_MS,
+    max_deliver: settings.maxDeliver,
+  };
+  try {
+    await jsm.consumers.info(stream, durable);
+    await jsm.consumers.update(stream, durable, {
+      ack_wait: config.ack_wait,
+      max_deliver: config.max_deliver,
+    });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await addIgnoringRace(() => jsm.consumers.add(stream, config));
+  }
+  return durable;
+}
+
+/** Remove a deployment's stream (tests clean up with this). */
+export async function deleteInboxStream(nc: NatsConnection, prefix: string): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.delete(AgentInbox.streamName(prefix)).catch(() => undefined);
+}
+
+function isNotFound(error: unknown): boolean {
+  return /not found/i.test((error as Error).message ?? '');
+}
+
+/** Two replicas may create the same stream at once; the loser's "already in use" is fine. */
+async function addIgnoringRace(add: () => Promise<unknown>): Promise<void> {
+  try {
+    await add();
+  } catch (error) {
+    if (!/already in use|already exists/i.test((error as Error).message ?? '')) throw error;
+  }
+}

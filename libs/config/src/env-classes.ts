@@ -1,0 +1,30 @@
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+
+/** NATS: where the bus is, and the subject namespace of this deployment. */
+export class NatsEnv {
+  @Matches(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, { message: 'must be nats://host:port[,nats://…]' })
+  NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  @Matches(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, { message: 'must be dot-separated subject tokens' })
+  BUS_PREFIX: string = 'mcpgw';
+}
+
+/** PostgreSQL. Each service keeps its tables in its own schema of this database. */
+export class DatabaseEnv {
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be postgres://user[:password]@host:port/database' })
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/mcpgw';
+
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE: number = 20;
+}
+
+/** Structured logs. */
+export class LogEnv {
+  @Matches(/^(debug|info|warn|error)$/)
+  LOG_LEVEL: string = 'info';
+
+  @IsString()
+  SERVICE_INSTANCE: string = `${process.pid}`;
+}

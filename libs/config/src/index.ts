@@ -1,0 +1,2 @@
+export * from './validate-env';
+export * from './env-classes';

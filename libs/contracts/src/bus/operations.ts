@@ -1,0 +1,64 @@
+import type { AgentReply } from '../envelopes/agent-reply';
+import type { ChatMessage } from '../envelopes/chat-message';
+import type { RegisterAgentRequest } from '../skills/skill-definition';
+import { BusPattern } from './subjects';
+
+export type Envelope = ChatMessage | AgentReply;
+
+export interface ChannelView {
+  id: string;
+  agent_id: string;
+  created_at: string;
+}
+
+/** A stored envelope with its place in the channel. */
+export interface StoredMessage {
+  seq: number;
+  envelope: Envelope;
+}
+
+export type WaitResult = { status: 'replied'; reply: AgentReply } | { status: 'timeout' };
+
+/**
+ * The request/reply contract of the bus: operation -> request and response.
+ * The typed client and the handlers both check against it.
+ */
+export interface BusOperations {
+  [BusPattern.CreateChannel]: {
+    request: { agent_id: string };
+    response: ChannelView;
+  };
+  [BusPattern.PostMessage]: {
+    request: { envelope: Envelope };
+    /** `duplicate` is true when an envelope with this id was already stored. */
+    response: { channel_id: string; seq: number; duplicate: boolean };
+  };
+  [BusPattern.ListMessages]: {
+    request: { channel_id: string; limit?: number };
+    response: { messages: StoredMessage[] };
+  };
+  [BusPattern.WaitForReply]: {
+    request: { channel_id: string; message_id: string; timeout_ms: number };
+    response: WaitResult;
+  };
+  [BusPattern.RegisterAgent]: {
+    request: RegisterAgentRequest;
+    response: { registered: number };
+  };
+}
+
+export type BusOperation = keyof BusOperations;
+export type BusRequest<K extends BusOperation> = BusOperations[K]['request'];
+export type BusResponse<K extends BusOperation> = BusOperations[K]['response'];
+
+/** What a handler's failure looks like on the wire. */
+export interface BusErrorBody {
+  code: BusErrorCode;
+  message: string;
+  details?: string[];
+}
+
+export type BusErrorCode = 'invalid_request' | 'not_found' | 'unavailable' | 'internal';
+
+/** The reply frame of every request: a value or a typed error. */
+export type BusReply<T> = { ok: true; data: T } | { ok: false; error: BusErrorBody };

@@ -1,0 +1,47 @@
+/**
+ * Every NATS subject the apps use, in one place. A prefix (BUS_PREFIX, default
+ * `mcpgw`) namespaces a whole deployment so that two stacks, or two test runs,
+ * can share one NATS server without hearing each other.
+ */
+export const DEFAULT_BUS_PREFIX = 'mcpgw';
+
+/** Request/reply operations, relative to the prefix. */
+export const BusPattern = {
+  /** message-service: create an IM channel for an agent. */
+  CreateChannel: 'ms.channels.create',
+  /** message-service: store an envelope on a channel (and deliver or wake as its type says). */
+  PostMessage: 'ms.messages.post',
+  /** message-service: a channel's history, oldest first. */
+  ListMessages: 'ms.messages.list',
+  /** message-service: the reply to message M on channel C, or a timeout. */
+  WaitForReply: 'ms.channels.wait',
+  /** gateway: an agent pod registers its skills. */
+  RegisterAgent: 'registry.agents.register',
+} as const;
+export type BusPattern = (typeof BusPattern)[keyof typeof BusPattern];
+
+/** Fan-out events: every replica of the listening app gets a copy. */
+export const BusEvent = {
+  /** message-service replicas: a reply was stored, wake local waiters. */
+  ReplyStored: 'ms.replies.stored',
+} as const;
+export type BusEvent = (typeof BusEvent)[keyof typeof BusEvent];
+
+export function subject(prefix: string, pattern: string): string {
+  return `${prefix}.${pattern}`;
+}
+
+/** JetStream: chat messages for agents, at-least-once. */
+export const AgentInbox = {
+  /** The stream that holds every agent's inbox under one prefix. */
+  streamName: (prefix: string) => `${prefix.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}_AGENT_INBOX`,
+  /** All inbox subjects, for the stream definition. */
+  wildcard: (prefix: string) => `${prefix}.agents.*.inbox`,
+  /** One agent's inbox. */
+  subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.inbox`,
+  /** The durable consumer that the pods of one agent share (their queue group). */
+  consumerName: (agentId: string) => `agent_${agentId.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+} as const;
+
+/** Agent ids travel in subjects and URLs: keep them to a safe alphabet. */
+export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -1,0 +1,74 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { AGENT_ID_PATTERN } from '../bus/subjects';
+
+export const SIDE_EFFECT_CLASSES = ['read', 'write', 'destructive'] as const;
+export type SideEffectClass = (typeof SIDE_EFFECT_CLASSES)[number];
+
+/** MCP tool names: 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25). */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** A skill as an agent registers it; the gateway exposes it as an MCP tool. */
+export class SkillDefinition {
+  @Matches(TOOL_NAME_PATTERN)
+  name: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  title?: string;
+
+  @IsString()
+  @MaxLength(4000)
+  description: string;
+
+  /** JSON Schema (an object schema) for the tool's arguments. */
+  @IsObject()
+  input_schema: Record<string, unknown>;
+
+  @IsOptional()
+  @IsObject()
+  output_schema?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsIn(SIDE_EFFECT_CLASSES)
+  side_effect_class?: SideEffectClass;
+
+  @IsOptional()
+  @IsString()
+  kind?: string;
+
+  /** MCP tool annotations: readOnlyHint, destructiveHint, idempotentHint, openWorldHint. */
+  @IsOptional()
+  @IsObject()
+  annotations?: Record<string, unknown>;
+}
+
+/** `registry.agents.register`: a pod announces its agent and skills. */
+export class RegisterAgentRequest {
+  @Matches(AGENT_ID_PATTERN)
+  workspace_id: string;
+
+  @Matches(AGENT_ID_PATTERN)
+  agent_id: string;
+
+  @IsString()
+  @MaxLength(200)
+  pod_id: string;
+
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => SkillDefinition)
+  skills: SkillDefinition[];
+}

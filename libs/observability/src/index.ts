@@ -1,0 +1,3 @@
+export * from './json-logger';
+export * from './health.module';
+export * from './readiness-checks';

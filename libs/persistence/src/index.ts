@@ -1,0 +1,3 @@
+export * from './postgres-options';
+export * from './run-migrations';
+export * from './pg-notifications';

@@ -1,0 +1,60 @@
+import { Client } from 'pg';
+
+export type NotificationHandler = (payload: string) => void;
+
+/**
+ * LISTEN on PostgreSQL channels with one dedicated connection, reconnecting
+ * when it drops. Used to invalidate caches: whoever changes a row (an app or
+ * the admin CLI) sends `pg_notify` in the same transaction, every replica hears it.
+ * After a reconnect, `onReconnect` runs, because notifications sent while
+ * disconnected are lost and caches must be dropped.
+ */
+export class PgNotifications {
+  private client?: Client;
+  private closed = false;
+  private readonly handlers = new Map<string, NotificationHandler>();
+
+  constructor(
+    private readonly url: string,
+    private readonly onReconnect: () => void = () => undefined,
+    private readonly onError: (error: Error) => void = () => undefined,
+  ) {}
+
+  async listen(channel: string, handler: NotificationHandler): Promise<void> {
+    this.handlers.set(channel, handler);
+    if (this.client) await this.client.query(`LISTEN "${channel}"`);
+  }
+
+  async start(): Promise<void> {
+    const client = new Client({ connectionString: this.url, application_name: 'mcpgw-listener' });
+    client.on('notification', (msg) => this.handlers.get(msg.channel)?.(msg.payload ?? ''));
+    client.on('error', (error) => {
+      this.onError(error);
+      void this.restart(client);
+    });
+    client.on('end', () => void this.restart(client));
+    await client.connect();
+    for (const channel of this.handlers.keys()) await client.query(`LISTEN "${channel}"`);
+    this.client = client;
+  }
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async restart(dead: Client): Promise<void> {
+    if (this.closed || this.client !== dead) return;
+    this.client = undefined;
+    for (let delay = 200; !this.closed; delay = Math.min(delay * 2, 5_000)) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      try {
+        await this.start();
+        this.onReconnect();
+        return;
+      } catch (error) {
+        this.onError(error as Error);
+      }
+    }
+  }
+}

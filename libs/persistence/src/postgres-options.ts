@@ -1,0 +1,34 @@
+import type { DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
+
+export interface PostgresSettings {
+  url: string;
+  /** The service's own schema: each service owns its tables. */
+  schema: string;
+  poolSize?: number;
+  entities?: MixedList<Function | string | EntitySchema>;
+  migrations?: MixedList<Function | string>;
+}
+
+/**
+ * TypeORM options shared by every service: its own schema on the search path
+ * (so raw SQL in migrations lands there too), never `synchronize`, and a
+ * migrations table inside that schema.
+ */
+export function postgresOptions(settings: PostgresSettings): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: settings.url,
+    schema: settings.schema,
+    entities: settings.entities ?? [],
+    migrations: settings.migrations ?? [],
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error'],
+    extra: {
+      max: settings.poolSize ?? 20,
+      options: `-c search_path=${settings.schema}`,
+      application_name: `mcpgw-${settings.schema}`,
+    },
+  };
+}

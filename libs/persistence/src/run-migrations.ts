@@ -1,0 +1,29 @@
+import { Client } from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+
+/**
+ * Run a service's migrations as a one-shot step, safe to start from several
+ * replicas at once: a session-level advisory lock per schema serialises them
+ * (TypeORM's own `migrationsRun` has no lock). Creates the schema first, since
+ * TypeORM keeps its migrations table inside it.
+ */
+export async function runMigrations(options: DataSourceOptions & { url?: string; schema?: string }): Promise<string[]> {
+  const schema = options.schema ?? 'public';
+  const lock = new Client({ connectionString: options.url });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`mcpgw:migrations:${schema}`]);
+    await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '""')}"`);
+    const dataSource = new DataSource(options);
+    await dataSource.initialize();
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((migration) => migration.name);
+    } finally {
+      await dataSource.destroy();
+    }
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+    await lock.end();
+  }
+}

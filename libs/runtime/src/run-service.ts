@@ -1,0 +1,68 @@
+import 'reflect-metadata';
+import type { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { BUS_OPTIONS, BusExceptionFilter, BusServer, NATS_CONNECTION, type BusOptions } from '@mcpgw/bus';
+import { EnvValidationError } from '@mcpgw/config';
+import { JsonLogger } from '@mcpgw/observability';
+import type { NatsConnection } from 'nats';
+import { ServiceErrorHttpFilter } from './service-error-http.filter';
+
+export interface ServiceSpec {
+  /** Shown in every log line. */
+  service: string;
+  module: Type<unknown>;
+  /** Validates the environment before anything starts; throws EnvValidationError. */
+  loadEnv: () => { LOG_LEVEL: string; SERVICE_INSTANCE: string };
+  port: (env: any) => number;
+  /** Bus queue group for the app's request handlers; omit when the app has none. */
+  busQueue?: string;
+  /** Body size limit for HTTP requests, in bytes. */
+  bodyLimit?: number;
+  /** Adjust the Fastify instance (content-type parsers, hooks) before listening. */
+  configure?: (app: NestFastifyApplication) => void | Promise<void>;
+}
+
+/**
+ * Start one of our services the same way every time: validated env, JSON logs,
+ * Fastify, the bus transport, graceful shutdown on SIGTERM/SIGINT.
+ */
+export async function runService(spec: ServiceSpec): Promise<NestFastifyApplication> {
+  let env: ReturnType<ServiceSpec['loadEnv']>;
+  try {
+    env = spec.loadEnv();
+  } catch (error) {
+    if (error instanceof EnvValidationError) {
+      process.stderr.write(`${spec.service}: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = new JsonLogger(spec.service, env.LOG_LEVEL, { instance: env.SERVICE_INSTANCE });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    spec.module,
+    new FastifyAdapter({ bodyLimit: spec.bodyLimit ?? 1_048_576, return503OnClosing: true }),
+    { logger, bufferLogs: true, abortOnError: false },
+  );
+  app.enableShutdownHooks();
+  app.useGlobalFilters(new ServiceErrorHttpFilter());
+  await spec.configure?.(app);
+  if (spec.busQueue) {
+    const bus = app.get<BusOptions>(BUS_OPTIONS);
+    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), bus.prefix, spec.busQueue);
+    app.connectMicroservice({ strategy }, { deferInitialization: true }).useGlobalFilters(new BusExceptionFilter());
+    await app.startAllMicroservices();
+  }
+  const port = spec.port(env);
+  await app.listen(port, '0.0.0.0');
+  logger.log({ msg: 'listening', port: (app.getHttpServer().address() as { port: number }).port }, 'Bootstrap');
+  return app;
+}
+
+/** Exit non-zero with one clear line instead of a crash dump. */
+export function exitOnStartupFailure(service: string): (error: Error) => never {
+  return (error) => {
+    process.stderr.write(`${JSON.stringify({ level: 'fatal', service, msg: `failed to start: ${error.message}` })}\n`);
+    process.exit(1);
+  };
+}
