@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
+import { HealthModule, natsReadiness } from '@mcpgw/observability';
+import type { NatsConnection } from 'nats';
+import { AGENT_POD_ENV, type AgentPodEnv } from './config/agent-pod.env';
+import { ConfigModule } from './config/config.module';
+import { InboxConsumerService } from './inbox/inbox-consumer.service';
+import { SkillRunner } from './inbox/skill-runner';
+import { RegistrationService } from './registration/registration.service';
+import { ReplierService } from './replies/replier.service';
+import { SKILLS } from './skills/skill';
+import { MOCK_AGENT_SKILLS } from './skills/skills';
+
+@Module({
+  imports: [
+    ConfigModule,
+    BusModule.forRootAsync({
+      inject: [AGENT_POD_ENV],
+      useFactory: (env: AgentPodEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `agent-pod-${env.POD_ID}` }),
+    }),
+    HealthModule.forChecks({ inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => [natsReadiness(nc)] }),
+  ],
+  providers: [
+    { provide: SKILLS, useValue: MOCK_AGENT_SKILLS },
+    RegistrationService,
+    ReplierService,
+    SkillRunner,
+    InboxConsumerService,
+  ],
+})
+export class AppModule {}

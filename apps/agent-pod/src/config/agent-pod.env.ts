@@ -1,0 +1,42 @@
+import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
+import { LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { hostname } from 'node:os';
+
+export class AgentPodSettings {
+  @Matches(AGENT_ID_PATTERN)
+  AGENT_ID: string = 'demo-agent';
+
+  @Matches(AGENT_ID_PATTERN)
+  WORKSPACE_ID: string = 'demo';
+
+  /** Names this pod in replies and logs (several pods serve one agent). */
+  @IsString()
+  POD_ID: string = `${hostname()}-${process.pid}`;
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  AGENT_POD_PORT: number = 3200;
+
+  /** How long JetStream waits for an ack before redelivering; running skills extend it. */
+  @IsInt()
+  @Min(500)
+  INBOX_ACK_WAIT_MS: number = 30_000;
+
+  @IsInt()
+  @Min(1)
+  INBOX_MAX_DELIVER: number = 5;
+
+  /** Messages one pod works on at once. */
+  @IsInt()
+  @Min(1)
+  @Max(1024)
+  POD_CONCURRENCY: number = 64;
+}
+
+export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
+  return validateEnv(env, NatsEnv, LogEnv, AgentPodSettings);
+}
+export type AgentPodEnv = ReturnType<typeof loadEnv>;
+export const AGENT_POD_ENV = Symbol('AGENT_POD_ENV');

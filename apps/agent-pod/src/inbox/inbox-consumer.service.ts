@@ -1,0 +1,110 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { AgentInbox, ChatMessage, parseAs } from '@mcpgw/contracts';
+import { BUS_OPTIONS, NATS_CONNECTION, ensureAgentConsumer, ensureInboxStream, type BusOptions } from '@mcpgw/bus';
+import type { Consumer, JsMsg, NatsConnection } from 'nats';
+import { setTimeout as delay } from 'node:timers/promises';
+import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { SkillRunner } from './skill-runner';
+import { RecentlySeen } from './recently-seen';
+
+const FETCH_EXPIRES_MS = 5_000;
+
+/**
+ * Pulls this agent's chat messages from JetStream. All pods of one agent share
+ * one durable consumer, so each message goes to one pod (JetStream's queue
+ * group). A message is acked only after its reply is stored; while a skill runs
+ * the pod tells JetStream it is still working, so a live pod keeps its message
+ * and a dead pod's message is redelivered after the ack wait. See README.md.
+ */
+@Injectable()
+export class InboxConsumerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(InboxConsumerService.name);
+  private readonly completed = new RecentlySeen();
+  private readonly inFlight = new Set<string>();
+  private running = true;
+  private loop?: Promise<void>;
+  private slotFreed?: () => void;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+    private readonly runner: SkillRunner,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await ensureInboxStream(this.nc, this.bus.prefix);
+    const durable = await ensureAgentConsumer(await this.nc.jetstreamManager(), this.bus.prefix, this.env.AGENT_ID, {
+      ackWaitMs: this.env.INBOX_ACK_WAIT_MS,
+      maxDeliver: this.env.INBOX_MAX_DELIVER,
+    });
+    const consumer = await this.nc.jetstream().consumers.get(AgentInbox.streamName(this.bus.prefix), durable);
+    this.loop = this.pull(consumer);
+    this.logger.log({ msg: 'consuming', agent_id: this.env.AGENT_ID, consumer: durable });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.slotFreed?.();
+    await this.loop;
+  }
+
+  /** Ask only for as many messages as there are free slots: a pod never hoards work. */
+  private async pull(consumer: Consumer): Promise<void> {
+    while (this.running) {
+      const free = this.env.POD_CONCURRENCY - this.inFlight.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        continue;
+      }
+      try {
+        const batch = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
+        for await (const msg of batch) {
+          void this.handle(msg);
+          if (!this.running) break;
+        }
+      } catch (error) {
+        if (!this.running) return;
+        this.logger.warn(`fetch failed: ${(error as Error).message}`);
+        await delay(500);
+      }
+    }
+  }
+
+  private async handle(msg: JsMsg): Promise<void> {
+    const parsed = parseAs(ChatMessage, msg.json());
+    if (!parsed.ok || !parsed.value.channel_id) {
+      this.logger.error({ msg: 'dropping malformed inbox message', seq: msg.seq, errors: parsed.ok ? [] : parsed.errors });
+      msg.term();
+      return;
+    }
+    const message = parsed.value;
+    if (this.completed.has(message.id)) {
+      this.logger.log({ msg: 'duplicate dropped', message_id: message.id });
+      msg.ack();
+      return;
+    }
+    if (this.inFlight.has(message.id)) return; // already running here; its ack will follow
+    this.inFlight.add(message.id);
+    const heartbeat = setInterval(() => msg.working(), Math.max(this.env.INBOX_ACK_WAIT_MS / 3, 100));
+    try {
+      await this.runner.answer(message, msg.info.redeliveryCount);
+      this.completed.add(message.id);
+      await msg.ackAck().catch(() => msg.ack());
+    } catch (error) {
+      this.logger.error({ msg: 'could not answer; will be redelivered', message_id: message.id, error: (error as Error).message });
+      msg.nak(1_000);
+    } finally {
+      clearInterval(heartbeat);
+      this.inFlight.delete(message.id);
+      this.slotFreed?.();
+      this.slotFreed = undefined;
+    }
+  }
+}

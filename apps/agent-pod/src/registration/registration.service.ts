@@ -1,0 +1,50 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BusPattern } from '@mcpgw/contracts';
+import { BusClient } from '@mcpgw/bus';
+import { setTimeout as delay } from 'node:timers/promises';
+import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { SKILLS, type Skill } from '../skills/skill';
+
+/**
+ * Announces this agent and its skills to the gateway's registry. The gateway may
+ * start after the pod, so it retries with backoff until the registry answers.
+ */
+@Injectable()
+export class RegistrationService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RegistrationService.name);
+  private readonly stop = new AbortController();
+
+  constructor(
+    private readonly bus: BusClient,
+    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+    @Inject(SKILLS) private readonly skills: readonly Skill[],
+  ) {}
+
+  onApplicationBootstrap(): void {
+    void this.registerUntilAccepted();
+  }
+
+  onApplicationShutdown(): void {
+    this.stop.abort();
+  }
+
+  private async registerUntilAccepted(): Promise<void> {
+    for (let attempt = 1, wait = 250; !this.stop.signal.aborted; attempt++, wait = Math.min(wait * 2, 5_000)) {
+      try {
+        const { registered } = await this.bus.request(BusPattern.RegisterAgent, {
+          workspace_id: this.env.WORKSPACE_ID,
+          agent_id: this.env.AGENT_ID,
+          pod_id: this.env.POD_ID,
+          skills: this.skills.map((skill) => skill.definition),
+        });
+        this.logger.log({ msg: 'registered', agent_id: this.env.AGENT_ID, skills: registered });
+        return;
+      } catch (error) {
+        if (attempt === 1 || attempt % 10 === 0) {
+          this.logger.warn(`registration attempt ${attempt} failed: ${(error as Error).message}; retrying`);
+        }
+        await delay(wait, undefined, { signal: this.stop.signal }).catch(() => undefined);
+      }
+    }
+  }
+}

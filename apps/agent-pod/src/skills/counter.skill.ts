@@ -1,0 +1,27 @@
+import { text, type Skill } from './skill';
+
+const executions = new Map<string, number>();
+
+/**
+ * Counts how many times this pod really executed it, per `key`. Idempotent
+ * replays served by the gateway never reach here, so the count proves them.
+ */
+export const counterSkill: Skill = {
+  definition: {
+    name: 'counter',
+    title: 'Counter',
+    description: 'Increments and returns a counter of real executions, per key.',
+    input_schema: {
+      type: 'object',
+      properties: { key: { type: 'string', default: 'default' } },
+    },
+    side_effect_class: 'write',
+    annotations: { readOnlyHint: false, idempotentHint: false },
+  },
+  async run(args, ctx) {
+    const key = String(args.key ?? 'default');
+    const count = (executions.get(key) ?? 0) + 1;
+    executions.set(key, count);
+    return { content: [text(String(count))], structured: { key, count, pod_id: ctx.podId } };
+  },
+};

@@ -1,0 +1,23 @@
+import type { Skill } from './skill';
+import { counterSkill } from './counter.skill';
+import { echoSkill } from './echo.skill';
+import { failSkill } from './fail.skill';
+import { recallSkill } from './recall.skill';
+import { screenshotSkill } from './screenshot.skill';
+import { sleepSkill } from './sleep.skill';
+import { webSearchSkill } from './web-search.skill';
+
+/** Every skill the mock agent ships, by name. */
+export const MOCK_AGENT_SKILLS: readonly Skill[] = [
+  webSearchSkill,
+  screenshotSkill,
+  echoSkill,
+  sleepSkill,
+  failSkill,
+  recallSkill,
+  counterSkill,
+];
+
+export function skillsByName(skills: readonly Skill[]): Map<string, Skill> {
+  return new Map(skills.map((skill) => [skill.definition.name, skill]));
+}
