@@ -27,3 +27,15 @@ export async function runMigrations(options: DataSourceOptions & { url?: string;
     await lock.end();
   }
 }
+
+/** The body of a service's `migrate` entry point: run, print one JSON line, exit. */
+export function migrateAndExit(service: string, options: () => DataSourceOptions & { url?: string }): void {
+  const write = (line: object) => process.stdout.write(`${JSON.stringify({ service, ...line })}\n`);
+  Promise.resolve()
+    .then(() => runMigrations(options()))
+    .then((applied) => write({ level: 'info', msg: 'migrations done', applied }))
+    .catch((error: Error) => {
+      write({ level: 'fatal', msg: `migrations failed: ${error.message}` });
+      process.exit(1);
+    });
+}

@@ -18,7 +18,9 @@ export interface ServiceSpec {
   /** Bus queue group for the app's request handlers; omit when the app has none. */
   busQueue?: string;
   /** Body size limit for HTTP requests, in bytes. */
-  bodyLimit?: number;
+  bodyLimit?: (env: any) => number;
+  /** False when the app parses request bodies itself (configure then adds its parsers). */
+  bodyParser?: boolean;
   /** Adjust the Fastify instance (content-type parsers, hooks) before listening. */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
 }
@@ -41,8 +43,8 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
   const logger = new JsonLogger(spec.service, env.LOG_LEVEL, { instance: env.SERVICE_INSTANCE });
   const app = await NestFactory.create<NestFastifyApplication>(
     spec.module,
-    new FastifyAdapter({ bodyLimit: spec.bodyLimit ?? 1_048_576, return503OnClosing: true }),
-    { logger, bufferLogs: true, abortOnError: false },
+    new FastifyAdapter({ bodyLimit: spec.bodyLimit?.(env) ?? 1_048_576, return503OnClosing: true }),
+    { logger, bufferLogs: true, abortOnError: false, bodyParser: spec.bodyParser ?? true },
   );
   app.enableShutdownHooks();
   app.useGlobalFilters(new ServiceErrorHttpFilter());

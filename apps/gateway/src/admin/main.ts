@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { ServiceError } from '@mcpgw/contracts';
+import { EnvValidationError } from '@mcpgw/config';
+import { AgentsStore } from '../agents/agents.store';
+import { ApiKeysStore } from '../auth/api-keys.store';
+import { AdminModule } from './admin.module';
+import { COMMANDS, USAGE, type Parsed } from './commands';
+
+/** `npm run admin -- <command>`: manage agents and keys without SQL. */
+async function main(argv: string[]): Promise<number> {
+  const parsed = parse(argv);
+  const json = parsed.flags.json === true;
+  const command = COMMANDS[parsed.words.slice(0, 2).join(' ')];
+  if (!command || parsed.flags.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return parsed.flags.help ? 0 : 2;
+  }
+  const app = await NestFactory.createApplicationContext(AdminModule, { logger: false, abortOnError: false });
+  try {
+    const output = await command({ agents: app.get(AgentsStore), apiKeys: app.get(ApiKeysStore) }, parsed);
+    process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
+    return 0;
+  } catch (error) {
+    return fail(error, json);
+  } finally {
+    await app.close();
+  }
+}
+
+function fail(error: unknown, json: boolean): number {
+  let message = error instanceof ServiceError ? error.message : `unexpected error: ${(error as Error).message}`;
+  if (/relation .* does not exist/.test((error as Error).message)) {
+    message = 'the database has no gateway tables yet: run `npm start` once (or node apps/gateway/dist/migrate.js)';
+  }
+  process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `error: ${message}\n`);
+  return 1;
+}
+
+function parse(argv: string[]): Parsed {
+  const words: string[] = [];
+  const flags: Parsed['flags'] = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) {
+      words.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split('=', 2);
+    if (inline !== undefined) flags[name] = inline;
+    else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags[name] = argv[++i];
+    else flags[name] = true;
+  }
+  return { words, flags };
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    const message = error instanceof EnvValidationError ? error.message : `admin failed: ${error.message}`;
+    process.stderr.write(`${message}\n`);
+    process.exit(1);
+  },
+);

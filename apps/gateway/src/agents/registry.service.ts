@@ -1,0 +1,31 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InvalidRequestError, RegisterAgentRequest, parseAs } from '@mcpgw/contracts';
+import { compileArgumentsValidator } from '../catalogue/tool-validator';
+import { AgentsStore } from './agents.store';
+
+/** Agent pods announce their skills here; the catalogue follows. */
+@Injectable()
+export class RegistryService {
+  private readonly logger = new Logger(RegistryService.name);
+
+  constructor(private readonly agents: AgentsStore) {}
+
+  async register(plain: unknown): Promise<{ registered: number }> {
+    const parsed = parseAs(RegisterAgentRequest, plain);
+    if (!parsed.ok) throw new InvalidRequestError('invalid registration', parsed.errors);
+    const { agent_id, workspace_id, pod_id, skills } = parsed.value;
+    const names = new Set<string>();
+    for (const skill of skills) {
+      if (names.has(skill.name)) throw new InvalidRequestError(`skill ${skill.name} is registered twice`);
+      names.add(skill.name);
+      try {
+        compileArgumentsValidator(skill.input_schema);
+      } catch (error) {
+        throw new InvalidRequestError(`skill ${skill.name}: invalid input_schema: ${(error as Error).message}`);
+      }
+    }
+    await this.agents.replaceTools(agent_id, workspace_id, skills);
+    this.logger.log({ msg: 'agent registered', agent_id, workspace_id, pod_id, skills: skills.length });
+    return { registered: skills.length };
+  }
+}

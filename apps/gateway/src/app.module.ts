@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
+import { HealthModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
+import type { NatsConnection } from 'nats';
+import type { DataSource } from 'typeorm';
+import { AgentsModule } from './agents/agents.module';
+import { CacheModule } from './cache/cache.module';
+import { ConfigModule } from './config/config.module';
+import { GATEWAY_ENV, type GatewayEnv } from './config/gateway.env';
+import { DatabaseModule } from './database/database.module';
+import { McpModule } from './mcp/mcp.module';
+
+@Module({
+  imports: [
+    ConfigModule,
+    DatabaseModule,
+    BusModule.forRootAsync({
+      inject: [GATEWAY_ENV],
+      useFactory: (env: GatewayEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `gateway-${env.SERVICE_INSTANCE}` }),
+    }),
+    CacheModule,
+    HealthModule.forChecks({
+      inject: [getDataSourceToken(), NATS_CONNECTION],
+      useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],
+    }),
+    AgentsModule,
+    McpModule,
+  ],
+})
+export class AppModule {}

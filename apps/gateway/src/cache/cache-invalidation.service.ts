@@ -1,0 +1,55 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { PgNotifications } from '@mcpgw/persistence';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { CACHE_CHANNEL } from '../database/database';
+
+export type CacheTopic = 'agent' | 'apikey';
+type Listener = (id: string | undefined) => void;
+
+/**
+ * Tells this replica's caches that a row changed. Writers (this app or the admin
+ * CLI) call `pg_notify` in the writing transaction (see `notifySql`); every
+ * replica LISTENs. After a lost connection, listeners get `undefined`: drop all.
+ */
+@Injectable()
+export class CacheInvalidationService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(CacheInvalidationService.name);
+  private readonly listeners = new Map<CacheTopic, Listener[]>();
+  private readonly notifications: PgNotifications;
+
+  constructor(@Inject(GATEWAY_ENV) env: GatewayEnv) {
+    this.notifications = new PgNotifications(
+      env.DATABASE_URL,
+      () => this.dropAll(),
+      (error) => this.logger.warn(`cache listener: ${error.message}`),
+    );
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.notifications.listen(CACHE_CHANNEL, (payload) => this.dispatch(payload));
+    await this.notifications.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.notifications.stop();
+  }
+
+  on(topic: CacheTopic, listener: Listener): void {
+    this.listeners.set(topic, [...(this.listeners.get(topic) ?? []), listener]);
+  }
+
+  private dispatch(payload: string): void {
+    const [topic, id] = payload.split(':', 2) as [CacheTopic, string];
+    for (const listener of this.listeners.get(topic) ?? []) listener(id);
+  }
+
+  private dropAll(): void {
+    this.logger.warn('cache listener reconnected: dropping all cached entries');
+    for (const listeners of this.listeners.values()) for (const listener of listeners) listener(undefined);
+  }
+}
+
+/** SQL that announces a change; run it in the same transaction as the change. */
+export function notifySql(topic: CacheTopic): string {
+  return `SELECT pg_notify('${CACHE_CHANNEL}', '${topic}:' || $1)`;
+}

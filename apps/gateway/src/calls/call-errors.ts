@@ -1,0 +1,45 @@
+/**
+ * What can go wrong in the call pipeline, as types. The pipeline throws these
+ * and nothing else; each MCP surface maps them to its own wire codes in one
+ * function (mcp/agent-surface/errors.ts for surface A).
+ */
+export abstract class CallError extends Error {
+  abstract readonly kind: string;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ToolNotFoundError extends CallError {
+  readonly kind = 'tool_not_found';
+  constructor(readonly tool: string) {
+    super(`Tool not found: ${tool} (see tools/list)`);
+  }
+}
+
+export class InvalidArgumentsError extends CallError {
+  readonly kind = 'invalid_arguments';
+  constructor(
+    readonly tool: string,
+    readonly problems: string[],
+  ) {
+    super(`Invalid arguments for ${tool} (see its inputSchema): ${problems.join('; ')}`);
+  }
+}
+
+export class AgentTimeoutError extends CallError {
+  readonly kind = 'agent_timeout';
+  constructor(readonly timeoutMs: number) {
+    super('Agent reply timeout');
+  }
+}
+
+/** The bus, the message service or the agent's inbox cannot be reached. */
+export class BackendUnavailableError extends CallError {
+  readonly kind = 'backend_unavailable';
+}
+
+export class InternalCallError extends CallError {
+  readonly kind = 'internal';
+}

@@ -1,0 +1,56 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { SkillDefinition } from '@mcpgw/contracts';
+import { AgentsStore } from '../agents/agents.store';
+import { CacheInvalidationService } from '../cache/cache-invalidation.service';
+import { compileArgumentsValidator, type ArgumentsValidator } from './tool-validator';
+
+export interface CatalogueTool {
+  id: string;
+  definition: SkillDefinition;
+  validate: ArgumentsValidator;
+}
+
+export interface AgentCatalogue {
+  tools: CatalogueTool[];
+  byName: Map<string, CatalogueTool>;
+}
+
+/**
+ * Each agent's tools with compiled argument validators, cached per agent and
+ * dropped when a registration changes them (on any replica). Concurrent misses
+ * share one load.
+ */
+@Injectable()
+export class ToolCatalogueService {
+  private readonly logger = new Logger(ToolCatalogueService.name);
+  private readonly cache = new Map<string, Promise<AgentCatalogue>>();
+
+  constructor(
+    private readonly agents: AgentsStore,
+    invalidation: CacheInvalidationService,
+  ) {
+    invalidation.on('agent', (agentId) => (agentId ? this.cache.delete(agentId) : this.cache.clear()));
+  }
+
+  forAgent(agentId: string): Promise<AgentCatalogue> {
+    let entry = this.cache.get(agentId);
+    if (!entry) {
+      entry = this.load(agentId);
+      this.cache.set(agentId, entry);
+      entry.catch(() => this.cache.delete(agentId));
+    }
+    return entry;
+  }
+
+  private async load(agentId: string): Promise<AgentCatalogue> {
+    const tools: CatalogueTool[] = [];
+    for (const row of await this.agents.tools(agentId)) {
+      try {
+        tools.push({ id: row.id, definition: row.definition, validate: compileArgumentsValidator(row.definition.input_schema) });
+      } catch (error) {
+        this.logger.error(`tool ${agentId}/${row.name} has an invalid input schema: ${(error as Error).message}`);
+      }
+    }
+    return { tools, byName: new Map(tools.map((tool) => [tool.definition.name, tool])) };
+  }
+}

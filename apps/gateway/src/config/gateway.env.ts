@@ -1,0 +1,40 @@
+import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { IsInt, Max, Min } from 'class-validator';
+
+export class GatewaySettings {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  GATEWAY_PORT: number = 3000;
+
+  /** How long tools/call waits for the agent's reply, unless the call asks for less. */
+  @IsInt()
+  @Min(100)
+  CALL_TIMEOUT_MS: number = 60_000;
+
+  /** The longest timeout a call may ask for in `_meta`. */
+  @IsInt()
+  @Min(100)
+  CALL_TIMEOUT_MAX_MS: number = 600_000;
+
+  /** Idle time after which an MCP session expires. */
+  @IsInt()
+  @Min(60)
+  SESSION_TTL_SECONDS: number = 86_400;
+
+  /** Largest MCP request body accepted, in bytes. */
+  @IsInt()
+  @Min(1024)
+  MCP_MAX_BODY_BYTES: number = 1_048_576;
+
+  /** How long a verified API key stays cached (revocations invalidate at once). */
+  @IsInt()
+  @Min(0)
+  AUTH_CACHE_TTL_MS: number = 60_000;
+}
+
+export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
+  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, GatewaySettings);
+}
+export type GatewayEnv = ReturnType<typeof loadEnv>;
+export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

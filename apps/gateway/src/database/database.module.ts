@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { gatewayDatabase } from './database';
+
+/** The gateway's PostgreSQL connection pool (schema `gateway`). */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [GATEWAY_ENV],
+      useFactory: (env: GatewayEnv) => ({
+        ...gatewayDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+        retryAttempts: 3,
+        retryDelay: 1_000,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule {}

@@ -1,0 +1,13 @@
+import { postgresOptions } from '@mcpgw/persistence';
+import type { DataSourceOptions } from 'typeorm';
+import { Gateway1764450000000 } from './migrations/1764450000000-gateway';
+
+/** The gateway keeps its tables in this schema. */
+export const GATEWAY_SCHEMA = 'gateway';
+
+/** Where the gateway's caches hear that a row changed (see cache/README.md). */
+export const CACHE_CHANNEL = 'mcpgw_gateway_cache';
+
+export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptions {
+  return postgresOptions({ url, schema: GATEWAY_SCHEMA, poolSize, migrations: [Gateway1764450000000] });
+}

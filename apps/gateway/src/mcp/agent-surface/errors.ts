@@ -1,0 +1,33 @@
+import { CallError, InvalidArgumentsError } from '../../calls/call-errors';
+import { JsonRpcCode } from '../protocol/json-rpc';
+
+/** Surface A's own codes (SPEC §2 and §5). */
+export const AgentSurfaceCode = {
+  ...JsonRpcCode,
+  Unauthorized: -32001,
+  AgentReplyTimeout: -32003,
+} as const;
+
+/**
+ * The one place surface A turns a call-pipeline error into a JSON-RPC error.
+ * It keeps the source's codes for every protocol revision: unknown tool -32601,
+ * arguments failing inputSchema -32602, reply timeout -32003.
+ */
+export function agentSurfaceError(error: CallError): { code: number; message: string; data?: unknown } {
+  switch (error.kind) {
+    case 'tool_not_found':
+      return { code: AgentSurfaceCode.MethodNotFound, message: error.message };
+    case 'invalid_arguments':
+      return {
+        code: AgentSurfaceCode.InvalidParams,
+        message: error.message,
+        data: { errors: (error as InvalidArgumentsError).problems },
+      };
+    case 'agent_timeout':
+      return { code: AgentSurfaceCode.AgentReplyTimeout, message: 'Agent reply timeout' };
+    case 'backend_unavailable':
+      return { code: AgentSurfaceCode.InternalError, message: 'Internal error: the agent backend is unavailable, retry later' };
+    default:
+      return { code: AgentSurfaceCode.InternalError, message: 'Internal error' };
+  }
+}

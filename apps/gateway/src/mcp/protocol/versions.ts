@@ -1,0 +1,21 @@
+/**
+ * MCP protocol revisions this gateway speaks, newest first. `initialize`
+ * answers with the client's version when supported, else our newest.
+ * (2026-07-28, the stateless revision, arrives with the protocol-fidelity work.)
+ */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+/** What a request without MCP-Protocol-Version is taken to speak (spec, 2025-06-18). */
+export const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
+
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
+}
+
+export function isSupportedVersion(version: string): boolean {
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version);
+}
+
+export const SERVER_INFO = { name: 'mcp-agent-gateway', version: '0.1.0' } as const;
