@@ -1,0 +1,88 @@
+import { resolve } from 'node:path';
+import { createDatabase, databaseExists, postgresAnswers, withDatabase } from '../databases';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
+import { isListening } from '../ports';
+import { Stack } from '../stack';
+
+/**
+ * `npm start`: the whole stack on local defaults. Uses DATABASE_URL / NATS_URL
+ * when set; otherwise PostgreSQL on 127.0.0.1 (or an embedded one when none
+ * answers) and NATS on 127.0.0.1. Migrates, creates the demo agent and a key,
+ * starts the three apps and prints a ready curl line.
+ */
+const ROOT = resolve(__dirname, '../../../..');
+const env = process.env;
+const agentId = env.AGENT_ID ?? 'demo-agent';
+const workspaceId = env.WORKSPACE_ID ?? 'demo';
+const gatewayPort = env.GATEWAY_PORT ?? '3000';
+const natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+function say(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function database(): Promise<{ url: string; embedded?: EmbeddedPostgresHandle }> {
+  if (env.DATABASE_URL) return { url: env.DATABASE_URL };
+  const local = 'postgres://postgres@127.0.0.1:5432/postgres';
+  let embedded: EmbeddedPostgresHandle | undefined;
+  let admin = local;
+  if (!(await postgresAnswers(local))) {
+    const port = Number(env.EMBEDDED_POSTGRES_PORT ?? 54329);
+    say(`No PostgreSQL answers on 127.0.0.1:5432: starting an embedded one on port ${port} (data in .data/postgres)`);
+    embedded = await startEmbeddedPostgres(ROOT, port);
+    admin = embedded.url;
+  }
+  if (!(await databaseExists(admin, 'mcpgw'))) await createDatabase(admin, 'mcpgw');
+  return { url: withDatabase(admin, 'mcpgw'), embedded };
+}
+
+async function requireNats(): Promise<void> {
+  const first = new URL(natsUrl.split(',')[0].replace(/^nats:/, 'http:').replace(/^tls:/, 'https:'));
+  if (await isListening(first.hostname, Number(first.port || 4222))) return;
+  say(`No NATS server answers at ${natsUrl}. The stack needs NATS with JetStream:
+  - Debian/Ubuntu: sudo apt-get install -y nats-server && nats-server -js
+  - or Docker:     docker run -p 4222:4222 nats:2.10 -js
+  - or set NATS_URL to a server you have.`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  await requireNats();
+  const db = await database();
+  const stack = new Stack({ databaseUrl: db.url, natsUrl, busPrefix: env.BUS_PREFIX ?? 'mcpgw', echoLogs: true });
+  const shutdown = async () => {
+    say('stopping…');
+    await stack.stop();
+    await db.embedded?.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+
+  await stack.migrate();
+  await stack.admin('agent', 'create', '--id', agentId, '--workspace', workspaceId);
+  const key = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agentId, '--label', 'npm start');
+  await stack.startMessageService({ MESSAGE_SERVICE_PORT: env.MESSAGE_SERVICE_PORT ?? '3100' });
+  const gateway = await stack.startGateway({ GATEWAY_PORT: gatewayPort });
+  await stack.startPod({ AGENT_ID: agentId, WORKSPACE_ID: workspaceId, AGENT_POD_PORT: env.AGENT_POD_PORT ?? '3200' });
+
+  const url = `${gateway.url.replace('127.0.0.1', 'localhost')}/${agentId}/mcp`;
+  say(`
+The stack is up.
+  MCP endpoint  ${url}
+  agent         ${agentId} (workspace ${workspaceId})
+  API key       ${key.key}   (id ${key.id}; shown once)
+
+Try it:
+  curl -s ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\
+    -H 'X-Agent-API-Key: ${key.key}' \\
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"web_search","arguments":{"query":"nats"}}}'
+
+Ctrl-C stops everything.
+`);
+}
+
+main().catch((error: Error) => {
+  say(`npm start failed: ${error.message}`);
+  process.exit(1);
+});

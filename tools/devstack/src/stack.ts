@@ -1,0 +1,93 @@
+import { dirname, join } from 'node:path';
+import { runNode } from './one-shot';
+import { freePort } from './ports';
+import { ServiceProcess } from './service-process';
+
+export interface StackSettings {
+  databaseUrl: string;
+  natsUrl: string;
+  busPrefix: string;
+  /** Print the apps' logs as they come (the launcher does; tests don't). */
+  echoLogs?: boolean;
+  /** Extra environment for every app. */
+  env?: Record<string, string>;
+}
+
+export type AppName = 'gateway' | 'message-service' | 'agent-pod';
+
+function appDir(app: AppName): string {
+  return dirname(require.resolve(`@mcpgw/${app}/package.json`));
+}
+
+/** An entry point of a built app (`npm run build` first). */
+export function appEntry(app: AppName, file = 'main.js'): string {
+  return join(appDir(app), 'dist', file);
+}
+
+/**
+ * The three apps as processes on one machine, sharing a database and a bus
+ * prefix. The local launcher and the integration tests both start the stack
+ * through this class, so the tests run what users run.
+ */
+export class Stack {
+  readonly processes: ServiceProcess[] = [];
+
+  constructor(readonly settings: StackSettings) {}
+
+  private env(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      DATABASE_URL: this.settings.databaseUrl,
+      NATS_URL: this.settings.natsUrl,
+      BUS_PREFIX: this.settings.busPrefix,
+      ...this.settings.env,
+      ...extra,
+    };
+  }
+
+  /** Both services' migrations, one after the other (each takes its own advisory lock). */
+  async migrate(): Promise<void> {
+    await runNode(appEntry('message-service', 'migrate.js'), [], this.env());
+    await runNode(appEntry('gateway', 'migrate.js'), [], this.env());
+  }
+
+  /** `npm run admin -- …` against this stack's database, parsed from --json. */
+  async admin<T = unknown>(...args: string[]): Promise<T> {
+    const out = await runNode(appEntry('gateway', 'admin/main.js'), [...args, '--json'], this.env());
+    return JSON.parse(out) as T;
+  }
+
+  async startMessageService(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
+    const port = Number(env.MESSAGE_SERVICE_PORT ?? (await freePort()));
+    const proc = this.spawn('message-service', { MESSAGE_SERVICE_PORT: String(port), ...env });
+    await proc.listening();
+    return { process: proc, url: `http://127.0.0.1:${port}` };
+  }
+
+  async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
+    const port = Number(env.GATEWAY_PORT ?? (await freePort()));
+    const proc = this.spawn('gateway', { GATEWAY_PORT: String(port), ...env });
+    await proc.listening();
+    return { process: proc, url: `http://127.0.0.1:${port}` };
+  }
+
+  /** A pod of the agent; resolves once it consumes its inbox and its skills are registered. */
+  async startPod(env: Record<string, string> = {}): Promise<ServiceProcess> {
+    const port = Number(env.AGENT_POD_PORT ?? (await freePort()));
+    const proc = this.spawn('agent-pod', { AGENT_POD_PORT: String(port), ...env });
+    await proc.listening();
+    await proc.waitForLog((l) => l.msg === 'consuming', 20_000, '"consuming"');
+    await proc.waitForLog((l) => l.msg === 'registered', 20_000, '"registered"');
+    return proc;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.stop()));
+  }
+
+  private spawn(app: AppName, env: Record<string, string>): ServiceProcess {
+    const name = `${app}-${this.processes.filter((p) => p.name.startsWith(app)).length + 1}`;
+    const proc = new ServiceProcess(name, appEntry(app), this.env({ SERVICE_INSTANCE: name, ...env }), this.settings.echoLogs);
+    this.processes.push(proc);
+    return proc;
+  }
+}

@@ -1,0 +1,80 @@
+import { deleteInboxStream } from '@mcpgw/bus';
+import { connect } from 'nats';
+import { createDatabase, dropDatabase, withDatabase } from './databases';
+import { Stack } from './stack';
+
+export interface TestStackOptions {
+  gateways?: number;
+  pods?: number;
+  /** Extra environment for every app (e.g. a short INBOX_ACK_WAIT_MS). */
+  env?: Record<string, string>;
+  podEnv?: Record<string, string>;
+  gatewayEnv?: Record<string, string>;
+}
+
+export interface TestStack {
+  stack: Stack;
+  /** MCP URLs of the running gateways, for `demo-agent`. */
+  gatewayUrls: string[];
+  messageServiceUrl: string;
+  agentId: string;
+  /** A fresh API key for the agent. */
+  apiKey: string;
+  apiKeyId: string;
+  mcpUrl(gateway?: number, agentId?: string): string;
+  stop(): Promise<void>;
+}
+
+const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/**
+ * A whole stack for one test file against the real PostgreSQL and NATS, isolated
+ * by its own database and its own bus prefix, and removed afterwards.
+ */
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const tag = `${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
+  const database = `mcpgw_test_${tag}`;
+  const busPrefix = `test_${tag}`;
+  await createDatabase(ADMIN_URL, database);
+  const stack = new Stack({
+    databaseUrl: withDatabase(ADMIN_URL, database),
+    natsUrl: NATS_URL,
+    busPrefix,
+    echoLogs: process.env.STACK_LOGS === '1',
+    env: { LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5', ...options.env },
+  });
+  const cleanup = async () => {
+    await stack.stop();
+    await dropDatabase(ADMIN_URL, database).catch(() => undefined);
+    const nc = await connect({ servers: NATS_URL });
+    await deleteInboxStream(nc, busPrefix);
+    await nc.close();
+  };
+  try {
+    await stack.migrate();
+    const ms = await stack.startMessageService();
+    const gatewayUrls: string[] = [];
+    for (let i = 0; i < (options.gateways ?? 1); i++) {
+      gatewayUrls.push((await stack.startGateway(options.gatewayEnv)).url);
+    }
+    for (let i = 0; i < (options.pods ?? 1); i++) {
+      await stack.startPod({ POD_ID: `pod-${i + 1}`, ...options.podEnv });
+    }
+    const agentId = options.podEnv?.AGENT_ID ?? 'demo-agent';
+    const key = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agentId);
+    return {
+      stack,
+      gatewayUrls,
+      messageServiceUrl: ms.url,
+      agentId,
+      apiKey: key.key,
+      apiKeyId: key.id,
+      mcpUrl: (gateway = 0, agent = agentId) => `${gatewayUrls[gateway]}/${agent}/mcp`,
+      stop: cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
