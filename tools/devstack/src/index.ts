@@ -4,3 +4,4 @@ export * from './one-shot';
 export * from './stack';
 export * from './databases';
 export * from './test-stack';
+export * from './mcp-client';

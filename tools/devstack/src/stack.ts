@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runNode } from './one-shot';
 import { freePort } from './ports';
@@ -15,8 +16,19 @@ export interface StackSettings {
 
 export type AppName = 'gateway' | 'message-service' | 'agent-pod';
 
+const WORKSPACE_NAME = 'mcp-agent-gateway';
+
+/** The repository root: the nearest folder up from here whose package.json is the workspace's. */
+export function workspaceRoot(from = process.cwd()): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === WORKSPACE_NAME) return dir;
+    if (dirname(dir) === dir) throw new Error(`not inside the ${WORKSPACE_NAME} workspace: ${from}`);
+  }
+}
+
 function appDir(app: AppName): string {
-  return dirname(require.resolve(`@mcpgw/${app}/package.json`));
+  return join(workspaceRoot(), 'apps', app);
 }
 
 /** An entry point of a built app (`npm run build` first). */

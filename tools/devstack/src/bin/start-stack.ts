@@ -1,8 +1,7 @@
-import { resolve } from 'node:path';
 import { createDatabase, databaseExists, postgresAnswers, withDatabase } from '../databases';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
 import { isListening } from '../ports';
-import { Stack } from '../stack';
+import { Stack, workspaceRoot } from '../stack';
 
 /**
  * `npm start`: the whole stack on local defaults. Uses DATABASE_URL / NATS_URL
@@ -10,7 +9,7 @@ import { Stack } from '../stack';
  * answers) and NATS on 127.0.0.1. Migrates, creates the demo agent and a key,
  * starts the three apps and prints a ready curl line.
  */
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = workspaceRoot(__dirname);
 const env = process.env;
 const agentId = env.AGENT_ID ?? 'demo-agent';
 const workspaceId = env.WORKSPACE_ID ?? 'demo';

@@ -1,0 +1,135 @@
+import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** Every skill of the mock agent, through gateway → NATS → message service → JetStream → pod. */
+describe('tools through the whole path', () => {
+  let env: TestStack;
+  let mcp: McpConnection;
+
+  beforeAll(async () => {
+    env = await startTestStack();
+    mcp = await connectMcp(env.mcpUrl(), env.apiKey);
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+    await env?.stop();
+  });
+
+  it('initialize issues a session id and negotiates a protocol version', () => {
+    expect(mcp.sessionId).toMatch(/^[\x21-\x7e]{16,}$/);
+    expect(mcp.client.getServerVersion()?.name).toBe('mcp-agent-gateway');
+    expect(mcp.client.getServerCapabilities()?.tools).toBeDefined();
+  });
+
+  it('ping answers', async () => {
+    await expect(mcp.client.ping()).resolves.toEqual({});
+  });
+
+  it('lists every registered skill as a tool with its JSON Schema', async () => {
+    const { tools } = await mcp.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      ['counter', 'echo', 'fail', 'recall', 'screenshot', 'sleep', 'web_search'].sort(),
+    );
+    const search = tools.find((t) => t.name === 'web_search')!;
+    expect(search.description).toMatch(/search/i);
+    expect(search.inputSchema.required).toEqual(['query']);
+    expect(search.inputSchema.properties).toMatchObject({ max_results: { type: 'integer', default: 5 } });
+    expect(search.outputSchema).toBeDefined();
+    expect(search.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('web_search returns deterministic results, five by default', async () => {
+    const first = await mcp.client.callTool({ name: 'web_search', arguments: { query: 'nats jetstream' } });
+    const again = await mcp.client.callTool({ name: 'web_search', arguments: { query: 'nats jetstream' } });
+    const results = (first.structuredContent as { results: { title: string }[] }).results;
+    expect(results).toHaveLength(5);
+    expect(results[0].title).toBe('Result 1 for nats jetstream');
+    expect(again.content).toEqual(first.content);
+    expect(first.isError).toBeFalsy();
+
+    const three = await mcp.client.callTool({ name: 'web_search', arguments: { query: 'x', max_results: 3 } });
+    expect((three.structuredContent as { results: unknown[] }).results).toHaveLength(3);
+  });
+
+  it('screenshot returns a real PNG as image content', async () => {
+    const result = await mcp.client.callTool({ name: 'screenshot', arguments: {} });
+    const [image] = result.content as { type: string; data: string; mimeType: string }[];
+    expect(image.type).toBe('image');
+    expect(image.mimeType).toBe('image/png');
+    const png = Buffer.from(image.data, 'base64');
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.subarray(12, 16).toString('ascii')).toBe('IHDR');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([32, 32]);
+  });
+
+  it('echo returns its input', async () => {
+    const result = await mcp.client.callTool({ name: 'echo', arguments: { text: 'héllo ✓' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'héllo ✓' }]);
+    expect(result.structuredContent).toEqual({ text: 'héllo ✓' });
+  });
+
+  it('sleep answers after the time it was asked to wait', async () => {
+    const started = Date.now();
+    const result = await mcp.client.callTool({ name: 'sleep', arguments: { ms: 300 } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(result.content).toEqual([{ type: 'text', text: 'slept 300 ms' }]);
+  });
+
+  it('fail comes back as a tool error (isError), not a protocol error', async () => {
+    const result = await mcp.client.callTool({ name: 'fail', arguments: { reason: 'disk full' } });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: 'fail: disk full' }]);
+  });
+
+  it('counter counts the executions the agent really ran', async () => {
+    const key = `k-${Date.now()}`;
+    const counts = [];
+    for (let i = 0; i < 3; i++) {
+      const result = await mcp.client.callTool({ name: 'counter', arguments: { key } });
+      counts.push((result.structuredContent as { count: number }).count);
+    }
+    expect(counts).toEqual([1, 2, 3]);
+  });
+
+  it('recall sees the earlier turns of the same session, in order', async () => {
+    const session = await connectMcp(env.mcpUrl(), env.apiKey);
+    try {
+      await session.client.callTool({ name: 'echo', arguments: { text: 'first turn' } });
+      await session.client.callTool({ name: 'web_search', arguments: { query: 'second turn', max_results: 1 } });
+      const recalled = await session.client.callTool({ name: 'recall', arguments: {} });
+      const { turns } = recalled.structuredContent as { turns: { tool: string; arguments: unknown; reply: string }[] };
+      expect(turns.map((t) => t.tool)).toEqual(['echo', 'web_search']);
+      expect(turns[0]).toMatchObject({ arguments: { text: 'first turn' }, reply: 'first turn' });
+      expect(turns[1].arguments).toEqual({ query: 'second turn', max_results: 1 });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('another session starts with an empty conversation', async () => {
+    const other = await connectMcp(env.mcpUrl(), env.apiKey);
+    try {
+      const recalled = await other.client.callTool({ name: 'recall', arguments: {} });
+      expect((recalled.structuredContent as { turns: unknown[] }).turns).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('without a session, every call gets a new channel', async () => {
+    const call = (name: string, args: object) =>
+      fetch(env.mcpUrl(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-agent-api-key': env.apiKey,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      }).then((r) => r.json());
+    await call('echo', { text: 'nobody remembers this' });
+    const recalled = await call('recall', {});
+    expect(recalled.result.structuredContent.turns).toEqual([]);
+  });
+});
