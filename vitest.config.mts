@@ -17,6 +17,7 @@ export default defineConfig({
   resolve: { alias },
   test: {
     reporters: ['default'],
+    setupFiles: ['reflect-metadata'],
     projects: [
       {
         extends: true,

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 export * from './bus/subjects';
 export * from './bus/operations';
 export * from './envelopes/content';

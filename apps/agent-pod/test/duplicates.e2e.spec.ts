@@ -1,0 +1,54 @@
+import { AgentInbox, type ChatMessage } from '@mcpgw/contracts';
+import { encodeJson } from '@mcpgw/bus';
+import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { connect, type NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** A message that reaches a pod twice (a retried publish past JetStream's de-dup) runs once. */
+describe('duplicate message ids', () => {
+  let env: TestStack;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    env = await startTestStack({ pods: 1 });
+    nc = await connect({ servers: env.stack.settings.natsUrl });
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await env?.stop();
+  });
+
+  it('the pod runs the skill once and acknowledges the copy', async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${env.messageServiceUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json());
+    const channel = await post('/channels', { agent_id: env.agentId });
+    const message: ChatMessage = {
+      type: 'chat_message',
+      id: randomUUID(),
+      channel_id: channel.id,
+      agent_id: env.agentId,
+      sender: { kind: 'user', id: 'test' },
+      created_at: new Date().toISOString(),
+      tool_call: { name: 'counter', arguments: { key: 'dup' } },
+    };
+    await post(`/channels/${channel.id}/messages`, message);
+    const waited = await post(`/channels/${channel.id}/wait`, { message_id: message.id, timeout_ms: 10_000 });
+    expect(waited.status).toBe('replied');
+
+    // The same envelope again, under another JetStream msgID, so only the pod can catch it.
+    const js = nc.jetstream();
+    const subject = AgentInbox.subject(env.stack.settings.busPrefix, env.agentId);
+    await js.publish(subject, encodeJson(message), { msgID: `${message.id}-retry` });
+
+    const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
+    await pod.waitForLog((l) => l.msg === 'duplicate dropped' && l.message_id === message.id, 10_000);
+    const runs = pod.logs.filter((l) => l.msg === 'skill started' && l.message_id === message.id);
+    expect(runs).toHaveLength(1);
+  });
+});

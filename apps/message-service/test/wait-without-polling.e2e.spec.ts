@@ -1,0 +1,100 @@
+import { BusExceptionFilter, BusServer, NATS_CONNECTION, deleteInboxStream } from '@mcpgw/bus';
+import { Stack, createDatabase, dropDatabase, withDatabase } from '@mcpgw/devstack';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AppModule } from '../src/app.module';
+import { MessagesService } from '../src/messages/messages.service';
+import { WaitService } from '../src/wait/wait.service';
+
+const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * The message service in this process, on the real database and bus, with every
+ * SQL statement counted: a waiter reads the database when it starts and once
+ * at its deadline, never in a loop.
+ */
+describe('a waiter does not poll the database', () => {
+  const tag = `${process.pid}_${Date.now().toString(36)}`;
+  const database = `mcpgw_test_nopoll_${tag}`;
+  const busPrefix = `test_nopoll_${tag}`;
+  let app: NestFastifyApplication;
+  let queries: ReturnType<typeof vi.fn>;
+  let messages: MessagesService;
+  let waits: WaitService;
+
+  beforeAll(async () => {
+    await createDatabase(ADMIN_URL, database);
+    const databaseUrl = withDatabase(ADMIN_URL, database);
+    await new Stack({ databaseUrl, natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', busPrefix }).migrate();
+    Object.assign(process.env, { DATABASE_URL: databaseUrl, BUS_PREFIX: busPrefix, LOG_LEVEL: 'error' });
+
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
+    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), busPrefix, 'message-service');
+    app.connectMicroservice({ strategy }, { deferInitialization: true }).useGlobalFilters(new BusExceptionFilter());
+    await app.init();
+    await app.startAllMicroservices();
+
+    const db = app.get<DataSource>(getDataSourceToken());
+    const realQuery = db.query.bind(db);
+    queries = vi.fn(realQuery);
+    db.query = queries as unknown as DataSource['query'];
+    messages = app.get(MessagesService);
+    waits = app.get(WaitService);
+  });
+
+  afterAll(async () => {
+    const nc = app?.get<NatsConnection>(NATS_CONNECTION);
+    if (nc) await deleteInboxStream(nc, busPrefix);
+    await app?.close();
+    await dropDatabase(ADMIN_URL, database).catch(() => undefined);
+  });
+
+  const conversation = async () => {
+    const channel = await messages.createChannel('nopoll-agent');
+    const id = randomUUID();
+    await messages.post({
+      type: 'chat_message',
+      id,
+      channel_id: channel.id,
+      agent_id: 'nopoll-agent',
+      sender: { kind: 'user', id: 'tester' },
+      created_at: new Date().toISOString(),
+      text: 'anyone?',
+    });
+    return { channelId: channel.id, messageId: id };
+  };
+
+  it('a wait that times out after 1.5 s reads the database twice: at the start and at the deadline', async () => {
+    const { channelId, messageId } = await conversation();
+    queries.mockClear();
+    const result = await waits.waitForReply(channelId, messageId, 1_500);
+    expect(result).toEqual({ status: 'timeout' });
+    expect(queries).toHaveBeenCalledTimes(2);
+  });
+
+  it('a wait woken by a reply reads the database once', async () => {
+    const { channelId, messageId } = await conversation();
+    queries.mockClear();
+    const waiting = waits.waitForReply(channelId, messageId, 10_000);
+    await vi.waitUntil(() => queries.mock.calls.length === 1); // the wait's one read
+    await messages.post({
+      type: 'agent_reply',
+      id: randomUUID(),
+      channel_id: channelId,
+      agent_id: 'nopoll-agent',
+      in_reply_to: messageId,
+      created_at: new Date().toISOString(),
+      content: [{ type: 'text', text: 'here' }],
+    });
+    const afterPost = queries.mock.calls.length;
+    const result = await waiting;
+    expect(result).toMatchObject({ status: 'replied', reply: { in_reply_to: messageId } });
+    expect(queries.mock.calls.length).toBe(afterPost); // woken by the bus, not by another read
+  });
+});
