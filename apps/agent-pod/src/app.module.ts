@@ -11,6 +11,19 @@ import { ReplierService } from './replies/replier.service';
 import { SKILLS } from './skills/skill';
 import { MOCK_AGENT_SKILLS } from './skills/skills';
 
+/** The agent itself: its skills, how it registers, consumes and replies. */
+@Module({
+  providers: [
+    { provide: SKILLS, useValue: MOCK_AGENT_SKILLS },
+    RegistrationService,
+    ReplierService,
+    SkillRunner,
+    InboxConsumerService,
+  ],
+  exports: [RegistrationService, InboxConsumerService],
+})
+class PodModule {}
+
 @Module({
   imports: [
     ConfigModule,
@@ -18,14 +31,16 @@ import { MOCK_AGENT_SKILLS } from './skills/skills';
       inject: [AGENT_POD_ENV],
       useFactory: (env: AgentPodEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `agent-pod-${env.POD_ID}` }),
     }),
-    HealthModule.forChecks({ inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => [natsReadiness(nc)] }),
-  ],
-  providers: [
-    { provide: SKILLS, useValue: MOCK_AGENT_SKILLS },
-    RegistrationService,
-    ReplierService,
-    SkillRunner,
-    InboxConsumerService,
+    HealthModule.forChecks({
+      imports: [PodModule],
+      inject: [NATS_CONNECTION, RegistrationService, InboxConsumerService],
+      useFactory: (nc: NatsConnection, registration: RegistrationService, inbox: InboxConsumerService) => [
+        natsReadiness(nc),
+        registration.readiness(),
+        inbox.readiness(),
+      ],
+    }),
+    PodModule,
   ],
 })
 export class AppModule {}

@@ -11,7 +11,7 @@ describe('delivery to agent pods', () => {
   let mcp: McpConnection;
 
   beforeAll(async () => {
-    env = await startTestStack({ pods: 2, podEnv: { INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS) } });
+    env = await startTestStack({ pods: 2, podEnv: { INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS), LOG_LEVEL: 'debug' } });
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
   });
 

@@ -11,7 +11,7 @@ describe('duplicate message ids', () => {
   let nc: NatsConnection;
 
   beforeAll(async () => {
-    env = await startTestStack({ pods: 1 });
+    env = await startTestStack({ pods: 1, podEnv: { LOG_LEVEL: 'debug' } });
     nc = await connect({ servers: env.stack.settings.natsUrl });
   });
 

@@ -56,9 +56,14 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** `/health` and `/ready`. The app supplies its readiness checks through a factory. */
 @Module({})
 export class HealthModule {
-  static forChecks(options: { inject: unknown[]; useFactory: (...deps: any[]) => ReadinessCheck[] }): DynamicModule {
+  static forChecks(options: {
+    imports?: DynamicModule['imports'];
+    inject: unknown[];
+    useFactory: (...deps: any[]) => ReadinessCheck[];
+  }): DynamicModule {
     return {
       module: HealthModule,
+      imports: options.imports,
       controllers: [HealthController],
       providers: [{ provide: READINESS_CHECKS, inject: options.inject as never[], useFactory: options.useFactory }],
     };

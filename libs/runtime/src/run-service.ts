@@ -46,7 +46,6 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
     new FastifyAdapter({ bodyLimit: spec.bodyLimit?.(env) ?? 1_048_576, return503OnClosing: true }),
     { logger, bufferLogs: true, abortOnError: false, bodyParser: spec.bodyParser ?? true },
   );
-  app.enableShutdownHooks();
   app.useGlobalFilters(new ServiceErrorHttpFilter());
   await spec.configure?.(app);
   if (spec.busQueue) {
@@ -57,6 +56,7 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
   }
   const port = spec.port(env);
   await app.listen(port, '0.0.0.0');
+  stopOnSignals(app, logger);
   logger.log({ msg: 'listening', port: (app.getHttpServer().address() as { port: number }).port }, 'Bootstrap');
   return app;
 }
@@ -67,4 +67,23 @@ export function exitOnStartupFailure(service: string): (error: Error) => never {
     process.stderr.write(`${JSON.stringify({ level: 'fatal', service, msg: `failed to start: ${error.message}` })}\n`);
     process.exit(1);
   };
+}
+
+/** SIGTERM/SIGINT: run every shutdown hook (drain NATS, close pools), then exit 0. */
+function stopOnSignals(app: NestFastifyApplication, logger: JsonLogger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ msg: 'stopping', signal }, 'Bootstrap');
+    app.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        logger.error({ msg: 'unclean stop', error: error.message }, 'Bootstrap');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }

@@ -19,7 +19,9 @@ export class ServiceProcess {
     env: Record<string, string>,
     private readonly echo = false,
   ) {
-    this.child = spawn(process.execPath, [entry], {
+    // STACK_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the apps.
+    const nodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    this.child = spawn(process.execPath, [...nodeArgs, entry], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -72,10 +74,25 @@ export class ServiceProcess {
     });
   }
 
-  /** Resolves with the HTTP port once the app logs that it listens. */
-  async listening(timeoutMs = 20_000): Promise<number> {
-    const line = await this.waitForLog((l) => l.msg === 'listening', timeoutMs, '"listening"');
-    return Number(line.port);
+  /**
+   * Resolves once `GET {url}/ready` answers 200: the app listens and its
+   * dependencies (database, NATS, and for a pod its registration and inbox) are up.
+   */
+  async ready(url: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no answer';
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`${this.name} exited before it was ready; stderr: ${this.stderr.slice(-500)}`);
+      try {
+        const response = await fetch(`${url}/ready`);
+        if (response.ok) return;
+        last = `${response.status} ${await response.text()}`;
+      } catch (error) {
+        last = (error as Error).message;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${this.name} not ready within ${timeoutMs} ms (${last}); stderr: ${this.stderr.slice(-500)}`);
   }
 
   /** Graceful stop (SIGTERM), then SIGKILL after the grace period. */

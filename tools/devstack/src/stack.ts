@@ -71,24 +71,24 @@ export class Stack {
   async startMessageService(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
     const port = Number(env.MESSAGE_SERVICE_PORT ?? (await freePort()));
     const proc = this.spawn('message-service', { MESSAGE_SERVICE_PORT: String(port), ...env });
-    await proc.listening();
-    return { process: proc, url: `http://127.0.0.1:${port}` };
+    const url = `http://127.0.0.1:${port}`;
+    await proc.ready(url);
+    return { process: proc, url };
   }
 
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
     const port = Number(env.GATEWAY_PORT ?? (await freePort()));
     const proc = this.spawn('gateway', { GATEWAY_PORT: String(port), ...env });
-    await proc.listening();
-    return { process: proc, url: `http://127.0.0.1:${port}` };
+    const url = `http://127.0.0.1:${port}`;
+    await proc.ready(url);
+    return { process: proc, url };
   }
 
   /** A pod of the agent; resolves once it consumes its inbox and its skills are registered. */
   async startPod(env: Record<string, string> = {}): Promise<ServiceProcess> {
     const port = Number(env.AGENT_POD_PORT ?? (await freePort()));
     const proc = this.spawn('agent-pod', { AGENT_POD_PORT: String(port), ...env });
-    await proc.listening();
-    await proc.waitForLog((l) => l.msg === 'consuming', 20_000, '"consuming"');
-    await proc.waitForLog((l) => l.msg === 'registered', 20_000, '"registered"');
+    await proc.ready(`http://127.0.0.1:${port}`);
     return proc;
   }
 

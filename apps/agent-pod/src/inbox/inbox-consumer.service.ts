@@ -6,7 +6,8 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { AgentInbox, ChatMessage, parseAs } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, ensureAgentConsumer, ensureInboxStream, type BusOptions } from '@mcpgw/bus';
+import { BUS_OPTIONS, NATS_CONNECTION, ensureAgentConsumer, type BusOptions } from '@mcpgw/bus';
+import type { ReadinessCheck } from '@mcpgw/observability';
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
@@ -39,14 +40,37 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await ensureInboxStream(this.nc, this.bus.prefix);
-    const durable = await ensureAgentConsumer(await this.nc.jetstreamManager(), this.bus.prefix, this.env.AGENT_ID, {
-      ackWaitMs: this.env.INBOX_ACK_WAIT_MS,
-      maxDeliver: this.env.INBOX_MAX_DELIVER,
-    });
+    const durable = await this.bindConsumer();
     const consumer = await this.nc.jetstream().consumers.get(AgentInbox.streamName(this.bus.prefix), durable);
     this.loop = this.pull(consumer);
     this.logger.log({ msg: 'consuming', agent_id: this.env.AGENT_ID, consumer: durable });
+  }
+
+  /** The message service owns the inbox stream; until it has made it, wait. */
+  private async bindConsumer(): Promise<string> {
+    const jsm = await this.nc.jetstreamManager();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ensureAgentConsumer(jsm, this.bus.prefix, this.env.AGENT_ID, {
+          ackWaitMs: this.env.INBOX_ACK_WAIT_MS,
+          maxDeliver: this.env.INBOX_MAX_DELIVER,
+        });
+      } catch (error) {
+        if (!/stream not found/i.test((error as Error).message) || !this.running) throw error;
+        if (attempt === 1) this.logger.warn('inbox stream not there yet (is the message service up?); waiting');
+        await delay(500);
+      }
+    }
+  }
+
+  /** Ready while pulling from the agent's inbox. */
+  readiness(): ReadinessCheck {
+    return {
+      name: 'inbox',
+      check: async () => {
+        if (!this.loop || !this.running) throw new Error('not consuming');
+      },
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -96,7 +120,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     try {
       await this.runner.answer(message, msg.info.redeliveryCount);
       this.completed.add(message.id);
-      await msg.ackAck().catch(() => msg.ack());
+      msg.ack();
     } catch (error) {
       this.logger.error({ msg: 'could not answer; will be redelivered', message_id: message.id, error: (error as Error).message });
       msg.nak(1_000);

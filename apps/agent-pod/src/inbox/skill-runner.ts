@@ -26,11 +26,11 @@ export class SkillRunner implements OnApplicationShutdown {
 
   async answer(message: ChatMessage, redeliveries: number): Promise<void> {
     const name = message.tool_call?.name;
-    this.logger.log({ msg: 'skill started', message_id: message.id, skill: name, pod_id: this.env.POD_ID, redeliveries });
+    this.logger.debug({ msg: 'skill started', message_id: message.id, skill: name, pod_id: this.env.POD_ID, redeliveries });
     const output = await this.run(message);
     if (this.shutdown.signal.aborted) throw new Error('pod shutting down');
     await this.replier.reply(message, output);
-    this.logger.log({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
+    this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
   }
 
   private async run(message: ChatMessage): Promise<SkillOutput> {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BusPattern } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
+import type { ReadinessCheck } from '@mcpgw/observability';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { SKILLS, type Skill } from '../skills/skill';
@@ -13,6 +14,7 @@ import { SKILLS, type Skill } from '../skills/skill';
 export class RegistrationService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RegistrationService.name);
   private readonly stop = new AbortController();
+  private registered = false;
 
   constructor(
     private readonly bus: BusClient,
@@ -28,6 +30,16 @@ export class RegistrationService implements OnApplicationBootstrap, OnApplicatio
     this.stop.abort();
   }
 
+  /** Ready once the gateway's registry knows this agent's skills. */
+  readiness(): ReadinessCheck {
+    return {
+      name: 'registration',
+      check: async () => {
+        if (!this.registered) throw new Error('skills not registered yet');
+      },
+    };
+  }
+
   private async registerUntilAccepted(): Promise<void> {
     for (let attempt = 1, wait = 250; !this.stop.signal.aborted; attempt++, wait = Math.min(wait * 2, 5_000)) {
       try {
@@ -37,6 +49,7 @@ export class RegistrationService implements OnApplicationBootstrap, OnApplicatio
           pod_id: this.env.POD_ID,
           skills: this.skills.map((skill) => skill.definition),
         });
+        this.registered = true;
         this.logger.log({ msg: 'registered', agent_id: this.env.AGENT_ID, skills: registered });
         return;
       } catch (error) {

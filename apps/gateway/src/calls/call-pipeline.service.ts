@@ -73,18 +73,17 @@ export class CallPipeline {
       tool_call: { name: request.tool, arguments: args },
       meta: { deadline: new Date(Date.now() + request.timeoutMs).toISOString() },
     };
-    const posted = await this.onBus(() => this.bus.request(BusPattern.PostMessage, { envelope: message }));
-
-    const waited = await this.onBus(() =>
+    // Post and wait in one bus round trip (the message service registers the wait first).
+    const posted = await this.onBus(() =>
       this.bus.request(
-        BusPattern.WaitForReply,
-        { channel_id: posted.channel_id, message_id: message.id, timeout_ms: request.timeoutMs },
+        BusPattern.PostAndWait,
+        { envelope: message, timeout_ms: request.timeoutMs },
         request.timeoutMs + WAIT_MARGIN_MS,
       ),
     );
-    if (waited.status === 'timeout') throw new AgentTimeoutError(request.timeoutMs);
+    if (posted.result.status === 'timeout') throw new AgentTimeoutError(request.timeoutMs);
 
-    const reply = waited.reply;
+    const reply = posted.result.reply;
     return {
       toolId: tool.id,
       channelId: posted.channel_id,

@@ -1,11 +1,15 @@
 import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
 
 export class MessageServiceSettings {
   @IsInt()
   @Min(0)
   @Max(65535)
   MESSAGE_SERVICE_PORT: number = 3100;
+
+  /** Where JetStream keeps agent inboxes: `file` (survives a NATS restart) or `memory` (faster). */
+  @IsIn(['file', 'memory'])
+  INBOX_STORAGE: 'file' | 'memory' = 'file';
 
   /** The longest a single wait may last, whatever the caller asks. */
   @IsInt()

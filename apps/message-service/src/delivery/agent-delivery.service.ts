@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { AgentInbox, UnavailableError, type ChatMessage } from '@mcpgw/contracts';
 import { BUS_OPTIONS, NATS_CONNECTION, encodeJson, ensureInboxStream, type BusOptions } from '@mcpgw/bus';
 import type { JetStreamClient, NatsConnection } from 'nats';
+import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 
 /**
  * Hands stored chat messages to agent pods through JetStream: at-least-once,
@@ -14,10 +15,11 @@ export class AgentDeliveryService implements OnModuleInit {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    await ensureInboxStream(this.nc, this.bus.prefix);
+    await ensureInboxStream(this.nc, this.bus.prefix, this.env.INBOX_STORAGE);
     this.js = this.nc.jetstream();
   }
 

@@ -39,6 +39,11 @@ export class MessagesMsController {
     );
   }
 
+  @MessagePattern(BusPattern.PostAndWait)
+  postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>) {
+    return this.waits.postAndWait(req.envelope, Number(req.timeout_ms) || 0);
+  }
+
   @EventPattern(BusEvent.ReplyStored, fanout)
   replyStored(@Payload() reply: unknown) {
     const parsed = parseEnvelope(reply);

@@ -10,14 +10,30 @@ describe('ReplyWaiters', () => {
   it('wakes every waiter of a message, and only those', async () => {
     const waiters = new ReplyWaiters();
     const [channel, m1, m2] = [randomUUID(), randomUUID(), randomUUID()];
-    const a = waiters.register(channel, m1);
-    const b = waiters.register(channel, m1);
-    const other = waiters.register(channel, m2);
+    const a = waiters.register(m1, channel);
+    const b = waiters.register(m1);
+    const other = waiters.register(m2, channel);
     expect(waiters.wake(replyTo(channel, m1))).toBe(2);
     await expect(a.reply).resolves.toMatchObject({ in_reply_to: m1 });
     await expect(b.reply).resolves.toMatchObject({ in_reply_to: m1 });
     other.cancel();
     await expect(other.reply).resolves.toBeUndefined();
+  });
+
+  it('ignores a reply that names another channel', () => {
+    const waiters = new ReplyWaiters();
+    const message = randomUUID();
+    waiters.register(message, randomUUID());
+    expect(waiters.wake(replyTo(randomUUID(), message))).toBe(0);
+  });
+
+  it('learns the channel after registering, for rechecks', () => {
+    const waiters = new ReplyWaiters();
+    const [channel, message] = [randomUUID(), randomUUID()];
+    const wait = waiters.register(message);
+    expect(waiters.pending()).toEqual([]);
+    wait.onChannel(channel);
+    expect(waiters.pending()).toEqual([{ channelId: channel, messageId: message }]);
   });
 
   it('forgets cancelled waiters', () => {
@@ -26,6 +42,5 @@ describe('ReplyWaiters', () => {
     expect(waiters.size).toBe(1);
     wait.cancel();
     expect(waiters.size).toBe(0);
-    expect(waiters.pending()).toEqual([]);
   });
 });

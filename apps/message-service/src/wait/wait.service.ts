@@ -1,8 +1,16 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { NotFoundError, type AgentReply, type WaitResult } from '@mcpgw/contracts';
+import {
+  InvalidRequestError,
+  NotFoundError,
+  type AgentReply,
+  type BusPattern,
+  type BusResponse,
+  type WaitResult,
+} from '@mcpgw/contracts';
 import { NATS_CONNECTION } from '@mcpgw/bus';
 import type { NatsConnection } from 'nats';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
+import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
 import { ReplyWaiters } from './reply-waiters';
 
@@ -18,6 +26,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly store: MessagesStore,
+    private readonly messages: MessagesService,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
   ) {}
@@ -30,16 +39,53 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     this.stopped = true;
   }
 
-  async waitForReply(channelId: string, messageId: string, timeoutMs: number): Promise<WaitResult> {
-    const deadline = Math.min(Math.max(timeoutMs, 0), this.env.WAIT_MAX_MS);
-    const wait = this.waiters.register(channelId, messageId);
-    const timer = setTimeout(wait.cancel, deadline);
-    try {
+  /** The reply to a message already posted, or a timeout. */
+  waitForReply(channelId: string, messageId: string, timeoutMs: number): Promise<WaitResult> {
+    return this.awaitReply(messageId, timeoutMs, async () => {
       const stored = await this.store.findReply(channelId, messageId);
       if (!stored.messageExists) throw new NotFoundError(`no message ${messageId} on channel ${channelId}`);
-      const reply = stored.reply ?? (await wait.reply);
+      return { channelId, reply: stored.reply };
+    });
+  }
+
+  /**
+   * Post a chat message and wait for its reply in one round trip: the waiter is
+   * registered before the message is delivered, so a fresh message needs no
+   * database read at all. A re-posted message may have its reply already.
+   */
+  async postAndWait(envelope: unknown, timeoutMs: number): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+    const messageId = (envelope as { id?: unknown } | null)?.id;
+    if (typeof messageId !== 'string' || (envelope as { type?: unknown }).type !== 'chat_message') {
+      throw new InvalidRequestError('post_and_wait takes a chat_message with an id');
+    }
+    let posted!: BusResponse<typeof BusPattern.PostMessage>;
+    const result = await this.awaitReply(messageId, timeoutMs, async () => {
+      posted = await this.messages.post(envelope);
+      if (!posted.duplicate) return { channelId: posted.channel_id };
+      const stored = await this.store.findReply(posted.channel_id, messageId);
+      return { channelId: posted.channel_id, reply: stored.reply };
+    });
+    return { ...posted, result };
+  }
+
+  /**
+   * The one way to wait: register, do `first` (which may already find the
+   * reply), then sleep until a wake-up or the deadline; at the deadline, one
+   * last read covers a wake-up lost on the bus. One read, not a poll.
+   */
+  private async awaitReply(
+    messageId: string,
+    timeoutMs: number,
+    first: () => Promise<{ channelId: string; reply?: AgentReply }>,
+  ): Promise<WaitResult> {
+    const deadline = Math.min(Math.max(timeoutMs, 0), this.env.WAIT_MAX_MS);
+    const wait = this.waiters.register(messageId);
+    const timer = setTimeout(wait.cancel, deadline);
+    try {
+      const { channelId, reply: early } = await first();
+      wait.onChannel(channelId);
+      const reply = early ?? (await wait.reply);
       if (reply) return { status: 'replied', reply };
-      // One look at the deadline covers a wake-up lost on the bus. One read, not a poll.
       const late = await this.store.findReply(channelId, messageId);
       return late.reply ? { status: 'replied', reply: late.reply } : { status: 'timeout' };
     } finally {

@@ -17,18 +17,21 @@ export interface InboxConsumerSettings {
 
 const NANOS_PER_MS = 1_000_000;
 
+export type InboxStorage = 'file' | 'memory';
+
 /**
- * The stream of agent inboxes: a work queue (a message leaves when acked),
- * file-backed, with de-duplication by message id over two minutes.
+ * The stream of agent inboxes: a work queue (a message leaves when acked), with
+ * de-duplication by message id over two minutes. File storage survives a NATS
+ * restart; memory storage is faster and survives everything but that.
  */
-export async function ensureInboxStream(nc: NatsConnection, prefix: string): Promise<void> {
+export async function ensureInboxStream(nc: NatsConnection, prefix: string, storage: InboxStorage = 'file'): Promise<void> {
   const jsm = await nc.jetstreamManager();
   const name = AgentInbox.streamName(prefix);
   const config = {
     name,
     subjects: [AgentInbox.wildcard(prefix)],
     retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
+    storage: storage === 'memory' ? StorageType.Memory : StorageType.File,
     duplicate_window: 120_000 * NANOS_PER_MS,
     max_age: 24 * 3600_000 * NANOS_PER_MS,
   };

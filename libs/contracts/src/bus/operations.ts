@@ -41,6 +41,10 @@ export interface BusOperations {
     request: { channel_id: string; message_id: string; timeout_ms: number };
     response: WaitResult;
   };
+  [BusPattern.PostAndWait]: {
+    request: { envelope: ChatMessage; timeout_ms: number };
+    response: { channel_id: string; seq: number; duplicate: boolean; result: WaitResult };
+  };
   [BusPattern.RegisterAgent]: {
     request: RegisterAgentRequest;
     response: { registered: number };

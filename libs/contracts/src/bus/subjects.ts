@@ -15,6 +15,8 @@ export const BusPattern = {
   ListMessages: 'ms.messages.list',
   /** message-service: the reply to message M on channel C, or a timeout. */
   WaitForReply: 'ms.channels.wait',
+  /** message-service: post a chat_message and wait for its reply, in one round trip. */
+  PostAndWait: 'ms.messages.post_and_wait',
   /** gateway: an agent pod registers its skills. */
   RegisterAgent: 'registry.agents.register',
 } as const;
