@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { BusPattern } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { randomBytes } from 'node:crypto';
+import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { SessionsStore, type SessionRow } from './sessions.store';
 
@@ -16,6 +17,9 @@ export interface McpSession {
 
 export type SessionLookup = { ok: true; session: McpSession } | { ok: false; reason: string };
 
+/** How long a session row is served from memory (ends invalidate it at once). */
+const SESSION_CACHE_MS = 30_000;
+const SESSION_CACHE_MAX = 100_000;
 /** Refresh `expires_at` at most this often per session, not on every request. */
 const TOUCH_EVERY_MS = 60_000;
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -30,13 +34,17 @@ const KEEP_ENDED_MS = 24 * 3600_000;
 @Injectable()
 export class SessionsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SessionsService.name);
+  private readonly cache = new Map<string, { row: SessionRow; until: number }>();
   private purgeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly store: SessionsStore,
     private readonly bus: BusClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
-  ) {}
+    invalidation: CacheInvalidationService,
+  ) {
+    invalidation.on('session', (id) => (id ? this.cache.delete(id) : this.cache.clear()));
+  }
 
   onApplicationBootstrap(): void {
     this.purgeTimer = setInterval(() => void this.purgeOld(), PURGE_EVERY_MS).unref();
@@ -68,19 +76,41 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async resume(id: string, agentId: string, principal: string): Promise<SessionLookup> {
-    const row = id.length <= 128 ? await this.store.find(id) : undefined;
+    let row = id.length <= 128 ? await this.read(id) : undefined;
+    // A cached row may lag another replica's sliding expiry: check the database before refusing.
+    if (row && row.expires_at.getTime() <= Date.now()) row = await this.read(id, true);
     if (!row || row.agent_id !== agentId || row.principal !== principal) return { ok: false, reason: 'unknown session' };
     if (row.ended_at) return { ok: false, reason: 'session ended' };
     if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'session expired' };
     if (Date.now() - row.last_seen_at.getTime() > TOUCH_EVERY_MS) {
-      this.store.touch(id, this.expiry()).catch((error) => this.logger.warn(`session touch: ${error.message}`));
+      row.last_seen_at = new Date();
+      row.expires_at = this.expiry();
+      this.store.touch(id, row.expires_at).catch((error) => this.logger.warn(`session touch: ${error.message}`));
     }
     return { ok: true, session: toSession(row) };
   }
 
   async end(id: string, agentId: string, principal: string): Promise<boolean> {
     const found = await this.resume(id, agentId, principal);
+    this.cache.delete(id);
     return found.ok && (await this.store.end(id));
+  }
+
+  /**
+   * Session rows are cached briefly; an ended session is dropped from every
+   * replica's cache through PostgreSQL NOTIFY, sent in the ending transaction.
+   */
+  private async read(id: string, fresh = false): Promise<SessionRow | undefined> {
+    const cached = this.cache.get(id);
+    if (!fresh && cached && cached.until > Date.now()) return cached.row;
+    const row = await this.store.find(id);
+    if (row && !row.ended_at) {
+      if (this.cache.size >= SESSION_CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(id, { row, until: Date.now() + SESSION_CACHE_MS });
+    } else {
+      this.cache.delete(id);
+    }
+    return row;
   }
 
   private expiry(): Date {

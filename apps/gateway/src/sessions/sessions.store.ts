@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { notifySql } from '../cache/cache-invalidation.service';
 
 export interface SessionRow {
   id: string;
@@ -52,13 +53,16 @@ export class SessionsStore {
     );
   }
 
-  /** True when this call ended the session (false: already ended or unknown). */
+  /** True when this call ended the session (false: already ended or unknown). Tells every replica. */
   async end(id: string): Promise<boolean> {
-    const [, affected]: [unknown, number] = await this.db.query(
-      `UPDATE mcp_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL`,
-      [id],
-    );
-    return affected > 0;
+    return this.db.transaction(async (tx) => {
+      const [, affected]: [unknown, number] = await tx.query(
+        `UPDATE mcp_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL`,
+        [id],
+      );
+      if (affected > 0) await tx.query(notifySql('session'), [id]);
+      return affected > 0;
+    });
   }
 
   /** Delete one batch of sessions that ended or expired before `before`; returns how many. */
