@@ -1,9 +1,9 @@
+import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
 import { HealthModule, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
-import { AGENT_POD_ENV, type AgentPodEnv } from './config/agent-pod.env';
-import { ConfigModule } from './config/config.module';
+import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
 import { InboxConsumerService } from './inbox/inbox-consumer.service';
 import { SkillRunner } from './inbox/skill-runner';
 import { RegistrationService } from './registration/registration.service';
@@ -26,7 +26,7 @@ class PodModule {}
 
 @Module({
   imports: [
-    ConfigModule,
+    EnvModule.forRoot(AGENT_POD_ENV, loadEnv),
     BusModule.forRootAsync({
       inject: [AGENT_POD_ENV],
       useFactory: (env: AgentPodEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `agent-pod-${env.POD_ID}` }),

@@ -1,3 +1,4 @@
+import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
@@ -6,14 +7,13 @@ import type { NatsConnection } from 'nats';
 import type { DataSource } from 'typeorm';
 import { AgentsModule } from './agents/agents.module';
 import { CacheModule } from './cache/cache.module';
-import { ConfigModule } from './config/config.module';
-import { GATEWAY_ENV, type GatewayEnv } from './config/gateway.env';
+import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
 import { DatabaseModule } from './database/database.module';
 import { McpModule } from './mcp/mcp.module';
 
 @Module({
   imports: [
-    ConfigModule,
+    EnvModule.forRoot(GATEWAY_ENV, loadEnv),
     DatabaseModule,
     BusModule.forRootAsync({
       inject: [GATEWAY_ENV],

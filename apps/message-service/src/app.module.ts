@@ -1,11 +1,11 @@
+import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
 import { HealthModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import type { DataSource } from 'typeorm';
-import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from './config/message-service.env';
-import { ConfigModule } from './config/config.module';
+import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
 import { messagingDatabase } from './database/database';
 import { AgentDeliveryService } from './delivery/agent-delivery.service';
 import { MessagesHttpController } from './messages/messages-http.controller';
@@ -16,7 +16,7 @@ import { WaitService } from './wait/wait.service';
 
 @Module({
   imports: [
-    ConfigModule,
+    EnvModule.forRoot(MESSAGE_SERVICE_ENV, loadEnv),
     TypeOrmModule.forRootAsync({
       inject: [MESSAGE_SERVICE_ENV],
       useFactory: (env: MessageServiceEnv) => ({

@@ -1,5 +1,5 @@
-import { BusExceptionFilter, BusServer, NATS_CONNECTION, deleteInboxStream } from '@mcpgw/bus';
-import { Stack, createDatabase, dropDatabase, withDatabase } from '@mcpgw/devstack';
+import { BusExceptionFilter, BusServer, NATS_CONNECTION } from '@mcpgw/bus';
+import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -11,31 +11,31 @@ import { AppModule } from '../src/app.module';
 import { MessagesService } from '../src/messages/messages.service';
 import { WaitService } from '../src/wait/wait.service';
 
-const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
 /**
  * The message service in this process, on the real database and bus, with every
  * SQL statement counted: a waiter reads the database when it starts and once
  * at its deadline, never in a loop.
  */
 describe('a waiter does not poll the database', () => {
-  const tag = `${process.pid}_${Date.now().toString(36)}`;
-  const database = `mcpgw_test_nopoll_${tag}`;
-  const busPrefix = `test_nopoll_${tag}`;
+  let isolation: Isolation;
   let app: NestFastifyApplication;
   let queries: ReturnType<typeof vi.fn>;
   let messages: MessagesService;
   let waits: WaitService;
 
   beforeAll(async () => {
-    await createDatabase(ADMIN_URL, database);
-    const databaseUrl = withDatabase(ADMIN_URL, database);
-    await new Stack({ databaseUrl, natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', busPrefix }).migrate();
-    Object.assign(process.env, { DATABASE_URL: databaseUrl, BUS_PREFIX: busPrefix, LOG_LEVEL: 'error' });
+    isolation = await isolatedEnvironment('nopoll');
+    await new Stack(isolation).migrate();
+    Object.assign(process.env, {
+      DATABASE_URL: isolation.databaseUrl,
+      NATS_URL: isolation.natsUrl,
+      BUS_PREFIX: isolation.busPrefix,
+      LOG_LEVEL: 'error',
+    });
 
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
-    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), busPrefix, 'message-service');
+    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), isolation.busPrefix, 'message-service');
     app.connectMicroservice({ strategy }, { deferInitialization: true }).useGlobalFilters(new BusExceptionFilter());
     await app.init();
     await app.startAllMicroservices();
@@ -49,10 +49,8 @@ describe('a waiter does not poll the database', () => {
   });
 
   afterAll(async () => {
-    const nc = app?.get<NatsConnection>(NATS_CONNECTION);
-    if (nc) await deleteInboxStream(nc, busPrefix);
     await app?.close();
-    await dropDatabase(ADMIN_URL, database).catch(() => undefined);
+    await isolation?.remove();
   });
 
   const conversation = async () => {
@@ -96,5 +94,24 @@ describe('a waiter does not poll the database', () => {
     const result = await waiting;
     expect(result).toMatchObject({ status: 'replied', reply: { in_reply_to: messageId } });
     expect(queries.mock.calls.length).toBe(afterPost); // woken by the bus, not by another read
+  });
+
+  it('post-and-wait of a new message only writes it, and reads once at the deadline', async () => {
+    const channel = await messages.createChannel('nopoll-agent');
+    queries.mockClear();
+    const posted = await waits.postAndWait(
+      {
+        type: 'chat_message',
+        id: randomUUID(),
+        channel_id: channel.id,
+        agent_id: 'nopoll-agent',
+        sender: { kind: 'user', id: 'tester' },
+        created_at: new Date().toISOString(),
+        text: 'nobody will answer',
+      },
+      1_000,
+    );
+    expect(posted.result).toEqual({ status: 'timeout' });
+    expect(queries.mock.calls.map(([sql]) => String(sql).trim().split(/\s+/)[0])).toEqual(['INSERT', 'SELECT']);
   });
 });

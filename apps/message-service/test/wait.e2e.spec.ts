@@ -1,17 +1,10 @@
-import { Stack, createDatabase, dropDatabase, withDatabase } from '@mcpgw/devstack';
-import { deleteInboxStream } from '@mcpgw/bus';
-import { connect } from 'nats';
+import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-
 /** The wait semantics over the REST mirror, with two replicas of the message service. */
 describe('waiting for the reply to a message', () => {
-  const tag = `${process.pid}_${Date.now().toString(36)}`;
-  const database = `mcpgw_test_wait_${tag}`;
-  const busPrefix = `test_wait_${tag}`;
+  let isolation: Isolation;
   let stack: Stack;
   let replicaA: string;
   let replicaB: string;
@@ -53,8 +46,8 @@ describe('waiting for the reply to a message', () => {
   };
 
   beforeAll(async () => {
-    await createDatabase(ADMIN_URL, database);
-    stack = new Stack({ databaseUrl: withDatabase(ADMIN_URL, database), natsUrl: NATS_URL, busPrefix });
+    isolation = await isolatedEnvironment('wait');
+    stack = new Stack(isolation);
     await stack.migrate();
     replicaA = (await stack.startMessageService()).url;
     replicaB = (await stack.startMessageService()).url;
@@ -62,10 +55,7 @@ describe('waiting for the reply to a message', () => {
 
   afterAll(async () => {
     await stack?.stop();
-    await dropDatabase(ADMIN_URL, database).catch(() => undefined);
-    const nc = await connect({ servers: NATS_URL });
-    await deleteInboxStream(nc, busPrefix);
-    await nc.close();
+    await isolation?.remove();
   });
 
   it('finds a reply that arrived before the wait began', async () => {

@@ -1,2 +1,3 @@
 export * from './validate-env';
 export * from './env-classes';
+export * from './env.module';

@@ -28,28 +28,51 @@ export interface TestStack {
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
+export interface Isolation {
+  databaseUrl: string;
+  natsUrl: string;
+  busPrefix: string;
+  /** Drop the database and the bus prefix's stream. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A database and a bus prefix of one's own on the real servers, so that test
+ * runs (and files within a run) cannot collide. Migrate it with `Stack.migrate`.
+ */
+export async function isolatedEnvironment(label = 'run'): Promise<Isolation> {
+  const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
+  const database = `mcpgw_test_${tag}`;
+  await createDatabase(ADMIN_URL, database);
+  return {
+    databaseUrl: withDatabase(ADMIN_URL, database),
+    natsUrl: NATS_URL,
+    busPrefix: `test_${tag}`,
+    remove: async () => {
+      await dropDatabase(ADMIN_URL, database).catch(() => undefined);
+      const nc = await connect({ servers: NATS_URL });
+      await deleteInboxStream(nc, `test_${tag}`);
+      await nc.close();
+    },
+  };
+}
+
 /**
  * A whole stack for one test file against the real PostgreSQL and NATS, isolated
  * by its own database and its own bus prefix, and removed afterwards.
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const tag = `${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
-  const database = `mcpgw_test_${tag}`;
-  const busPrefix = `test_${tag}`;
-  await createDatabase(ADMIN_URL, database);
+  const isolation = await isolatedEnvironment('stack');
   const stack = new Stack({
-    databaseUrl: withDatabase(ADMIN_URL, database),
-    natsUrl: NATS_URL,
-    busPrefix,
+    databaseUrl: isolation.databaseUrl,
+    natsUrl: isolation.natsUrl,
+    busPrefix: isolation.busPrefix,
     echoLogs: process.env.STACK_LOGS === '1',
     env: { LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5', ...options.env },
   });
   const cleanup = async () => {
     await stack.stop();
-    await dropDatabase(ADMIN_URL, database).catch(() => undefined);
-    const nc = await connect({ servers: NATS_URL });
-    await deleteInboxStream(nc, busPrefix);
-    await nc.close();
+    await isolation.remove();
   };
   try {
     await stack.migrate();
