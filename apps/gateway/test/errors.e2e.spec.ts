@@ -139,6 +139,11 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
 
     it("agent A's key is refused on agent B, and B's on A", async () => {
       await env.stack.admin('agent', 'create', '--id', 'other-agent', '--workspace', 'demo');
+      const agents = await env.stack.admin<{ id: string; tools: number }[]>('agent', 'list');
+      expect(agents).toEqual([
+        expect.objectContaining({ id: 'demo-agent', tools: 7 }),
+        expect.objectContaining({ id: 'other-agent', tools: 0 }),
+      ]);
       const other = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', 'other-agent');
       const onOther = await post(ping, {}, env.mcpUrl(0, 'other-agent'));
       expect(onOther.status).toBe(401);

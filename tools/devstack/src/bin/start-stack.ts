@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createDatabase, databaseExists, postgresAnswers, withDatabase } from '../databases';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
 import { isListening } from '../ports';
@@ -20,15 +21,20 @@ function say(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/**
+ * DATABASE_URL when set; else the local server; else (or with POSTGRES_EMBEDDED=always)
+ * an embedded one, its data in EMBEDDED_POSTGRES_DIR (default .data/postgres).
+ */
 async function database(): Promise<{ url: string; embedded?: EmbeddedPostgresHandle }> {
   if (env.DATABASE_URL) return { url: env.DATABASE_URL };
   const local = 'postgres://postgres@127.0.0.1:5432/postgres';
   let embedded: EmbeddedPostgresHandle | undefined;
   let admin = local;
-  if (!(await postgresAnswers(local))) {
+  if (env.POSTGRES_EMBEDDED === 'always' || !(await postgresAnswers(local))) {
     const port = Number(env.EMBEDDED_POSTGRES_PORT ?? 54329);
-    say(`No PostgreSQL answers on 127.0.0.1:5432: starting an embedded one on port ${port} (data in .data/postgres)`);
-    embedded = await startEmbeddedPostgres(ROOT, port);
+    const dir = env.EMBEDDED_POSTGRES_DIR ?? join(ROOT, '.data', 'postgres');
+    say(`Starting an embedded PostgreSQL on port ${port} (data in ${dir})`);
+    embedded = await startEmbeddedPostgres(dir, port);
     admin = embedded.url;
   }
   if (!(await databaseExists(admin, 'mcpgw'))) await createDatabase(admin, 'mcpgw');
@@ -55,8 +61,12 @@ async function main(): Promise<void> {
     await db.embedded?.stop();
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  // embedded-postgres installs its own exit hooks; the launcher stops things in order itself:
+  // the apps first (they drain), the database last.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.once(signal, () => void shutdown());
+  }
 
   await stack.migrate();
   await stack.admin('agent', 'create', '--id', agentId, '--workspace', workspaceId);

@@ -1,0 +1,80 @@
+import { deleteInboxStream } from '@mcpgw/bus';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'nats';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, workspaceRoot } from '../src';
+
+/**
+ * What the README promises: `npm start` on a machine without PostgreSQL gets an
+ * embedded one, migrates, creates the demo agent and a key, and a call works.
+ */
+describe('npm start', () => {
+  const dataDir = join(tmpdir(), `mcpgw-embedded-${process.pid}-${Date.now()}`);
+  const busPrefix = `test_start_${process.pid}_${Date.now().toString(36)}`;
+  let launcher: ChildProcess | undefined;
+
+  afterAll(async () => {
+    if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+    await deleteInboxStream(nc, busPrefix);
+    await nc.close();
+  });
+
+  it('serves a working MCP call from an embedded PostgreSQL, prints the key, and stops cleanly', async () => {
+    const [gatewayPort, msPort, podPort, pgPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const child = spawn(process.execPath, [join(workspaceRoot(), 'tools/devstack/dist/bin/start-stack.js')], {
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        POSTGRES_EMBEDDED: 'always',
+        EMBEDDED_POSTGRES_DIR: dataDir,
+        EMBEDDED_POSTGRES_PORT: String(pgPort),
+        GATEWAY_PORT: String(gatewayPort),
+        MESSAGE_SERVICE_PORT: String(msPort),
+        AGENT_POD_PORT: String(podPort),
+        BUS_PREFIX: busPrefix,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    launcher = child;
+    let banner = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no banner within 90 s:\n${banner}`)), 90_000);
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+        banner += chunk;
+        if (banner.includes('Ctrl-C stops everything')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`npm start exited (${code}):\n${banner}`)));
+    });
+
+    expect(banner).toContain('Starting an embedded PostgreSQL');
+    const key = /API key\s+(bak_\S+)/.exec(banner)?.[1];
+    expect(key).toBeDefined();
+    expect(banner).toContain(`curl -s http://localhost:${gatewayPort}/demo-agent/mcp`);
+
+    const response = await fetch(`http://127.0.0.1:${gatewayPort}/demo-agent/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-agent-api-key': key! },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'web_search', arguments: { query: 'nats' } },
+      }),
+    });
+    const body = await response.json();
+    expect(body.result.structuredContent.results).toHaveLength(5);
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+});
