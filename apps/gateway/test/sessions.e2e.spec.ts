@@ -56,7 +56,7 @@ describe('sessions across gateway replicas and restarts', () => {
   });
 
   it('a gateway restart in the middle of a session loses nothing', async () => {
-    const gateway = env.stack.processes.find((p) => p.name === 'gateway-1')!;
+    const gateway = env.stack.serving(env.gatewayUrls[0]);
     const port = new URL(env.gatewayUrls[0]).port;
     const session = await connectMcp(env.mcpUrl(0), env.apiKey);
     await session.client.callTool({ name: 'echo', arguments: { text: 'before the restart' } });

@@ -8,6 +8,8 @@ export type LogLine = Record<string, unknown> & { msg?: string; level?: string }
  */
 export class ServiceProcess {
   readonly logs: LogLine[] = [];
+  /** Where it serves HTTP, once the stack knows. */
+  url?: string;
   private readonly child: ChildProcess;
   private readonly listeners = new Set<(line: LogLine) => void>();
   private stderr = '';

@@ -71,24 +71,32 @@ export class Stack {
   async startMessageService(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
     const port = Number(env.MESSAGE_SERVICE_PORT ?? (await freePort()));
     const proc = this.spawn('message-service', { MESSAGE_SERVICE_PORT: String(port), ...env });
-    const url = `http://127.0.0.1:${port}`;
-    await proc.ready(url);
-    return { process: proc, url };
+    proc.url = `http://127.0.0.1:${port}`;
+    await proc.ready(proc.url);
+    return { process: proc, url: proc.url };
   }
 
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
     const port = Number(env.GATEWAY_PORT ?? (await freePort()));
     const proc = this.spawn('gateway', { GATEWAY_PORT: String(port), ...env });
-    const url = `http://127.0.0.1:${port}`;
-    await proc.ready(url);
-    return { process: proc, url };
+    proc.url = `http://127.0.0.1:${port}`;
+    await proc.ready(proc.url);
+    return { process: proc, url: proc.url };
   }
 
   /** A pod of the agent; resolves once it consumes its inbox and its skills are registered. */
   async startPod(env: Record<string, string> = {}): Promise<ServiceProcess> {
     const port = Number(env.AGENT_POD_PORT ?? (await freePort()));
     const proc = this.spawn('agent-pod', { AGENT_POD_PORT: String(port), ...env });
-    await proc.ready(`http://127.0.0.1:${port}`);
+    proc.url = `http://127.0.0.1:${port}`;
+    await proc.ready(proc.url);
+    return proc;
+  }
+
+  /** The running process that serves this URL (e.g. a gateway of `gatewayUrls`). */
+  serving(url: string): ServiceProcess {
+    const proc = this.processes.find((p) => p.running && p.url === url);
+    if (!proc) throw new Error(`no running process serves ${url}`);
     return proc;
   }
 

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { text, type Skill } from './skill';
 
 const executions = new Map<string, number>();
@@ -13,7 +14,10 @@ export const counterSkill: Skill = {
     description: 'Increments and returns a counter of real executions, per key.',
     input_schema: {
       type: 'object',
-      properties: { key: { type: 'string', default: 'default' } },
+      properties: {
+        key: { type: 'string', default: 'default' },
+        delay_ms: { type: 'integer', minimum: 0, maximum: 60000, description: 'Answer this long after counting' },
+      },
     },
     side_effect_class: 'write',
     annotations: { readOnlyHint: false, idempotentHint: false },
@@ -22,6 +26,7 @@ export const counterSkill: Skill = {
     const key = String(args.key ?? 'default');
     const count = (executions.get(key) ?? 0) + 1;
     executions.set(key, count);
+    if (args.delay_ms) await delay(Number(args.delay_ms), undefined, { signal: ctx.signal });
     return { content: [text(String(count))], structured: { key, count, pod_id: ctx.podId } };
   },
 };

@@ -43,3 +43,11 @@ export class BackendUnavailableError extends CallError {
 export class InternalCallError extends CallError {
   readonly kind = 'internal';
 }
+
+/** The idempotency key was used before with another tool or other arguments. */
+export class IdempotencyKeyReusedError extends CallError {
+  readonly kind = 'idempotency_key_reused';
+  constructor(readonly key: string) {
+    super(`idempotency_key ${JSON.stringify(key)} was already used with a different tool or arguments`);
+  }
+}

@@ -28,6 +28,12 @@ export interface CallRequest {
   timeoutMs: number;
 }
 
+/** A checked call, ready to post: the tool and the chat_message that carries it. */
+export interface PreparedCall {
+  toolId: string;
+  message: ChatMessage;
+}
+
 export interface CallOutcome {
   toolId: string;
   channelId: string;
@@ -56,6 +62,11 @@ export class CallPipeline {
   ) {}
 
   async call(request: CallRequest): Promise<CallOutcome> {
+    return this.execute(await this.prepare(request), request.timeoutMs);
+  }
+
+  /** Find the tool, check the arguments, write the chat_message. No I/O but the catalogue. */
+  async prepare(request: CallRequest): Promise<PreparedCall> {
     const tool = (await this.catalogue.forAgent(request.agentId)).byName.get(request.tool);
     if (!tool) throw new ToolNotFoundError(request.tool);
 
@@ -71,21 +82,25 @@ export class CallPipeline {
       sender: { kind: 'mcp_client', id: request.callerId },
       created_at: new Date().toISOString(),
       tool_call: { name: request.tool, arguments: args },
-      meta: { deadline: new Date(Date.now() + request.timeoutMs).toISOString() },
     };
-    // Post and wait in one bus round trip (the message service registers the wait first).
+    return { toolId: tool.id, message };
+  }
+
+  /**
+   * Post the message and wait for its reply, in one bus round trip (the message
+   * service registers the wait before it delivers). Posting a message again
+   * (same id) never runs it twice: it joins the first posting.
+   */
+  async execute(prepared: PreparedCall, timeoutMs: number): Promise<CallOutcome> {
+    const { message } = prepared;
     const posted = await this.onBus(() =>
-      this.bus.request(
-        BusPattern.PostAndWait,
-        { envelope: message, timeout_ms: request.timeoutMs },
-        request.timeoutMs + WAIT_MARGIN_MS,
-      ),
+      this.bus.request(BusPattern.PostAndWait, { envelope: message, timeout_ms: timeoutMs }, timeoutMs + WAIT_MARGIN_MS),
     );
-    if (posted.result.status === 'timeout') throw new AgentTimeoutError(request.timeoutMs);
+    if (posted.result.status === 'timeout') throw new AgentTimeoutError(timeoutMs);
 
     const reply = posted.result.reply;
     return {
-      toolId: tool.id,
+      toolId: prepared.toolId,
       channelId: posted.channel_id,
       messageId: message.id,
       content: reply.content as ContentItem[],

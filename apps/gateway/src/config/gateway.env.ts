@@ -27,6 +27,16 @@ export class GatewaySettings {
   @Min(1024)
   MCP_MAX_BODY_BYTES: number = 1_048_576;
 
+  /** How long an idempotency key is remembered. */
+  @IsInt()
+  @Min(1)
+  IDEMPOTENCY_TTL_SECONDS: number = 86_400;
+
+  /** How often expired idempotency records are purged (in batches). */
+  @IsInt()
+  @Min(100)
+  IDEMPOTENCY_PURGE_INTERVAL_MS: number = 60_000;
+
   /** How long a verified API key stays cached (revocations invalidate at once). */
   @IsInt()
   @Min(0)

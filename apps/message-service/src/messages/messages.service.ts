@@ -42,10 +42,20 @@ export class MessagesService {
   }
 
   async post(plain: unknown): Promise<PostResult> {
-    const parsed = parseEnvelope(plain);
-    if (!parsed.ok) throw new InvalidRequestError('invalid envelope', parsed.errors);
-    const envelope = parsed.value;
-    return envelope.type === 'chat_message' ? this.postChatMessage(envelope) : this.postReply(envelope);
+    const envelope = this.parse(plain);
+    if (envelope.type === 'agent_reply') return this.postReply(envelope);
+    const { existingReply: _, ...posted } = await this.postChatMessage(envelope);
+    return posted;
+  }
+
+  /**
+   * Post a chat message; for a message posted before (same id), also its reply
+   * if one is stored. Used by post-and-wait, which then need not look again.
+   */
+  async postChat(plain: unknown): Promise<PostResult & { existingReply?: AgentReply }> {
+    const envelope = this.parse(plain);
+    if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
+    return this.postChatMessage(envelope);
   }
 
   async list(channelId: unknown, limit: unknown = 100): Promise<StoredMessage[]> {
@@ -59,15 +69,27 @@ export class MessagesService {
     return messages;
   }
 
-  private async postChatMessage(message: ChatMessage): Promise<PostResult> {
+  private parse(plain: unknown): ChatMessage | AgentReply {
+    const parsed = parseEnvelope(plain);
+    if (!parsed.ok) throw new InvalidRequestError('invalid envelope', parsed.errors);
+    return parsed.value;
+  }
+
+  private async postChatMessage(message: ChatMessage): Promise<PostResult & { existingReply?: AgentReply }> {
     const outcome = message.channel_id
       ? await this.store.insertOnChannel({ ...message, channel_id: message.channel_id })
       : await this.store.insertOnNewChannel(message);
     const result = this.accepted(outcome, message);
-    // Re-delivering a duplicate is safe (JetStream drops the same msgID) and heals a post
-    // whose first delivery failed after the message was stored.
-    await this.delivery.deliver({ ...message, channel_id: result.channel_id });
-    return result;
+    if (!result.duplicate) {
+      await this.delivery.deliver({ ...message, channel_id: result.channel_id });
+      return result;
+    }
+    // Posted before. Answered: never deliver again (that could run it twice). Not answered:
+    // deliver again, which heals a post whose first delivery failed after the message was
+    // stored; JetStream drops the copy within its de-duplication window if the first went out.
+    const { reply } = await this.store.findReply(result.channel_id, message.id);
+    if (!reply) await this.delivery.deliver({ ...message, channel_id: result.channel_id });
+    return { ...result, existingReply: reply };
   }
 
   private async postReply(reply: AgentReply): Promise<PostResult> {

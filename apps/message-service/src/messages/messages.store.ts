@@ -29,10 +29,13 @@ export class MessagesStore {
     return { id: row.id, agent_id: row.agent_id, created_at: new Date(row.created_at).toISOString() };
   }
 
-  /** A new channel and its first message, atomically. */
+  /** A new channel and its first message, atomically; a re-post makes no channel. */
   async insertOnNewChannel(message: ChatMessage): Promise<InsertOutcome> {
     const rows: Row[] = await this.db.query(
-      `WITH channel AS (INSERT INTO channels (agent_id) VALUES ($1) RETURNING id)
+      `WITH channel AS (
+         INSERT INTO channels (agent_id) SELECT $1
+         WHERE NOT EXISTS (SELECT 1 FROM messages WHERE id = $2)
+         RETURNING id)
        INSERT INTO messages (id, channel_id, type, envelope)
        SELECT $2, channel.id, 'chat_message', jsonb_set($3::jsonb, '{channel_id}', to_jsonb(channel.id)) FROM channel
        ON CONFLICT (id) DO NOTHING
@@ -40,8 +43,7 @@ export class MessagesStore {
       [message.agent_id, message.id, JSON.stringify(message)],
     );
     if (rows[0]) return { kind: 'stored', channelId: rows[0].channel_id, seq: Number(rows[0].seq) };
-    // A retried post: the id exists, so report the original message's channel. (The statement
-    // still made an empty channel; that is rare and harmless.)
+    // A re-post: the id exists, so report the original message's channel.
     return this.existing(message.id, 'duplicate');
   }
 

@@ -60,10 +60,9 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     }
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
     const result = await this.awaitReply(messageId, timeoutMs, async () => {
-      posted = await this.messages.post(envelope);
-      if (!posted.duplicate) return { channelId: posted.channel_id };
-      const stored = await this.store.findReply(posted.channel_id, messageId);
-      return { channelId: posted.channel_id, reply: stored.reply };
+      const { existingReply, ...rest } = await this.messages.postChat(envelope);
+      posted = rest;
+      return { channelId: posted.channel_id, reply: existingReply };
     });
     return { ...posted, result };
   }

@@ -20,8 +20,14 @@ const NANOS_PER_MS = 1_000_000;
 export type InboxStorage = 'file' | 'memory';
 
 /**
+ * Ten minutes: as long as the longest wait, so a message re-posted by a retry
+ * while its first delivery is still pending is not delivered twice.
+ */
+const DUPLICATE_WINDOW_MS = 600_000;
+
+/**
  * The stream of agent inboxes: a work queue (a message leaves when acked), with
- * de-duplication by message id over two minutes. File storage survives a NATS
+ * de-duplication by message id over DUPLICATE_WINDOW_MS. File storage survives a NATS
  * restart; memory storage is faster and survives everything but that.
  */
 export async function ensureInboxStream(nc: NatsConnection, prefix: string, storage: InboxStorage = 'file'): Promise<void> {
@@ -32,7 +38,7 @@ export async function ensureInboxStream(nc: NatsConnection, prefix: string, stor
     subjects: [AgentInbox.wildcard(prefix)],
     retention: RetentionPolicy.Workqueue,
     storage: storage === 'memory' ? StorageType.Memory : StorageType.File,
-    duplicate_window: 120_000 * NANOS_PER_MS,
+    duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
     max_age: 24 * 3600_000 * NANOS_PER_MS,
   };
   try {

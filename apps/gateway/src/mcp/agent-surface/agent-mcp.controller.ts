@@ -76,7 +76,7 @@ export class AgentMcpController {
       }
 
       const handled = await this.handler.handle(classified.message, { agentId, principal: principal.principal, session });
-      sendRpc(reply, accept, 200, handled.response, handled.sessionId ? { [SESSION_HEADER]: handled.sessionId } : {});
+      sendRpc(reply, accept, 200, handled.response, handled.headers);
     } catch (error) {
       const incident = randomUUID();
       this.logger.error({ msg: 'unhandled error on surface A', incident, agent_id: agentId, error: (error as Error).message });

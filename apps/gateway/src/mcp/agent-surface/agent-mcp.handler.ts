@@ -1,11 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
 import { CallError } from '../../calls/call-errors';
-import { CallPipeline } from '../../calls/call-pipeline.service';
+import { CallPipeline, type CallOutcome, type CallRequest } from '../../calls/call-pipeline.service';
 import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
-import { failure, result, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
+import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
+import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
+import { failure, rawResult, result, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
+import { SESSION_HEADER } from '../transport/responder';
 import { SERVER_INFO, negotiateVersion } from '../protocol/versions';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
 
@@ -16,10 +19,15 @@ export interface AgentRequestContext {
 }
 
 export interface Handled {
-  response: JsonRpcResponse;
-  /** Set when the request created a session (initialize). */
-  sessionId?: string;
+  /** An object, or JSON text when the result must go out byte for byte. */
+  response: JsonRpcResponse | string;
+  /** HTTP headers to add, e.g. Mcp-Session-Id after initialize. */
+  headers?: Record<string, string>;
 }
+
+/** Marks a result that this request did not produce itself (Stripe's header name). */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+const REPLAY_META_KEY = 'mcpgw/idempotentReplay';
 
 /** `_meta` key a call may use to ask for a shorter (or, up to the maximum, longer) reply timeout. */
 export const TIMEOUT_META_KEY = 'mcpgw/timeoutMs';
@@ -31,6 +39,7 @@ export class AgentMcpHandler {
     private readonly sessions: SessionsService,
     private readonly catalogue: ToolCatalogueService,
     private readonly pipeline: CallPipeline,
+    private readonly idempotent: IdempotentCalls,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -43,7 +52,7 @@ export class AgentMcpHandler {
       case 'tools/list':
         return { response: result(request.id, await this.listTools(ctx.agentId)) };
       case 'tools/call':
-        return { response: await this.callTool(request, ctx) };
+        return this.callTool(request, ctx);
       default:
         return { response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`) };
     }
@@ -54,7 +63,7 @@ export class AgentMcpHandler {
     const protocolVersion = negotiateVersion(params.protocolVersion);
     const session = await this.sessions.create(ctx.agentId, ctx.principal.id, protocolVersion, params.clientInfo);
     return {
-      sessionId: session.id,
+      headers: { [SESSION_HEADER]: session.id },
       response: result(request.id, {
         protocolVersion,
         capabilities: { tools: { listChanged: false } },
@@ -69,33 +78,38 @@ export class AgentMcpHandler {
     return { tools: tools.map(toMcpTool) };
   }
 
-  private async callTool(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<JsonRpcResponse> {
+  private async callTool(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const params = request.params ?? {};
+    const invalid = (message: string) => ({ response: failure(request.id, AgentSurfaceCode.InvalidParams, message) });
     if (typeof params.name !== 'string' || params.name.length === 0) {
-      return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.name must be a tool name (see tools/list)');
+      return invalid('params.name must be a tool name (see tools/list)');
     }
     const args = params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.arguments must be an object');
+      return invalid('params.arguments must be an object');
     }
+    const keyed = takeIdempotencyKey(args as Record<string, unknown>);
+    if (!keyed.ok) return invalid(keyed.problem);
+
+    const call: CallRequest = {
+      agentId: ctx.agentId,
+      callerId: `apikey:${ctx.principal.id}`,
+      tool: params.name,
+      arguments: keyed.arguments,
+      channelId: ctx.session?.channelId,
+      timeoutMs: this.timeoutFor(params._meta),
+    };
     try {
-      const outcome = await this.pipeline.call({
-        agentId: ctx.agentId,
-        callerId: ctx.principal.id,
-        tool: params.name,
-        arguments: args as Record<string, unknown>,
-        channelId: ctx.session?.channelId,
-        timeoutMs: this.timeoutFor(params._meta),
-      });
-      return result(request.id, {
-        content: outcome.content,
-        ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}),
-        ...(outcome.isError ? { isError: true } : {}),
-      });
+      if (!keyed.key) return { response: result(request.id, toCallResult(await this.pipeline.call(call))) };
+      const { resultText, replayed } = await this.idempotent.run(call, keyed.key, (outcome) =>
+        JSON.stringify(toCallResult(outcome)),
+      );
+      if (!replayed) return { response: rawResult(request.id, resultText) };
+      return { response: rawResult(request.id, markReplay(resultText)), headers: { [REPLAYED_HEADER]: 'true' } };
     } catch (error) {
       if (!(error instanceof CallError)) throw error;
       const { code, message, data } = agentSurfaceError(error);
-      return failure(request.id, code, message, data);
+      return { response: failure(request.id, code, message, data) };
     }
   }
 
@@ -104,6 +118,21 @@ export class AgentMcpHandler {
     if (!Number.isFinite(asked) || asked <= 0) return this.env.CALL_TIMEOUT_MS;
     return Math.min(Math.max(Math.floor(asked), 100), this.env.CALL_TIMEOUT_MAX_MS);
   }
+}
+
+function toCallResult(outcome: CallOutcome) {
+  return {
+    content: outcome.content,
+    ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}),
+    ...(outcome.isError ? { isError: true } : {}),
+  };
+}
+
+/** The stored result with `_meta` saying it is a replay; every other byte unchanged. */
+function markReplay(resultText: string): string {
+  const value = JSON.parse(resultText) as { _meta?: Record<string, unknown> };
+  value._meta = { ...value._meta, [REPLAY_META_KEY]: true };
+  return JSON.stringify(value);
 }
 
 function toMcpTool({ definition }: CatalogueTool) {

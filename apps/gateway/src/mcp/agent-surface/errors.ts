@@ -23,6 +23,8 @@ export function agentSurfaceError(error: CallError): { code: number; message: st
         message: error.message,
         data: { errors: (error as InvalidArgumentsError).problems },
       };
+    case 'idempotency_key_reused':
+      return { code: AgentSurfaceCode.InvalidParams, message: error.message, data: { reason: 'idempotency_key_reused' } };
     case 'agent_timeout':
       return { code: AgentSurfaceCode.AgentReplyTimeout, message: 'Agent reply timeout' };
     case 'backend_unavailable':

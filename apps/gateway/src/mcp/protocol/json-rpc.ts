@@ -43,6 +43,14 @@ export function result(id: JsonRpcId, value: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, result: value };
 }
 
+/**
+ * A response whose result is already JSON text (an idempotent replay must send
+ * the stored bytes, not a re-serialisation of them).
+ */
+export function rawResult(id: JsonRpcId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
 export function failure(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }

@@ -11,19 +11,20 @@ export function sendRpc(
   reply: FastifyReply,
   accept: string | undefined,
   status: number,
-  body: JsonRpcResponse | JsonRpcResponse[],
+  body: JsonRpcResponse | JsonRpcResponse[] | string,
   headers: Record<string, string> = {},
 ): void {
   reply.headers(headers);
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
   if (wantsOnlySse(accept)) {
     void reply
       .status(status)
       .header('content-type', 'text/event-stream')
       .header('cache-control', 'no-cache')
-      .send(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
+      .send(`event: message\ndata: ${text}\n\n`);
     return;
   }
-  void reply.status(status).header('content-type', 'application/json').send(JSON.stringify(body));
+  void reply.status(status).header('content-type', 'application/json').send(text);
 }
 
 /** The client can take neither JSON nor an event stream. */

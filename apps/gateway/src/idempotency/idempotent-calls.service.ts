@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
+import { CallPipeline, type CallOutcome, type CallRequest } from '../calls/call-pipeline.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { callFingerprint } from './fingerprint';
+import { IdempotencyStore, type RecordKey } from './idempotency.store';
+
+export interface IdempotentResult {
+  /** The result as it was first sent, byte for byte. */
+  resultText: string;
+  /** True when this request did not run the call itself. */
+  replayed: boolean;
+}
+
+/**
+ * tools/call with an idempotency key. See README.md beside this file: the first
+ * request claims the key and runs the call; any other request with the key
+ * gets the stored result or joins the first one's message, never a second run.
+ */
+@Injectable()
+export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(IdempotentCalls.name);
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly pipeline: CallPipeline,
+    private readonly store: IdempotencyStore,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.purgeTimer = setInterval(() => void this.purgeExpired(), this.env.IDEMPOTENCY_PURGE_INTERVAL_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  /**
+   * `render` turns an outcome into the surface's result JSON; that text is what
+   * is stored and replayed.
+   */
+  async run(request: CallRequest, key: string, render: (outcome: CallOutcome) => string): Promise<IdempotentResult> {
+    const prepared = await this.pipeline.prepare(request);
+    const id: RecordKey = { agentId: request.agentId, caller: request.callerId, key };
+    const fingerprint = callFingerprint(request.tool, request.arguments);
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await this.store.claim(id, { fingerprint, toolId: prepared.toolId, message: prepared.message }, this.env.IDEMPOTENCY_TTL_SECONDS)) {
+        const outcome = await this.pipeline.execute(prepared, request.timeoutMs);
+        return { resultText: await this.store.complete(id, render(outcome)), replayed: false };
+      }
+      const record = await this.store.find(id);
+      if (!record) continue; // expired and purged between the two statements: claim again
+      if (!record.fingerprint.equals(fingerprint)) throw new IdempotencyKeyReusedError(key);
+      if (record.result !== null) return { resultText: record.result, replayed: true };
+      // Still in flight, here or on another replica, or left by a gateway that died:
+      // post the same message again. The message service knows it, so this joins the
+      // first posting and returns its reply; it never runs the tool a second time.
+      const outcome = await this.pipeline.execute({ toolId: record.toolId, message: record.message }, request.timeoutMs);
+      return { resultText: await this.store.complete(id, render(outcome)), replayed: true };
+    }
+    throw new InternalCallError(`idempotency record ${key} kept changing`);
+  }
+
+  private async purgeExpired(): Promise<void> {
+    try {
+      let purged = 0;
+      for (let n = await this.store.purgeExpired(); n > 0; n = await this.store.purgeExpired()) purged += n;
+      if (purged) this.logger.log({ msg: 'purged expired idempotency records', purged });
+    } catch (error) {
+      this.logger.warn(`idempotency purge: ${(error as Error).message}`);
+    }
+  }
+}
