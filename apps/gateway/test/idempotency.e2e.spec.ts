@@ -154,6 +154,22 @@ describe('idempotency keys', () => {
     expect(JSON.parse(theirs.text).result.structuredContent.count).toBe(2);
   });
 
+  it('a retry after the first call timed out gets the late reply, without a second run', async () => {
+    const mcp = await connectMcp(env.mcpUrl(1), env.apiKey);
+    const counterKey = fresh('late');
+    const args = { key: counterKey, delay_ms: 800, idempotency_key: fresh('idem') };
+    const timedOut = await mcp.client
+      .callTool({ name: 'counter', arguments: args, _meta: { 'mcpgw/timeoutMs': 200 } })
+      .catch((e: unknown) => e);
+    expect((timedOut as McpError).code).toBe(-32003);
+
+    const retry = await mcp.client.callTool({ name: 'counter', arguments: args });
+    expect(count(retry)).toBe(1);
+    expect(retry._meta).toEqual({ 'mcpgw/idempotentReplay': true });
+    expect(await executions(mcp, counterKey)).toBe(1);
+    await mcp.close();
+  });
+
   it('a record left in flight by a killed gateway is joined by the retry: one run, its result', async () => {
     const counterKey = fresh('orphan');
     const args = { key: counterKey, delay_ms: 1_500, idempotency_key: fresh('idem') };
