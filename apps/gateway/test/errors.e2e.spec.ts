@@ -141,7 +141,7 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       await env.stack.admin('agent', 'create', '--id', 'other-agent', '--workspace', 'demo');
       const agents = await env.stack.admin<{ id: string; tools: number }[]>('agent', 'list');
       expect(agents).toEqual([
-        expect.objectContaining({ id: 'demo-agent', tools: 7 }),
+        expect.objectContaining({ id: 'demo-agent', tools: 8 }),
         expect.objectContaining({ id: 'other-agent', tools: 0 }),
       ]);
       const other = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', 'other-agent');

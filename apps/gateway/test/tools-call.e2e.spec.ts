@@ -29,7 +29,7 @@ describe('tools through the whole path', () => {
   it('lists every registered skill as a tool with its JSON Schema', async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['counter', 'echo', 'fail', 'recall', 'screenshot', 'sleep', 'web_search'].sort(),
+      ['counter', 'crm_lookup', 'echo', 'fail', 'recall', 'screenshot', 'sleep', 'web_search'].sort(),
     );
     const search = tools.find((t) => t.name === 'web_search')!;
     expect(search.description).toMatch(/search/i);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Type } from '@nestjs/common';
+import type { ExceptionFilter, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BUS_OPTIONS, BusExceptionFilter, BusServer, NATS_CONNECTION, type BusOptions } from '@mcpgw/bus';
@@ -19,6 +19,8 @@ export interface ServiceSpec {
   busQueue?: string;
   /** Body size limit for HTTP requests, in bytes. */
   bodyLimit?: (env: any) => number;
+  /** How HTTP errors outside handlers are answered; default: the REST form of ServiceError. */
+  httpErrorFilter?: ExceptionFilter;
   /** False when the app parses request bodies itself (configure then adds its parsers). */
   bodyParser?: boolean;
   /** Adjust the Fastify instance (content-type parsers, hooks) before listening. */
@@ -46,7 +48,7 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
     new FastifyAdapter({ bodyLimit: spec.bodyLimit?.(env) ?? 1_048_576, return503OnClosing: true }),
     { logger, bufferLogs: true, abortOnError: false, bodyParser: spec.bodyParser ?? true },
   );
-  app.useGlobalFilters(new ServiceErrorHttpFilter());
+  app.useGlobalFilters(spec.httpErrorFilter ?? new ServiceErrorHttpFilter());
   await spec.configure?.(app);
   if (spec.busQueue) {
     const bus = app.get<BusOptions>(BUS_OPTIONS);

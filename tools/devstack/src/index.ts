@@ -5,3 +5,4 @@ export * from './stack';
 export * from './databases';
 export * from './test-stack';
 export * from './mcp-client';
+export * from './grant-key-file';

@@ -1,5 +1,9 @@
 import { deleteInboxStream } from '@mcpgw/bus';
 import { connect } from 'nats';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ensureGrantKeyFile } from './grant-key-file';
 import { createDatabase, dropDatabase, withDatabase } from './databases';
 import { Stack } from './stack';
 
@@ -21,6 +25,8 @@ export interface TestStack {
   /** A fresh API key for the agent. */
   apiKey: string;
   apiKeyId: string;
+  /** The RuntimeGrant signing key the gateways of this stack trust. */
+  grantKeyFile: string;
   mcpUrl(gateway?: number, agentId?: string): string;
   stop(): Promise<void>;
 }
@@ -32,6 +38,8 @@ export interface Isolation {
   databaseUrl: string;
   natsUrl: string;
   busPrefix: string;
+  /** A RuntimeGrant signing key of this run's own (GRANT_SIGNING_KEY_FILE). */
+  grantKeyFile: string;
   /** Drop the database and the bus prefix's stream. */
   remove(): Promise<void>;
 }
@@ -44,11 +52,14 @@ export async function isolatedEnvironment(label = 'run'): Promise<Isolation> {
   const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
   const database = `mcpgw_test_${tag}`;
   await createDatabase(ADMIN_URL, database);
+  const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
   return {
     databaseUrl: withDatabase(ADMIN_URL, database),
     natsUrl: NATS_URL,
     busPrefix: `test_${tag}`,
+    grantKeyFile,
     remove: async () => {
+      rmSync(dirname(grantKeyFile), { recursive: true, force: true });
       await dropDatabase(ADMIN_URL, database).catch(() => undefined);
       const nc = await connect({ servers: NATS_URL });
       await deleteInboxStream(nc, `test_${tag}`);
@@ -68,7 +79,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     natsUrl: isolation.natsUrl,
     busPrefix: isolation.busPrefix,
     echoLogs: process.env.STACK_LOGS === '1',
-    env: { LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5', ...options.env },
+    env: { LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5', GRANT_SIGNING_KEY_FILE: isolation.grantKeyFile, ...options.env },
   });
   const cleanup = async () => {
     await stack.stop();
@@ -93,6 +104,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       agentId,
       apiKey: key.key,
       apiKeyId: key.id,
+      grantKeyFile: isolation.grantKeyFile,
       mcpUrl: (gateway = 0, agent = agentId) => `${gatewayUrls[gateway]}/${agent}/mcp`,
       stop: cleanup,
     };

@@ -1,5 +1,6 @@
 import type { Skill } from './skill';
 import { counterSkill } from './counter.skill';
+import { crmLookupSkill } from './crm-lookup.skill';
 import { echoSkill } from './echo.skill';
 import { failSkill } from './fail.skill';
 import { recallSkill } from './recall.skill';
@@ -16,6 +17,7 @@ export const MOCK_AGENT_SKILLS: readonly Skill[] = [
   failSkill,
   recallSkill,
   counterSkill,
+  crmLookupSkill,
 ];
 
 export function skillsByName(skills: readonly Skill[]): Map<string, Skill> {

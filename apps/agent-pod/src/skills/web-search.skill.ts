@@ -5,6 +5,7 @@ export const webSearchSkill: Skill = {
   definition: {
     name: 'web_search',
     title: 'Web search',
+    kind: 'function',
     description: 'Searches the web and returns the top results.',
     input_schema: {
       type: 'object',

@@ -4,10 +4,13 @@ import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { GATEWAY_ENV, loadEnv } from '../config/gateway.env';
 import { DatabaseModule } from '../database/database.module';
+import { GrantKeysService } from '../grants/grant-keys.service';
+import { GrantRevocationsStore } from '../grants/grant-revocations.store';
+import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 
-/** What the admin CLI needs: the stores, over the gateway's database. No HTTP, no bus. */
+/** What the admin CLI needs: the stores and the grant keys, over the gateway's database. No HTTP, no bus. */
 @Module({
   imports: [EnvModule.forRoot(GATEWAY_ENV, loadEnv), DatabaseModule],
-  providers: [AgentsStore, ApiKeysStore],
+  providers: [AgentsStore, ApiKeysStore, GrantKeysService, GrantRevocationsStore, PersonalAccessTokensStore],
 })
 export class AdminModule {}

@@ -1,10 +1,18 @@
-import { AGENT_ID_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
+import { AGENT_ID_PATTERN, CREDENTIAL_NAME_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
+import { mintRuntimeGrant } from '@mcpgw/grants';
 import type { AgentsStore } from '../agents/agents.store';
 import type { ApiKeysStore } from '../auth/api-keys.store';
+import type { GrantKeysService } from '../grants/grant-keys.service';
+import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
+import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 
 export interface AdminDeps {
   agents: AgentsStore;
   apiKeys: ApiKeysStore;
+  grantKeys: GrantKeysService;
+  revocations: GrantRevocationsStore;
+  pats: PersonalAccessTokensStore;
+  maxGrantTtlSeconds: number;
 }
 
 export interface Parsed {
@@ -27,7 +35,12 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
   agent create --id <agent> --workspace <ws>  create an agent (pods also create theirs)
   apikey create --agent <agent> [--label L]   mint an API key; the key is printed once
   apikey list [--agent <agent>]               list keys (ids only, never secrets)
-  apikey revoke <key-id>                      revoke a key at once on every gateway`;
+  apikey revoke <key-id>                      revoke a key at once on every gateway
+  grant mint --workspace <ws> --agent <agent> --task <task> --tools <a,b>
+             [--credentials <c1,c2>] [--ttl <seconds, default 3600>]
+                                              mint a task-scoped RuntimeGrant (prints it)
+  grant revoke <grant-id>                     revoke a grant at once on every gateway
+  pat create [--label L]                      mint a personal access token (printed once)`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -69,7 +82,60 @@ export const COMMANDS: Record<string, Command> = {
     const revoked = await apiKeys.revoke(id);
     return { json: revoked, text: `revoked ${revoked.id} (agent ${revoked.agent_id})` };
   },
+  'grant mint': async ({ agents, grantKeys, maxGrantTtlSeconds }, { flags }) => {
+    const workspaceId = requireFlag(flags, 'workspace');
+    const agentId = requireFlag(flags, 'agent');
+    const taskId = requireFlag(flags, 'task');
+    const tools = list(requireFlag(flags, 'tools'));
+    const credentials = list(optionalFlag(flags, 'credentials') ?? '');
+    const ttl = Number(optionalFlag(flags, 'ttl') ?? 3600);
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > maxGrantTtlSeconds) {
+      throw new InvalidRequestError(`--ttl must be 1 to ${maxGrantTtlSeconds} seconds (GRANT_MAX_TTL_SECONDS)`);
+    }
+    const bad = credentials.filter((c) => !CREDENTIAL_NAME_PATTERN.test(c));
+    if (bad.length) throw new InvalidRequestError(`bad credential name(s): ${bad.join(', ')}`);
+    const workspace = (await agents.list()).find((a) => a.id === agentId)?.workspace_id;
+    if (workspace !== workspaceId) {
+      throw new InvalidRequestError(workspace ? `agent ${agentId} is in workspace ${workspace}` : `no agent ${agentId}`);
+    }
+    const { token, grant } = await mintRuntimeGrant(
+      { workspaceId, agentId, taskId, tools, credentials, ttlSeconds: ttl },
+      grantKeys.signing(),
+    );
+    const view = {
+      id: grant.id,
+      grant: token,
+      workspace_id: workspaceId,
+      agent_id: agentId,
+      task_id: taskId,
+      tools,
+      credentials,
+      expires_at: grant.expiresAt.toISOString(),
+    };
+    return { json: view, text: `RuntimeGrant ${grant.id} for task ${taskId} (expires ${view.expires_at})\n${token}` };
+  },
+  'grant revoke': async ({ revocations, maxGrantTtlSeconds }, { words }) => {
+    const id = words[2];
+    if (!id) throw new InvalidRequestError('grant revoke needs the grant id');
+    try {
+      const revoked = await revocations.revoke(id, maxGrantTtlSeconds);
+      return { json: revoked, text: `revoked grant ${revoked.grant_id}` };
+    } catch (error) {
+      throw new InvalidRequestError((error as Error).message);
+    }
+  },
+  'pat create': async ({ pats }, { flags }) => {
+    const created = await pats.create(optionalFlag(flags, 'label'));
+    return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };
+  },
 };
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
 
 function requireFlag(flags: Parsed['flags'], name: string): string {
   const value = flags[name];

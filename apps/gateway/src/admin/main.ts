@@ -5,7 +5,11 @@ import { EnvValidationError } from '@mcpgw/config';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { AdminModule } from './admin.module';
-import { COMMANDS, USAGE, type Parsed } from './commands';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { GrantKeysService } from '../grants/grant-keys.service';
+import { GrantRevocationsStore } from '../grants/grant-revocations.store';
+import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
 async function main(argv: string[]): Promise<number> {
@@ -18,7 +22,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const app = await NestFactory.createApplicationContext(AdminModule, { logger: false, abortOnError: false });
   try {
-    const output = await command({ agents: app.get(AgentsStore), apiKeys: app.get(ApiKeysStore) }, parsed);
+    const deps: AdminDeps = {
+      agents: app.get(AgentsStore),
+      apiKeys: app.get(ApiKeysStore),
+      grantKeys: app.get(GrantKeysService),
+      revocations: app.get(GrantRevocationsStore),
+      pats: app.get(PersonalAccessTokensStore),
+      maxGrantTtlSeconds: app.get<GatewayEnv>(GATEWAY_ENV).GRANT_MAX_TTL_SECONDS,
+    };
+    const output = await command(deps, parsed);
     process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
     return 0;
   } catch (error) {
@@ -30,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
 
 function fail(error: unknown, json: boolean): number {
   let message = error instanceof ServiceError ? error.message : `unexpected error: ${(error as Error).message}`;
+  if (/no grant signing key/.test((error as Error).message)) message = (error as Error).message;
   if (/relation .* does not exist/.test((error as Error).message)) {
     message = 'the database has no gateway tables yet: run `npm start` once (or node apps/gateway/dist/migrate.js)';
   }

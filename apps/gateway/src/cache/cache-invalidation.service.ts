@@ -3,7 +3,7 @@ import { PgNotifications } from '@mcpgw/persistence';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CACHE_CHANNEL } from '../database/database';
 
-export type CacheTopic = 'agent' | 'apikey' | 'session';
+export type CacheTopic = 'agent' | 'apikey' | 'session' | 'grant';
 type Listener = (id: string | undefined) => void;
 
 /**

@@ -26,6 +26,8 @@ export interface CallRequest {
   /** The conversation's channel; a new one is made when absent. */
   channelId?: string;
   timeoutMs: number;
+  /** Delivery metadata for the agent, e.g. the names of the credentials the call may use. */
+  meta?: Record<string, unknown>;
 }
 
 /** A checked call, ready to post: the tool and the chat_message that carries it. */
@@ -82,6 +84,7 @@ export class CallPipeline {
       sender: { kind: 'mcp_client', id: request.callerId },
       created_at: new Date().toISOString(),
       tool_call: { name: request.tool, arguments: args },
+      ...(request.meta ? { meta: request.meta } : {}),
     };
     return { toolId: tool.id, message };
   }

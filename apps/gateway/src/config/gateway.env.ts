@@ -1,5 +1,5 @@
 import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
 
 export class GatewaySettings {
   @IsInt()
@@ -36,6 +36,25 @@ export class GatewaySettings {
   @IsInt()
   @Min(100)
   IDEMPOTENCY_PURGE_INTERVAL_MS: number = 60_000;
+
+  /**
+   * Private JWK (Ed25519, with a kid) that signs RuntimeGrants; the admin CLI
+   * mints with it. Used when the file exists.
+   */
+  @IsString()
+  GRANT_SIGNING_KEY_FILE: string = '.data/grant-signing-key.json';
+
+  /**
+   * JSON array of public JWKs that verify RuntimeGrants, selected by kid (list
+   * old and new during a rotation). Default: the public half of the signing key.
+   */
+  @IsString()
+  GRANT_VERIFICATION_KEYS: string = '';
+
+  /** The longest lifetime a minted grant may have. */
+  @IsInt()
+  @Min(1)
+  GRANT_MAX_TTL_SECONDS: number = 86_400;
 
   /** How long a verified API key stays cached (revocations invalidate at once). */
   @IsInt()

@@ -6,11 +6,14 @@ import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { AgentMcpController } from './agent-surface/agent-mcp.controller';
 import { AgentMcpHandler } from './agent-surface/agent-mcp.handler';
+import { GrantMcpController } from './grant-surface/grant-mcp.controller';
+import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
+import { GrantsModule } from '../grants/grants.module';
 
 /** The MCP edge: protocol, transport and the surfaces over the call pipeline. */
 @Module({
-  imports: [AuthModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
-  controllers: [AgentMcpController],
-  providers: [AgentMcpHandler],
+  imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
+  controllers: [AgentMcpController, GrantMcpController],
+  providers: [AgentMcpHandler, GrantMcpHandler],
 })
 export class McpModule {}

@@ -15,6 +15,9 @@ import { AGENT_ID_PATTERN } from '../bus/subjects';
 export const SIDE_EFFECT_CLASSES = ['read', 'write', 'destructive'] as const;
 export type SideEffectClass = (typeof SIDE_EFFECT_CLASSES)[number];
 
+/** Credential names: what a RuntimeGrant lists and a skill requires. */
+export const CREDENTIAL_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+
 /** MCP tool names: 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -52,6 +55,18 @@ export class SkillDefinition {
   @IsOptional()
   @IsObject()
   annotations?: Record<string, unknown>;
+
+  /** Names of the credentials the skill needs; a task without them may not call it. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @Matches(CREDENTIAL_NAME_PATTERN, { each: true })
+  required_credentials?: string[];
+
+  /** Protocol metadata shown with the tool (MCP `_meta`). */
+  @IsOptional()
+  @IsObject()
+  _meta?: Record<string, unknown>;
 }
 
 /** `registry.agents.register`: a pod announces its agent and skills. */

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createDatabase, databaseExists, postgresAnswers, withDatabase } from '../databases';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
 import { isListening } from '../ports';
+import { ensureGrantKeyFile } from '../grant-key-file';
 import { Stack, workspaceRoot } from '../stack';
 
 /**
@@ -54,7 +55,14 @@ async function requireNats(): Promise<void> {
 async function main(): Promise<void> {
   await requireNats();
   const db = await database();
-  const stack = new Stack({ databaseUrl: db.url, natsUrl, busPrefix: env.BUS_PREFIX ?? 'mcpgw', echoLogs: true });
+  const grantKeyFile = await ensureGrantKeyFile(env.GRANT_SIGNING_KEY_FILE ?? join(ROOT, '.data', 'grant-signing-key.json'));
+  const stack = new Stack({
+    databaseUrl: db.url,
+    natsUrl,
+    busPrefix: env.BUS_PREFIX ?? 'mcpgw',
+    echoLogs: true,
+    env: { GRANT_SIGNING_KEY_FILE: grantKeyFile },
+  });
   const shutdown = async () => {
     say('stopping…');
     await stack.stop();
@@ -75,7 +83,12 @@ async function main(): Promise<void> {
   const gateway = await stack.startGateway({ GATEWAY_PORT: gatewayPort });
   await stack.startPod({ AGENT_ID: agentId, WORKSPACE_ID: workspaceId, AGENT_POD_PORT: env.AGENT_POD_PORT ?? '3200' });
 
+  const grant = await stack.admin<{ id: string; grant: string }>(
+    'grant', 'mint', '--workspace', workspaceId, '--agent', agentId, '--task', 'demo-task',
+    '--tools', 'web_search,echo,crm_lookup', '--credentials', 'crm', '--ttl', '3600',
+  );
   const url = `${gateway.url.replace('127.0.0.1', 'localhost')}/${agentId}/mcp`;
+  const grantUrl = `${gateway.url.replace('127.0.0.1', 'localhost')}/workspaces/${workspaceId}/agents/${agentId}/mcp/http`;
   say(`
 The stack is up.
   MCP endpoint  ${url}
@@ -86,6 +99,12 @@ Try it:
   curl -s ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\
     -H 'X-Agent-API-Key: ${key.key}' \\
     -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"web_search","arguments":{"query":"nats"}}}'
+
+The task-scoped endpoint, with a RuntimeGrant for task demo-task (web_search, echo, crm_lookup; 1 hour):
+  curl -s ${grantUrl} -H 'content-type: application/json' \\
+    -H 'Authorization: Bearer ${grant.grant}' \\
+    -d '{"jsonrpc":"2.0","id":"req_01","method":"tools/call","params":{"name":"crm_lookup","call_id":"call_01","arguments":{"customer_id":"C-1001"}}}'
+  (mint more: npm run admin -- grant mint --workspace ${workspaceId} --agent ${agentId} --task T --tools echo)
 
 Ctrl-C stops everything.
 `);

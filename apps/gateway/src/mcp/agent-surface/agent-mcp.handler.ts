@@ -2,11 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
 import { CallError } from '../../calls/call-errors';
 import { CallPipeline, type CallOutcome, type CallRequest } from '../../calls/call-pipeline.service';
+import { callTimeout } from '../../calls/call-timeout';
 import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
+import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { failure, rawResult, result, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
 import { SESSION_HEADER } from '../transport/responder';
 import { SERVER_INFO, negotiateVersion } from '../protocol/versions';
@@ -25,12 +27,6 @@ export interface Handled {
   headers?: Record<string, string>;
 }
 
-/** Marks a result that this request did not produce itself (Stripe's header name). */
-export const REPLAYED_HEADER = 'idempotent-replayed';
-const REPLAY_META_KEY = 'mcpgw/idempotentReplay';
-
-/** `_meta` key a call may use to ask for a shorter (or, up to the maximum, longer) reply timeout. */
-export const TIMEOUT_META_KEY = 'mcpgw/timeoutMs';
 
 /** Surface A: one method, one handler. */
 @Injectable()
@@ -97,7 +93,7 @@ export class AgentMcpHandler {
       tool: params.name,
       arguments: keyed.arguments,
       channelId: ctx.session?.channelId,
-      timeoutMs: this.timeoutFor(params._meta),
+      timeoutMs: callTimeout(params._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
     };
     try {
       if (!keyed.key) return { response: result(request.id, toCallResult(await this.pipeline.call(call))) };
@@ -112,12 +108,6 @@ export class AgentMcpHandler {
       return { response: failure(request.id, code, message, data) };
     }
   }
-
-  private timeoutFor(meta: unknown): number {
-    const asked = Number((meta as Record<string, unknown> | undefined)?.[TIMEOUT_META_KEY]);
-    if (!Number.isFinite(asked) || asked <= 0) return this.env.CALL_TIMEOUT_MS;
-    return Math.min(Math.max(Math.floor(asked), 100), this.env.CALL_TIMEOUT_MAX_MS);
-  }
 }
 
 function toCallResult(outcome: CallOutcome) {
@@ -126,13 +116,6 @@ function toCallResult(outcome: CallOutcome) {
     ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}),
     ...(outcome.isError ? { isError: true } : {}),
   };
-}
-
-/** The stored result with `_meta` saying it is a replay; every other byte unchanged. */
-function markReplay(resultText: string): string {
-  const value = JSON.parse(resultText) as { _meta?: Record<string, unknown> };
-  value._meta = { ...value._meta, [REPLAY_META_KEY]: true };
-  return JSON.stringify(value);
 }
 
 function toMcpTool({ definition }: CatalogueTool) {

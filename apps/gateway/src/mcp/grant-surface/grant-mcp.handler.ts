@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ContentItem } from '@mcpgw/contracts';
+import type { RuntimeGrant } from '@mcpgw/grants';
+import { randomUUID } from 'node:crypto';
+import { CallError, InvalidArgumentsError } from '../../calls/call-errors';
+import { CallPipeline, type CallOutcome, type CallRequest } from '../../calls/call-pipeline.service';
+import { callTimeout } from '../../calls/call-timeout';
+import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
+import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
+import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
+import { JsonRpcCode } from '../protocol/json-rpc';
+import { GrantSurfaceError, grantSurfaceError, type WireError } from './errors';
+import type { GrantRequest } from './grant-request';
+
+type CallToolRequest = Extract<GrantRequest, { method: 'tools/call' }>;
+
+export type GrantCallResult =
+  | { ok: true; resultText: string; replayed: boolean }
+  | ({ ok: false } & WireError);
+
+/** Surface B: the grant's tools, and calls of them, as the contract shapes them. */
+@Injectable()
+export class GrantMcpHandler {
+  constructor(
+    private readonly catalogue: ToolCatalogueService,
+    private readonly pipeline: CallPipeline,
+    private readonly idempotent: IdempotentCalls,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  /** Only the tools this grant allows, each field present exactly when set. */
+  async listTools(grant: RuntimeGrant) {
+    return { tools: (await this.allowedTools(grant)).map(toContractTool) };
+  }
+
+  async callTool(request: CallToolRequest, grant: RuntimeGrant, requestId: string): Promise<GrantCallResult> {
+    const tool = (await this.allowedTools(grant)).find((t) => t.definition.name === request.name);
+    if (!tool) {
+      return { ok: false, ...GrantSurfaceError.ToolNotSupported, message: `tool not supported: ${request.name} (see tools/list)` };
+    }
+    const required = tool.definition.required_credentials ?? [];
+    const missing = required.filter((name) => !grant.credentials.includes(name));
+    if (missing.length) {
+      return {
+        ok: false,
+        ...GrantSurfaceError.CredentialUnavailable,
+        message: `${request.name} needs credential(s) not available to this task: ${missing.join(', ')}`,
+      };
+    }
+    const keyed = takeIdempotencyKey(request.arguments);
+    if (!keyed.ok) return { ok: false, status: 400, code: JsonRpcCode.InvalidParams, message: keyed.problem };
+
+    const callId = request.callId ?? `call_${randomUUID()}`;
+    const call: CallRequest = {
+      agentId: grant.agentId,
+      callerId: `task:${grant.workspaceId}/${grant.taskId}`,
+      tool: request.name,
+      arguments: keyed.arguments,
+      timeoutMs: callTimeout(request.meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
+      ...(required.length ? { meta: { credentials: required } } : {}),
+    };
+    const render = (outcome: CallOutcome) => JSON.stringify(toContractResult(outcome, callId));
+    try {
+      if (!keyed.key) return { ok: true, resultText: render(await this.pipeline.call(call)), replayed: false };
+      return { ok: true, ...(await this.idempotent.run(call, keyed.key, render)) };
+    } catch (error) {
+      if (error instanceof InvalidArgumentsError) {
+        // The model can fix this by changing its arguments: a result, not a protocol error.
+        const text = `Invalid arguments for ${request.name}: ${error.problems.join('; ')}`;
+        return { ok: true, resultText: JSON.stringify({ content: [{ type: 'text', text }], isError: true }), replayed: false };
+      }
+      if (error instanceof CallError) return { ok: false, ...grantSurfaceError(error, requestId) };
+      throw error;
+    }
+  }
+
+  private async allowedTools(grant: RuntimeGrant): Promise<CatalogueTool[]> {
+    const allowed = new Set(grant.tools);
+    const { tools } = await this.catalogue.forAgent(grant.agentId);
+    return tools.filter((tool) => allowed.has(tool.id) || allowed.has(tool.definition.name));
+  }
+}
+
+function toContractTool({ id, definition: d }: CatalogueTool) {
+  return {
+    id,
+    name: d.name,
+    ...(d.kind ? { kind: d.kind } : {}),
+    ...(d.description ? { description: d.description } : {}),
+    // A skill that does not say is treated as one that changes things.
+    side_effect_class: d.side_effect_class ?? 'write',
+    input_schema: d.input_schema,
+    ...(d.output_schema ? { output_schema: d.output_schema } : {}),
+    ...(d._meta ? { _meta: d._meta } : {}),
+  };
+}
+
+/** `structuredContent` per the contract; `content[0].text` is the JSON of {call_id, tool_id, output}. */
+function toContractResult(outcome: CallOutcome, callId: string) {
+  if (outcome.isError) return { content: outcome.content, isError: true };
+  const output = outcome.structuredContent ?? { content: outcome.content };
+  const artifacts: ContentItem[] = outcome.content.filter((item) => item.type !== 'text');
+  const core = { call_id: callId, tool_id: outcome.toolId, output };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(core) }],
+    structuredContent: {
+      ...core,
+      ...(outcome.reply.meta ? { metadata: outcome.reply.meta } : {}),
+      ...(artifacts.length ? { artifacts } : {}),
+      created_at: outcome.reply.created_at,
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import {
+  generateSigningJwk,
+  importKeyRing,
+  importSigningKey,
+  mintRuntimeGrant,
+  publicJwk,
+  verifyRuntimeGrant,
+  type GrantRequest,
+} from './runtime-grants';
+
+const request: GrantRequest = {
+  workspaceId: 'ws1',
+  agentId: 'agent1',
+  taskId: 'task1',
+  tools: ['echo', 'tool-id-1'],
+  credentials: ['crm'],
+  ttlSeconds: 60,
+};
+
+async function keys(kid?: string) {
+  const jwk = await generateSigningJwk(kid);
+  return { jwk, signing: await importSigningKey(jwk), ring: await importKeyRing([publicJwk(jwk)]) };
+}
+
+describe('RuntimeGrants', () => {
+  it('mints a grant that verifies to the same claims', async () => {
+    const { signing, ring } = await keys();
+    const { token, grant } = await mintRuntimeGrant(request, signing);
+    const verified = await verifyRuntimeGrant(token, ring);
+    expect(verified).toEqual({ ok: true, grant });
+    expect(grant).toMatchObject({ workspaceId: 'ws1', agentId: 'agent1', taskId: 'task1', tools: ['echo', 'tool-id-1'], credentials: ['crm'] });
+    expect(grant.expiresAt.getTime() - grant.issuedAt.getTime()).toBe(60_000);
+  });
+
+  it('gives every grant its own id', async () => {
+    const { signing } = await keys();
+    const ids = new Set(await Promise.all([1, 2, 3].map(async () => (await mintRuntimeGrant(request, signing)).grant.id)));
+    expect(ids.size).toBe(3);
+  });
+
+  it('refuses an expired grant', async () => {
+    const { signing, ring } = await keys();
+    const { token } = await mintRuntimeGrant({ ...request, ttlSeconds: -10 }, signing);
+    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'expired' });
+  });
+
+  it('refuses a grant signed by another key with the same kid', async () => {
+    const mine = await keys('same');
+    const forger = await keys('same');
+    const { token } = await mintRuntimeGrant(request, forger.signing);
+    expect(await verifyRuntimeGrant(token, mine.ring)).toMatchObject({ ok: false, failure: 'bad_signature' });
+  });
+
+  it('refuses a grant whose kid it does not know', async () => {
+    const { ring } = await keys('known');
+    const other = await keys('unknown');
+    const { token } = await mintRuntimeGrant(request, other.signing);
+    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'unknown_key' });
+  });
+
+  it('refuses a grant whose payload was altered', async () => {
+    const { signing, ring } = await keys();
+    const { token } = await mintRuntimeGrant(request, signing);
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    claims.tools.push('destroy_everything');
+    const forged = [header, Buffer.from(JSON.stringify(claims)).toString('base64url'), signature].join('.');
+    expect(await verifyRuntimeGrant(forged, ring)).toMatchObject({ ok: false, failure: 'bad_signature' });
+  });
+
+  it.each(['', 'abc', 'a.b.c', 'pat_x'])('refuses the malformed token %j', async (token) => {
+    const { ring } = await keys();
+    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'malformed' });
+  });
+
+  it('refuses a correctly signed JWT that is not a RuntimeGrant', async () => {
+    const { signing, ring } = await keys();
+    const token = await new SignJWT({ sub: 'someone' })
+      .setProtectedHeader({ alg: 'EdDSA', kid: signing.kid })
+      .setExpirationTime('1h')
+      .sign(signing.key);
+    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'not_a_grant' });
+  });
+
+  it('accepts grants of both keys while a rotation is under way', async () => {
+    const old = await keys('old');
+    const next = await keys('new');
+    const ring = await importKeyRing([publicJwk(old.jwk), publicJwk(next.jwk)]);
+    for (const signing of [old.signing, next.signing]) {
+      const { token } = await mintRuntimeGrant(request, signing);
+      expect((await verifyRuntimeGrant(token, ring)).ok).toBe(true);
+    }
+  });
+
+  it('keeps private members out of a public key', async () => {
+    const { jwk } = await keys();
+    expect(jwk.d).toBeDefined();
+    expect(publicJwk(jwk).d).toBeUndefined();
+  });
+});
