@@ -4,7 +4,9 @@ import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
 import { HealthModule, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
+import { CancellationsService } from './inbox/cancellations.service';
 import { InboxConsumerService } from './inbox/inbox-consumer.service';
+import { CallEventsPublisher } from './replies/call-events.publisher';
 import { SkillRunner } from './inbox/skill-runner';
 import { RegistrationService } from './registration/registration.service';
 import { ReplierService } from './replies/replier.service';
@@ -17,6 +19,8 @@ import { MOCK_AGENT_SKILLS } from './skills/skills';
     { provide: SKILLS, useValue: MOCK_AGENT_SKILLS },
     RegistrationService,
     ReplierService,
+    CallEventsPublisher,
+    CancellationsService,
     SkillRunner,
     InboxConsumerService,
   ],

@@ -193,9 +193,11 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       expect(response.status).toBe(404);
     });
 
-    it('GET (no server stream yet) is 405', async () => {
-      const response = await fetch(env.mcpUrl(), { headers: { accept: 'text/event-stream', 'x-agent-api-key': env.apiKey } });
-      expect(response.status).toBe(405);
+    it('GET without a session is 400; GET that does not accept an event stream is 405', async () => {
+      const noSession = await fetch(env.mcpUrl(), { headers: { accept: 'text/event-stream', 'x-agent-api-key': env.apiKey } });
+      expect(noSession.status).toBe(400);
+      const json = await fetch(env.mcpUrl(), { headers: { accept: 'application/json', 'x-agent-api-key': env.apiKey } });
+      expect(json.status).toBe(405);
     });
   });
 

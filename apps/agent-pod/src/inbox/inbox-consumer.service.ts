@@ -11,6 +11,7 @@ import type { ReadinessCheck } from '@mcpgw/observability';
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { CallCancelledError } from './cancellations.service';
 import { SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
 
@@ -31,6 +32,8 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private running = true;
   private loop?: Promise<void>;
   private slotFreed?: () => void;
+  /** The pull request under way, so a shutdown can end it at once. */
+  private batch?: { stop(): void };
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -76,6 +79,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
     this.slotFreed?.();
+    this.batch?.stop();
     await this.loop;
   }
 
@@ -89,6 +93,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       }
       try {
         const batch = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
+        this.batch = batch;
         for await (const msg of batch) {
           void this.handle(msg);
           if (!this.running) break;
@@ -122,6 +127,13 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       this.completed.add(message.id);
       msg.ack();
     } catch (error) {
+      if (error instanceof CallCancelledError) {
+        // The caller gave up on it: done, with no reply and no redelivery.
+        this.completed.add(message.id);
+        this.logger.log({ msg: 'skill cancelled', message_id: message.id });
+        msg.ack();
+        return;
+      }
       this.logger.error({ msg: 'could not answer; will be redelivered', message_id: message.id, error: (error as Error).message });
       msg.nak(1_000);
     } finally {

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { ChatMessage } from '@mcpgw/contracts';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { CallEventsPublisher } from '../replies/call-events.publisher';
 import { ReplierService } from '../replies/replier.service';
-import { SKILLS, text, type Skill, type SkillOutput } from '../skills/skill';
+import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
 import { skillsByName } from '../skills/skills';
+import { CallCancelledError, CancellationsService } from './cancellations.service';
 
-/** Runs the skill a chat message asks for and stores the reply. */
+/** Runs the skill a chat message asks for and stores the reply; a cancelled call gets none. */
 @Injectable()
 export class SkillRunner implements OnApplicationShutdown {
   private readonly logger = new Logger(SkillRunner.name);
@@ -16,6 +18,8 @@ export class SkillRunner implements OnApplicationShutdown {
     @Inject(SKILLS) skills: readonly Skill[],
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
     private readonly replier: ReplierService,
+    private readonly events: CallEventsPublisher,
+    private readonly cancellations: CancellationsService,
   ) {
     this.skills = skillsByName(skills);
   }
@@ -24,30 +28,47 @@ export class SkillRunner implements OnApplicationShutdown {
     this.shutdown.abort();
   }
 
+  /**
+   * Resolves once the reply is stored. Throws CallCancelledError when the caller
+   * cancelled (nothing is stored; the message is done), and any other error
+   * when the message should be delivered again.
+   */
   async answer(message: ChatMessage, redeliveries: number): Promise<void> {
     const name = message.tool_call?.name;
     this.logger.debug({ msg: 'skill started', message_id: message.id, skill: name, pod_id: this.env.POD_ID, redeliveries });
-    const output = await this.run(message);
-    if (this.shutdown.signal.aborted) throw new Error('pod shutting down');
-    await this.replier.reply(message, output);
-    this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
+    const call = this.cancellations.track(message.id);
+    try {
+      const signal = AbortSignal.any([call.signal, this.shutdown.signal]);
+      const output = await this.run(message, signal);
+      if (call.cancelled) throw new CallCancelledError(message.id);
+      if (this.shutdown.signal.aborted) throw new Error('pod shutting down');
+      await this.replier.reply(message, output);
+      this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
+    } finally {
+      call.done();
+    }
   }
 
-  private async run(message: ChatMessage): Promise<SkillOutput> {
+  private async run(message: ChatMessage, signal: AbortSignal): Promise<SkillOutput> {
     const call = message.tool_call;
     const skill = call && this.skills.get(call.name);
     if (!call || !skill) {
       return { content: [text(`this agent has no skill ${JSON.stringify(call?.name ?? null)}`)], isError: true };
     }
+    if (signal.aborted) throw signal.reason;
+    const context: SkillContext = {
+      message,
+      podId: this.env.POD_ID,
+      signal,
+      history: () => this.replier.history(message),
+      progress: (progress, total, note) =>
+        this.events.publish({ type: 'progress', in_reply_to: message.id, progress, total, message: note }),
+      log: (level, data, logger) => this.events.publish({ type: 'log', in_reply_to: message.id, level, data, logger }),
+    };
     try {
-      return await skill.run(call.arguments, {
-        message,
-        podId: this.env.POD_ID,
-        signal: this.shutdown.signal,
-        history: () => this.replier.history(message),
-      });
+      return await skill.run(call.arguments, context);
     } catch (error) {
-      if (this.shutdown.signal.aborted) throw error;
+      if (signal.aborted) throw signal.reason;
       return { content: [text(`${call.name} failed: ${(error as Error).message}`)], isError: true };
     }
   }

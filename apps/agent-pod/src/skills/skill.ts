@@ -1,13 +1,17 @@
-import type { ChatMessage, ContentItem, SkillDefinition, StoredMessage } from '@mcpgw/contracts';
+import type { ChatMessage, ContentItem, LogLevel, SkillDefinition, StoredMessage } from '@mcpgw/contracts';
 
 /** What a skill sees of the message it answers. */
 export interface SkillContext {
   message: ChatMessage;
   podId: string;
-  /** Aborted when the pod shuts down (and, later, when the caller cancels). */
+  /** Aborted when the caller cancels the call, or the pod shuts down. */
   signal: AbortSignal;
   /** The channel's messages, oldest first: how an agent remembers earlier turns. */
   history(): Promise<StoredMessage[]>;
+  /** Tell the caller how far along the skill is (MCP progress). Best effort. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** A log line for the caller (MCP notifications/message). Best effort. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
 }
 
 export interface SkillOutput {

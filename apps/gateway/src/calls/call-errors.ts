@@ -51,3 +51,11 @@ export class IdempotencyKeyReusedError extends CallError {
     super(`idempotency_key ${JSON.stringify(key)} was already used with a different tool or arguments`);
   }
 }
+
+/** The client cancelled the call; the agent was told to stop. No result is sent. */
+export class CallCancelledError extends CallError {
+  readonly kind = 'cancelled';
+  constructor() {
+    super('Request cancelled');
+  }
+}

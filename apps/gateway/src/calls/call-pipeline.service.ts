@@ -1,21 +1,29 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  AgentCancel,
   BusPattern,
   ServiceError,
   type AgentReply,
+  type CallEvent,
+  type CancelRequest,
   type ChatMessage,
   type ContentItem,
+  type WaitResult,
 } from '@mcpgw/contracts';
-import { BusClient } from '@mcpgw/bus';
+import { BUS_OPTIONS, BusClient, NATS_CONNECTION, encodeJson, type BusOptions } from '@mcpgw/bus';
+import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import {
   AgentTimeoutError,
   BackendUnavailableError,
+  CallCancelledError,
   InternalCallError,
   InvalidArgumentsError,
   ToolNotFoundError,
 } from './call-errors';
+import { CallWatch } from './call-watch';
 
 export interface CallRequest {
   agentId: string;
@@ -34,6 +42,16 @@ export interface CallRequest {
 export interface PreparedCall {
   toolId: string;
   message: ChatMessage;
+}
+
+export interface ExecuteOptions {
+  /**
+   * Progress and log events of the agent, as they come. Watching makes the
+   * timeout an idle timeout: each event restarts it (see mcp/README.md).
+   */
+  onEvent?: (event: CallEvent) => void;
+  /** Aborted when the client cancels: the agent is told to stop, the call ends with CallCancelledError. */
+  signal?: AbortSignal;
 }
 
 export interface CallOutcome {
@@ -61,10 +79,13 @@ export class CallPipeline {
   constructor(
     private readonly catalogue: ToolCatalogueService,
     private readonly bus: BusClient,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(BUS_OPTIONS) private readonly busOptions: BusOptions,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  async call(request: CallRequest): Promise<CallOutcome> {
-    return this.execute(await this.prepare(request), request.timeoutMs);
+  async call(request: CallRequest, options: ExecuteOptions = {}): Promise<CallOutcome> {
+    return this.execute(await this.prepare(request), request.timeoutMs, options);
   }
 
   /** Find the tool, check the arguments, write the chat_message. No I/O but the catalogue. */
@@ -94,23 +115,80 @@ export class CallPipeline {
    * service registers the wait before it delivers). Posting a message again
    * (same id) never runs it twice: it joins the first posting.
    */
-  async execute(prepared: PreparedCall, timeoutMs: number): Promise<CallOutcome> {
+  async execute(prepared: PreparedCall, timeoutMs: number, options: ExecuteOptions = {}): Promise<CallOutcome> {
     const { message } = prepared;
-    const posted = await this.onBus(() =>
-      this.bus.request(BusPattern.PostAndWait, { envelope: message, timeout_ms: timeoutMs }, timeoutMs + WAIT_MARGIN_MS),
-    );
-    if (posted.result.status === 'timeout') throw new AgentTimeoutError(timeoutMs);
+    const { signal, onEvent } = options;
+    if (signal?.aborted) throw new CallCancelledError();
+    const watch = onEvent && new CallWatch(this.nc, this.busOptions.prefix, message.id, onEvent);
+    const cancelAgent = () => this.cancelAgent(message, 'cancelled by the client');
+    signal?.addEventListener('abort', cancelAgent, { once: true });
+    try {
+      const posted = await this.unlessCancelled(signal, () =>
+        this.bus.request(BusPattern.PostAndWait, { envelope: message, timeout_ms: timeoutMs }, timeoutMs + WAIT_MARGIN_MS),
+      );
+      const result = watch
+        ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, timeoutMs, watch, signal)
+        : posted.result;
+      if (result.status === 'timeout') throw new AgentTimeoutError(timeoutMs);
+      const reply = result.reply;
+      return {
+        toolId: prepared.toolId,
+        channelId: posted.channel_id,
+        messageId: message.id,
+        content: reply.content as ContentItem[],
+        structuredContent: reply.structured_content,
+        isError: reply.is_error === true,
+        reply,
+      };
+    } finally {
+      signal?.removeEventListener('abort', cancelAgent);
+      watch?.stop();
+    }
+  }
 
-    const reply = posted.result.reply;
-    return {
-      toolId: prepared.toolId,
-      channelId: posted.channel_id,
-      messageId: message.id,
-      content: reply.content as ContentItem[],
-      structuredContent: reply.structured_content,
-      isError: reply.is_error === true,
-      reply,
-    };
+  /**
+   * While the agent keeps sending events, a timeout is not the end: wait again
+   * for the time left since its last event, up to CALL_TIMEOUT_MAX_MS in all.
+   */
+  private async waitWhileAlive(
+    first: WaitResult,
+    channelId: string,
+    messageId: string,
+    timeoutMs: number,
+    watch: CallWatch,
+    signal?: AbortSignal,
+  ): Promise<WaitResult> {
+    const hardStop = Date.now() + this.env.CALL_TIMEOUT_MAX_MS;
+    let result = first;
+    while (result.status === 'timeout' && watch.idleMs < timeoutMs && Date.now() < hardStop) {
+      const wait = Math.min(timeoutMs - watch.idleMs, hardStop - Date.now());
+      result = await this.unlessCancelled(signal, () =>
+        this.bus.request(
+          BusPattern.WaitForReply,
+          { channel_id: channelId, message_id: messageId, timeout_ms: wait },
+          wait + WAIT_MARGIN_MS,
+        ),
+      );
+    }
+    return result;
+  }
+
+  /** A bus step, unless the client cancels first (then CallCancelledError at once). */
+  private unlessCancelled<T>(signal: AbortSignal | undefined, step: () => Promise<T>): Promise<T> {
+    const work = this.onBus(step);
+    if (!signal) return work;
+    return new Promise<T>((resolve, reject) => {
+      const abort = () => reject(new CallCancelledError());
+      if (signal.aborted) return abort();
+      signal.addEventListener('abort', abort, { once: true });
+      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    });
+  }
+
+  /** Tell every pod of the agent to stop working on the message (the one running it will). */
+  private cancelAgent(message: ChatMessage, reason: string): void {
+    const cancel: CancelRequest = { type: 'cancel', message_id: message.id, reason };
+    this.nc.publish(AgentCancel.subject(this.busOptions.prefix, message.agent_id), encodeJson(cancel));
   }
 
   /** Bus failures become typed call errors; anything unexpected is logged once, here. */

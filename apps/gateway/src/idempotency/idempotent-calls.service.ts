@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
-import { CallPipeline, type CallOutcome, type CallRequest } from '../calls/call-pipeline.service';
+import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions } from '../calls/call-pipeline.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { callFingerprint } from './fingerprint';
 import { IdempotencyStore, type RecordKey } from './idempotency.store';
@@ -40,14 +40,19 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    * `render` turns an outcome into the surface's result JSON; that text is what
    * is stored and replayed.
    */
-  async run(request: CallRequest, key: string, render: (outcome: CallOutcome) => string): Promise<IdempotentResult> {
+  async run(
+    request: CallRequest,
+    key: string,
+    render: (outcome: CallOutcome) => string,
+    options: ExecuteOptions = {},
+  ): Promise<IdempotentResult> {
     const prepared = await this.pipeline.prepare(request);
     const id: RecordKey = { agentId: request.agentId, caller: request.callerId, key };
     const fingerprint = callFingerprint(request.tool, request.arguments);
 
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await this.store.claim(id, { fingerprint, toolId: prepared.toolId, message: prepared.message }, this.env.IDEMPOTENCY_TTL_SECONDS)) {
-        const outcome = await this.pipeline.execute(prepared, request.timeoutMs);
+        const outcome = await this.pipeline.execute(prepared, request.timeoutMs, options);
         return { resultText: await this.store.complete(id, render(outcome)), replayed: false };
       }
       const record = await this.store.find(id);
@@ -57,7 +62,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       // Still in flight, here or on another replica, or left by a gateway that died:
       // post the same message again. The message service knows it, so this joins the
       // first posting and returns its reply; it never runs the tool a second time.
-      const outcome = await this.pipeline.execute({ toolId: record.toolId, message: record.message }, request.timeoutMs);
+      const outcome = await this.pipeline.execute({ toolId: record.toolId, message: record.message }, request.timeoutMs, options);
       return { resultText: await this.store.complete(id, render(outcome)), replayed: true };
     }
     throw new InternalCallError(`idempotency record ${key} kept changing`);

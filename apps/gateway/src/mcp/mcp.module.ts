@@ -6,6 +6,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { AgentMcpController } from './agent-surface/agent-mcp.controller';
 import { AgentMcpHandler } from './agent-surface/agent-mcp.handler';
+import { ListChangedStreams } from './agent-surface/list-changed.streams';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
@@ -14,6 +15,6 @@ import { GrantsModule } from '../grants/grants.module';
 @Module({
   imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
   controllers: [AgentMcpController, GrantMcpController],
-  providers: [AgentMcpHandler, GrantMcpHandler],
+  providers: [AgentMcpHandler, ListChangedStreams, GrantMcpHandler],
 })
 export class McpModule {}

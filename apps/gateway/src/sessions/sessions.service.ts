@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusPattern } from '@mcpgw/contracts';
+import { BusPattern, type LogLevel } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { randomBytes } from 'node:crypto';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
@@ -13,6 +13,8 @@ export interface McpSession {
   /** The IM channel every call of this session shares (multi-turn). */
   channelId: string;
   protocolVersion: string;
+  /** From logging/setLevel: agent log lines below it are not relayed. */
+  logLevel?: LogLevel;
 }
 
 export type SessionLookup = { ok: true; session: McpSession } | { ok: false; reason: string };
@@ -90,6 +92,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     return { ok: true, session: toSession(row) };
   }
 
+  async setLogLevel(session: McpSession, level: LogLevel): Promise<void> {
+    this.cache.delete(session.id);
+    await this.store.setLogLevel(session.id, level);
+  }
+
   async end(id: string, agentId: string, principal: string): Promise<boolean> {
     const found = await this.resume(id, agentId, principal);
     this.cache.delete(id);
@@ -136,5 +143,6 @@ function toSession(row: SessionRow): McpSession {
     principal: row.principal,
     channelId: row.channel_id,
     protocolVersion: row.protocol_version,
+    ...(row.log_level ? { logLevel: row.log_level as LogLevel } : {}),
   };
 }

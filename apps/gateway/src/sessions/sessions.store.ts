@@ -12,6 +12,7 @@ export interface SessionRow {
   expires_at: Date;
   last_seen_at: Date;
   ended_at: Date | null;
+  log_level: string | null;
 }
 
 const PURGE_BATCH = 1000;
@@ -21,7 +22,7 @@ const PURGE_BATCH = 1000;
 export class SessionsStore {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insert(session: Omit<SessionRow, 'last_seen_at' | 'ended_at'> & { client_info: unknown }): Promise<void> {
+  async insert(session: Omit<SessionRow, 'last_seen_at' | 'ended_at' | 'log_level'> & { client_info: unknown }): Promise<void> {
     await this.db.query(
       `INSERT INTO mcp_sessions (id, agent_id, principal, channel_id, protocol_version, client_info, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -39,7 +40,7 @@ export class SessionsStore {
 
   async find(id: string): Promise<SessionRow | undefined> {
     const [row] = await this.db.query(
-      `SELECT id, agent_id, principal, channel_id, protocol_version, expires_at, last_seen_at, ended_at
+      `SELECT id, agent_id, principal, channel_id, protocol_version, expires_at, last_seen_at, ended_at, log_level
          FROM mcp_sessions WHERE id = $1`,
       [id],
     );
@@ -51,6 +52,14 @@ export class SessionsStore {
       `UPDATE mcp_sessions SET last_seen_at = now(), expires_at = $2 WHERE id = $1 AND ended_at IS NULL`,
       [id, expiresAt],
     );
+  }
+
+  /** Set the session's log level and tell every replica's cache. */
+  async setLogLevel(id: string, level: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(`UPDATE mcp_sessions SET log_level = $2 WHERE id = $1`, [id, level]);
+      await tx.query(notifySql('session'), [id]);
+    });
   }
 
   /** True when this call ended the session (false: already ended or unknown). Tells every replica. */

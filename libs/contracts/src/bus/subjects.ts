@@ -26,6 +26,8 @@ export type BusPattern = (typeof BusPattern)[keyof typeof BusPattern];
 export const BusEvent = {
   /** message-service replicas: a reply was stored, wake local waiters. */
   ReplyStored: 'ms.replies.stored',
+  /** gateway replicas: a client cancelled a request; the replica running it stops it. */
+  CallCancelled: 'gateway.calls.cancelled',
 } as const;
 export type BusEvent = (typeof BusEvent)[keyof typeof BusEvent];
 
@@ -43,6 +45,16 @@ export const AgentInbox = {
   subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.inbox`,
   /** The durable consumer that the pods of one agent share (their queue group). */
   consumerName: (agentId: string) => `agent_${agentId.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+} as const;
+
+/** Core NATS, per call: progress and log events of one message in flight (agent -> gateway). */
+export const CallEvents = {
+  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.events`,
+} as const;
+
+/** Core NATS, fan-out to every pod of an agent: stop working on a message. */
+export const AgentCancel = {
+  subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.cancel`,
 } as const;
 
 /** Agent ids travel in subjects and URLs: keep them to a safe alphabet. */

@@ -4,11 +4,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
-import { classify, failure, type JsonRpcId } from '../protocol/json-rpc';
-import { isSupportedVersion } from '../protocol/versions';
-import { SESSION_HEADER, acceptsNeither, sendRpc } from '../transport/responder';
-import { AgentMcpHandler } from './agent-mcp.handler';
+import { classify, failure, type JsonRpcId, type JsonRpcResponse } from '../protocol/json-rpc';
+import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
+import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
+import { SseStream } from '../transport/sse-stream';
+import { AgentMcpHandler, type AgentRequestContext } from './agent-mcp.handler';
 import { AgentSurfaceCode } from './errors';
+import { ListChangedStreams } from './list-changed.streams';
 
 const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -27,6 +29,7 @@ export class AgentMcpController {
     private readonly auth: ApiKeyAuthenticator,
     private readonly sessions: SessionsService,
     private readonly handler: AgentMcpHandler,
+    private readonly listChanged: ListChangedStreams,
   ) {}
 
   @Post()
@@ -50,19 +53,13 @@ export class AgentMcpController {
       } catch {
         return send(400, null, AgentSurfaceCode.ParseError, 'Parse error: the body is not valid JSON');
       }
-      if (Array.isArray(body)) {
-        return send(400, null, AgentSurfaceCode.InvalidRequest, 'JSON-RPC batches are not supported by this endpoint');
-      }
       const version = header(req, VERSION_HEADER);
       if (version !== undefined && !isSupportedVersion(version)) {
         return send(400, null, AgentSurfaceCode.InvalidRequest, `Unsupported MCP-Protocol-Version: ${version}`);
       }
-      const classified = classify(body);
-      if (classified.kind === 'invalid') {
-        return send(400, classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`);
-      }
 
-      const isInitialize = classified.kind === 'request' && classified.message.method === 'initialize';
+      const messages = Array.isArray(body) ? body : [body];
+      const isInitialize = messages.some((m) => (m as { method?: unknown } | null)?.method === 'initialize');
       let session: McpSession | undefined;
       const sessionId = header(req, SESSION_HEADER);
       if (sessionId !== undefined && !isInitialize) {
@@ -70,18 +67,63 @@ export class AgentMcpController {
         if (!found.ok) return send(404, null, AgentSurfaceCode.InvalidRequest, `Session not found: ${found.reason}`);
         session = found.session;
       }
+      const ctx: AgentRequestContext = { agentId, principal: principal.principal, session };
+
+      if (Array.isArray(body)) {
+        const effective = version ?? session?.protocolVersion ?? DEFAULT_PROTOCOL_VERSION;
+        if (!allowsBatches(effective) || body.length === 0 || isInitialize) {
+          return send(400, null, AgentSurfaceCode.InvalidRequest, `JSON-RPC batches are not accepted here (protocol ${effective})`);
+        }
+        return this.batch(body, ctx, reply, accept);
+      }
+
+      const classified = classify(body);
+      if (classified.kind === 'invalid') {
+        return send(400, classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`);
+      }
+      if (classified.kind === 'notification') this.notification(classified.message, ctx);
       if (classified.kind !== 'request') {
         void reply.status(202).send();
         return;
       }
 
-      const handled = await this.handler.handle(classified.message, { agentId, principal: principal.principal, session });
+      const request = classified.message;
+      const disconnected = whenClientLeaves(reply);
+      if (acceptsSse(accept) && this.handler.wantsStream(request, session)) {
+        const stream = new SseStream(reply, randomUUID());
+        stream.open({}, primesStreams(session?.protocolVersion ?? version));
+        const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
+        if (handled.response) stream.send(handled.response);
+        return stream.end();
+      }
+      const handled = await this.handler.handle(request, { ...ctx, disconnected });
+      if (handled.response === null) {
+        void reply.status(204).send();
+        return;
+      }
       sendRpc(reply, accept, 200, handled.response, handled.headers);
     } catch (error) {
       const incident = randomUUID();
       this.logger.error({ msg: 'unhandled error on surface A', incident, agent_id: agentId, error: (error as Error).message });
       if (!reply.sent) send(500, null, AgentSurfaceCode.InternalError, `Internal error (incident ${incident})`);
     }
+  }
+
+  /** A server-to-client stream for the session: notifications/tools/list_changed. */
+  @Get()
+  async get(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const principal = await this.authenticate(agentId, req);
+    if (!principal.ok) return sendRpc(reply, undefined, 401, failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`));
+    if (!acceptsSse(req.headers.accept)) {
+      void reply.status(405).header('allow', 'POST, DELETE').send();
+      return;
+    }
+    const sessionId = header(req, SESSION_HEADER);
+    const found = sessionId ? await this.sessions.resume(sessionId, agentId, principal.principal.id) : undefined;
+    if (!found?.ok) {
+      return sendRpc(reply, undefined, sessionId ? 404 : 400, failure(null, AgentSurfaceCode.InvalidRequest, 'a live Mcp-Session-Id is required'));
+    }
+    this.listChanged.open(agentId, new SseStream(reply, randomUUID()), primesStreams(found.session.protocolVersion));
   }
 
   @Delete()
@@ -99,10 +141,35 @@ export class AgentMcpController {
     void reply.status(204).send();
   }
 
-  /** No server-initiated stream yet: say so, as the spec allows. */
-  @Get()
-  get(@Res() reply: FastifyReply): void {
-    void reply.status(405).header('allow', 'POST, DELETE').send();
+  /** 2025-03-26 batches: each request answered in one array; notifications only: 202. */
+  private async batch(items: unknown[], ctx: AgentRequestContext, reply: FastifyReply, accept: string | undefined): Promise<void> {
+    const responses: JsonRpcResponse[] = [];
+    await Promise.all(
+      items.map(async (item) => {
+        const classified = classify(item);
+        if (classified.kind === 'invalid') {
+          responses.push(failure(classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`));
+        } else if (classified.kind === 'notification') {
+          this.notification(classified.message, ctx);
+        } else if (classified.kind === 'request') {
+          const handled = await this.handler.handle(classified.message, ctx);
+          if (handled.response) {
+            responses.push(typeof handled.response === 'string' ? JSON.parse(handled.response) : handled.response);
+          }
+        }
+      }),
+    );
+    if (responses.length === 0) {
+      void reply.status(202).send();
+      return;
+    }
+    sendRpc(reply, accept, 200, responses);
+  }
+
+  private notification(message: { method: string; params?: Record<string, unknown> }, ctx: AgentRequestContext): void {
+    if (message.method !== 'notifications/cancelled') return;
+    const requestId = message.params?.requestId;
+    if (typeof requestId === 'string' || typeof requestId === 'number') this.handler.cancel(ctx, requestId);
   }
 
   private async authenticate(agentId: string, req: FastifyRequest) {
@@ -118,3 +185,11 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Aborts when the client closes the connection before it got its answer. */
+function whenClientLeaves(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

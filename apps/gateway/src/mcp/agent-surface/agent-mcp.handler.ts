@@ -1,32 +1,51 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { BusEvent, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
+import { BusClient } from '@mcpgw/bus';
 import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
-import { CallError } from '../../calls/call-errors';
-import { CallPipeline, type CallOutcome, type CallRequest } from '../../calls/call-pipeline.service';
+import { CallCancelledError, CallError } from '../../calls/call-errors';
+import { CallPipeline, type CallRequest, type ExecuteOptions } from '../../calls/call-pipeline.service';
 import { callTimeout } from '../../calls/call-timeout';
-import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
+import { InFlightCalls } from '../../calls/in-flight-calls.service';
+import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
-import { SessionsService, type McpSession } from '../../sessions/sessions.service';
-import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
+import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
-import { failure, rawResult, result, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
-import { SESSION_HEADER } from '../transport/responder';
+import { SessionsService, type McpSession } from '../../sessions/sessions.service';
+import { failure, rawResult, result, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
+import { decodeCursor, page } from '../protocol/pagination';
 import { SERVER_INFO, negotiateVersion } from '../protocol/versions';
+import { SESSION_HEADER } from '../transport/responder';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
+import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
 
 export interface AgentRequestContext {
   agentId: string;
   principal: ApiKeyPrincipal;
   session?: McpSession;
+  /** Set when the response is an event stream: notifications for this request go here. */
+  notify?: (notification: object) => void;
+  /** Aborted when the client goes away before its answer. */
+  disconnected?: AbortSignal;
 }
 
 export interface Handled {
-  /** An object, or JSON text when the result must go out byte for byte. */
-  response: JsonRpcResponse | string;
+  /** An object, or JSON text when the result must go out byte for byte; null: no response (cancelled). */
+  response: JsonRpcResponse | string | null;
   /** HTTP headers to add, e.g. Mcp-Session-Id after initialize. */
   headers?: Record<string, string>;
 }
 
+const TOOLS_PAGE_SIZE = 100;
+
+/** What this server offers, for initialize (and server/discover). */
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: true },
+  logging: {},
+  completions: {},
+  resources: {},
+  prompts: {},
+} as const;
 
 /** Surface A: one method, one handler. */
 @Injectable()
@@ -36,22 +55,43 @@ export class AgentMcpHandler {
     private readonly catalogue: ToolCatalogueService,
     private readonly pipeline: CallPipeline,
     private readonly idempotent: IdempotentCalls,
+    private readonly inFlight: InFlightCalls,
+    private readonly bus: BusClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
   async handle(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    const ok = (value: unknown): Handled => ({ response: result(request.id, value) });
     switch (request.method) {
       case 'initialize':
         return this.initialize(request, ctx);
       case 'ping':
-        return { response: result(request.id, {}) };
+        return ok({});
       case 'tools/list':
-        return { response: result(request.id, await this.listTools(ctx.agentId)) };
+        return this.listTools(request, ctx.agentId);
       case 'tools/call':
         return this.callTool(request, ctx);
+      case 'logging/setLevel':
+        return this.setLogLevel(request, ctx);
+      // The mock agents register tools only: valid, empty lists for the other primitives.
+      case 'resources/list':
+        return ok({ resources: [] });
+      case 'resources/templates/list':
+        return ok({ resourceTemplates: [] });
+      case 'prompts/list':
+        return ok({ prompts: [] });
+      case 'completion/complete':
+        return ok({ completion: { values: [], total: 0, hasMore: false } });
       default:
         return { response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`) };
     }
+  }
+
+  /** A request that may stream: tools/call with a progress token, or with a log level set. */
+  wantsStream(request: JsonRpcRequest, session: McpSession | undefined): boolean {
+    if (request.method !== 'tools/call') return false;
+    const meta = (request.params?._meta ?? {}) as Record<string, unknown>;
+    return meta.progressToken !== undefined || session?.logLevel !== undefined;
   }
 
   private async initialize(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -62,16 +102,28 @@ export class AgentMcpHandler {
       headers: { [SESSION_HEADER]: session.id },
       response: result(request.id, {
         protocolVersion,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: SERVER_CAPABILITIES,
         serverInfo: SERVER_INFO,
         instructions: `Tools of agent ${ctx.agentId}. Calls in one session share one conversation.`,
       }),
     };
   }
 
-  private async listTools(agentId: string) {
+  private async listTools(request: JsonRpcRequest, agentId: string): Promise<Handled> {
+    const offset = decodeCursor(request.params?.cursor);
+    if (offset === undefined) return { response: failure(request.id, AgentSurfaceCode.InvalidParams, 'Invalid cursor') };
     const { tools } = await this.catalogue.forAgent(agentId);
-    return { tools: tools.map(toMcpTool) };
+    const { items, nextCursor } = page(tools, offset, TOOLS_PAGE_SIZE);
+    return { response: result(request.id, { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) }) };
+  }
+
+  private async setLogLevel(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    const level = request.params?.level;
+    if (!LOG_LEVELS.includes(level as LogLevel)) {
+      return { response: failure(request.id, AgentSurfaceCode.InvalidParams, `level must be one of ${LOG_LEVELS.join(', ')}`) };
+    }
+    if (ctx.session) await this.sessions.setLogLevel(ctx.session, level as LogLevel);
+    return { response: result(request.id, {}) };
   }
 
   private async callTool(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -95,36 +147,38 @@ export class AgentMcpHandler {
       channelId: ctx.session?.channelId,
       timeoutMs: callTimeout(params._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
     };
+    const running = this.inFlight.begin(InFlightCalls.key(call.callerId, ctx.session?.id, request.id));
+    const signals = [running.signal, ...(ctx.disconnected ? [ctx.disconnected] : [])];
+    const options: ExecuteOptions = {
+      signal: AbortSignal.any(signals),
+      ...(ctx.notify
+        ? { onEvent: eventRelay(progressTokenOf(params._meta), ctx.session?.logLevel, ctx.notify) }
+        : {}),
+    };
     try {
-      if (!keyed.key) return { response: result(request.id, toCallResult(await this.pipeline.call(call))) };
-      const { resultText, replayed } = await this.idempotent.run(call, keyed.key, (outcome) =>
-        JSON.stringify(toCallResult(outcome)),
-      );
+      if (!keyed.key) return { response: result(request.id, toCallResult(await this.pipeline.call(call, options))) };
+      const render = (outcome: Parameters<typeof toCallResult>[0]) => JSON.stringify(toCallResult(outcome));
+      const { resultText, replayed } = await this.idempotent.run(call, keyed.key, render, options);
       if (!replayed) return { response: rawResult(request.id, resultText) };
       return { response: rawResult(request.id, markReplay(resultText)), headers: { [REPLAYED_HEADER]: 'true' } };
     } catch (error) {
+      if (error instanceof CallCancelledError) return { response: null };
       if (!(error instanceof CallError)) throw error;
       const { code, message, data } = agentSurfaceError(error);
       return { response: failure(request.id, code, message, data) };
+    } finally {
+      running.end();
     }
+  }
+
+  /** notifications/cancelled: stop the request here, or on whichever replica runs it. */
+  cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
+    const key = InFlightCalls.key(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
+    if (!this.inFlight.cancel(key)) this.bus.publish(BusEvent.CallCancelled, { key });
   }
 }
 
-function toCallResult(outcome: CallOutcome) {
-  return {
-    content: outcome.content,
-    ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}),
-    ...(outcome.isError ? { isError: true } : {}),
-  };
-}
-
-function toMcpTool({ definition }: CatalogueTool) {
-  return {
-    name: definition.name,
-    ...(definition.title ? { title: definition.title } : {}),
-    description: definition.description,
-    inputSchema: definition.input_schema,
-    ...(definition.output_schema ? { outputSchema: definition.output_schema } : {}),
-    ...(definition.annotations ? { annotations: definition.annotations } : {}),
-  };
+function progressTokenOf(meta: unknown): string | number | undefined {
+  const token = (meta as { progressToken?: unknown } | undefined)?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }

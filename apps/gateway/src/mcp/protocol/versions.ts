@@ -18,4 +18,14 @@ export function isSupportedVersion(version: string): boolean {
   return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version);
 }
 
+/** Only 2025-03-26 allowed JSON-RPC batches (2025-06-18 removed them). */
+export function allowsBatches(version: string): boolean {
+  return version === '2025-03-26';
+}
+
+/** From 2025-11-25 on, SSE streams open with a priming event (an event id, empty data). */
+export function primesStreams(version: string | undefined): boolean {
+  return version !== undefined && version >= '2025-11-25';
+}
+
 export const SERVER_INFO = { name: 'mcp-agent-gateway', version: '0.1.0' } as const;

@@ -33,6 +33,11 @@ export function acceptsNeither(accept: string | undefined): boolean {
   return !/application\/json|text\/event-stream|\*\/\*|application\/\*/i.test(accept);
 }
 
+/** The client accepts an event stream (it may accept JSON too). */
+export function acceptsSse(accept: string | undefined): boolean {
+  return !!accept && /text\/event-stream|\*\/\*/i.test(accept);
+}
+
 function wantsOnlySse(accept: string | undefined): boolean {
   return !!accept && /text\/event-stream/i.test(accept) && !/application\/json|\*\/\*|application\/\*/i.test(accept);
 }

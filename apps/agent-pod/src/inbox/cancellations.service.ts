@@ -1,0 +1,67 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { AgentCancel, CancelRequest, parseAs } from '@mcpgw/contracts';
+import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, type BusOptions } from '@mcpgw/bus';
+import type { NatsConnection, Subscription } from 'nats';
+import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { RecentlySeen } from './recently-seen';
+
+/** The reason an aborted skill gives when its caller cancelled it. */
+export class CallCancelledError extends Error {
+  constructor(readonly messageId: string) {
+    super(`call ${messageId} was cancelled`);
+  }
+}
+
+/**
+ * Cancel requests for this agent's messages. Every pod hears every cancel (a
+ * fan-out subscription); the pod running the message aborts its skill. A cancel
+ * that arrives before its message is remembered, so the message is dropped.
+ */
+@Injectable()
+export class CancellationsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CancellationsService.name);
+  private readonly running = new Map<string, AbortController>();
+  private readonly cancelledEarly = new RecentlySeen(10_000);
+  private subscription?: Subscription;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.subscription = this.nc.subscribe(AgentCancel.subject(this.bus.prefix, this.env.AGENT_ID), {
+      callback: (err, msg) => {
+        if (err) return;
+        const parsed = parseAs(CancelRequest, decodeJson(msg.data));
+        if (parsed.ok) this.cancel(parsed.value.message_id, parsed.value.reason);
+      },
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  /** A signal that aborts when the message is cancelled; `done` forgets it. */
+  track(messageId: string): { signal: AbortSignal; cancelled: boolean; done(): void } {
+    const controller = new AbortController();
+    if (this.cancelledEarly.has(messageId)) controller.abort(new CallCancelledError(messageId));
+    this.running.set(messageId, controller);
+    return {
+      signal: controller.signal,
+      get cancelled() {
+        return controller.signal.reason instanceof CallCancelledError;
+      },
+      done: () => void this.running.delete(messageId),
+    };
+  }
+
+  private cancel(messageId: string, reason?: string): void {
+    const controller = this.running.get(messageId);
+    if (!controller) return this.cancelledEarly.add(messageId);
+    this.logger.log({ msg: 'cancelling', message_id: messageId, reason });
+    controller.abort(new CallCancelledError(messageId));
+  }
+}

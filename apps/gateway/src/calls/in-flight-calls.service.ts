@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * The calls this replica is running, by the key a client can cancel them with
+ * (caller, session, JSON-RPC request id). A cancel that arrives at another
+ * replica reaches this one through a fan-out bus event (calls-ms.controller.ts).
+ */
+@Injectable()
+export class InFlightCalls {
+  private readonly running = new Map<string, AbortController>();
+
+  static key(callerId: string, sessionId: string | undefined, requestId: string | number): string {
+    return `${callerId}|${sessionId ?? '-'}|${JSON.stringify(requestId)}`;
+  }
+
+  begin(key: string): { signal: AbortSignal; end(): void } {
+    const controller = new AbortController();
+    this.running.set(key, controller);
+    return {
+      signal: controller.signal,
+      end: () => {
+        if (this.running.get(key) === controller) this.running.delete(key);
+      },
+    };
+  }
+
+  /** True when the call runs here (and is now cancelled). */
+  cancel(key: string): boolean {
+    const controller = this.running.get(key);
+    if (!controller) return false;
+    controller.abort();
+    this.running.delete(key);
+    return true;
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { CacheInvalidationService } from '../../cache/cache-invalidation.service';
+import type { SseStream } from '../transport/sse-stream';
+
+const KEEP_ALIVE_MS = 25_000;
+
+/**
+ * The GET streams of surface A, by agent. When an agent's tools change (a pod
+ * registers; heard on every replica through PostgreSQL NOTIFY), each open
+ * stream of that agent gets `notifications/tools/list_changed`.
+ */
+@Injectable()
+export class ListChangedStreams implements OnApplicationShutdown {
+  private readonly streams = new Map<string, Set<SseStream>>();
+  private readonly keepAlive = setInterval(() => this.each(undefined, (s) => s.keepAlive()), KEEP_ALIVE_MS).unref();
+
+  constructor(invalidation: CacheInvalidationService) {
+    invalidation.on('agent', (agentId) =>
+      this.each(agentId, (stream) => stream.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })),
+    );
+  }
+
+  open(agentId: string, stream: SseStream, priming: boolean): void {
+    stream.open({}, priming);
+    const set = this.streams.get(agentId) ?? new Set<SseStream>();
+    set.add(stream);
+    this.streams.set(agentId, set);
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.keepAlive);
+    this.each(undefined, (stream) => stream.end());
+  }
+
+  /** Every open stream of the agent (or of all agents), dropping closed ones. */
+  private each(agentId: string | undefined, act: (stream: SseStream) => void): void {
+    for (const [id, set] of this.streams) {
+      if (agentId && id !== agentId) continue;
+      for (const stream of set) {
+        if (stream.isClosed) set.delete(stream);
+        else act(stream);
+      }
+      if (set.size === 0) this.streams.delete(id);
+    }
+  }
+}

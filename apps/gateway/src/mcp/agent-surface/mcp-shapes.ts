@@ -1,0 +1,51 @@
+import { LOG_LEVELS, type CallEvent, type LogLevel } from '@mcpgw/contracts';
+import type { CallOutcome } from '../../calls/call-pipeline.service';
+import type { CatalogueTool } from '../../catalogue/tool-catalogue.service';
+
+/** A registered skill as an MCP tool: every field the revision defines, when set. */
+export function toMcpTool({ definition: d }: CatalogueTool) {
+  return {
+    name: d.name,
+    ...(d.title ? { title: d.title } : {}),
+    description: d.description,
+    inputSchema: d.input_schema,
+    ...(d.output_schema ? { outputSchema: d.output_schema } : {}),
+    ...(d.annotations ? { annotations: d.annotations } : {}),
+    ...(d._meta ? { _meta: d._meta } : {}),
+  };
+}
+
+/** The agent's reply as an MCP CallToolResult; content passes through intact. */
+export function toCallResult(outcome: CallOutcome) {
+  return {
+    content: outcome.content,
+    ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}),
+    ...(outcome.isError ? { isError: true } : {}),
+  };
+}
+
+/**
+ * Turns the agent's events into MCP notifications for one request: progress
+ * only with a progressToken and only when it grows (MCP requires it to
+ * increase); log lines at or above the session's level.
+ */
+export function eventRelay(
+  progressToken: string | number | undefined,
+  minLevel: LogLevel | undefined,
+  notify: (notification: object) => void,
+): (event: CallEvent) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  const threshold = LOG_LEVELS.indexOf(minLevel ?? 'debug');
+  return (event) => {
+    if (event.type === 'progress') {
+      if (progressToken === undefined || !(event.progress > last)) return;
+      last = event.progress;
+      const { progress, total, message } = event;
+      notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
+      return;
+    }
+    if (LOG_LEVELS.indexOf(event.level) < threshold) return;
+    const { level, logger, data } = event;
+    notify({ jsonrpc: '2.0', method: 'notifications/message', params: { level, logger, data } });
+  };
+}

@@ -1,0 +1,57 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * One POST's (or GET's) Server-Sent Events stream. Every event carries an id;
+ * from 2025-11-25 on, the stream opens with a priming event (an id and empty
+ * data) so a client knows where it can resume from.
+ */
+export class SseStream {
+  private sequence = 0;
+  private closed = false;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly streamId: string,
+  ) {}
+
+  open(headers: Record<string, string>, priming: boolean): void {
+    this.reply.hijack();
+    this.reply.raw.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    this.reply.raw.on('close', () => (this.closed = true));
+    if (priming) this.write(`id: ${this.nextId()}\ndata: \n\n`);
+  }
+
+  /** One JSON-RPC message (notification or response) as a `message` event. */
+  send(message: unknown): void {
+    this.write(`event: message\nid: ${this.nextId()}\ndata: ${typeof message === 'string' ? message : JSON.stringify(message)}\n\n`);
+  }
+
+  /** A comment line keeps proxies from closing an idle stream. */
+  keepAlive(): void {
+    this.write(': keep-alive\n\n');
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reply.raw.end();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private nextId(): string {
+    return `${this.streamId}-${++this.sequence}`;
+  }
+
+  private write(chunk: string): void {
+    if (!this.closed) this.reply.raw.write(chunk);
+  }
+}
