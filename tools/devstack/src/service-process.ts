@@ -51,9 +51,12 @@ export class ServiceProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** The first log line (past or future) that matches, or an error at the deadline. */
-  waitForLog(match: (line: LogLine) => boolean, timeoutMs = 15_000, what = 'log line'): Promise<LogLine> {
-    const seen = this.logs.find(match);
+  /**
+   * The first log line that matches, from line `since` on (default: all, past
+   * and future), or an error at the deadline.
+   */
+  waitForLog(match: (line: LogLine) => boolean, timeoutMs = 15_000, what = 'log line', since = 0): Promise<LogLine> {
+    const seen = this.logs.slice(since).find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -32,6 +32,7 @@ export const sleepSkill: Skill = {
       if (args.progress_every_ms !== undefined) {
         const done = Math.min(Date.now() - started, ms);
         ctx.progress(done, ms, `slept ${done} of ${ms} ms`);
+        ctx.log('info', { slept_ms: done, of_ms: ms }, 'sleep');
       }
     }
     return { content: [text(`slept ${ms} ms`)], structured: { slept_ms: ms, pod_id: ctx.podId } };

@@ -1,0 +1,215 @@
+import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** MCP protocol features through the whole path, with the official SDK client where it can speak them. */
+describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
+  let env: TestStack;
+  let mcp: McpConnection;
+  let db: Client;
+
+  const raw = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(env.mcpUrl(), {
+      method: 'POST',
+      headers: { ...JSON_AND_SSE, 'x-agent-api-key': env.apiKey, ...headers },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    env = await startTestStack({ podEnv: { LOG_LEVEL: 'debug' } });
+    mcp = await connectMcp(env.mcpUrl(), env.apiKey);
+    db = new Client({ connectionString: env.stack.settings.databaseUrl });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db?.end();
+    await mcp?.close();
+    await env?.stop();
+  });
+
+  describe('handshake of each revision', () => {
+    it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize for %s answers in that revision', async (version) => {
+      const response = await raw({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]+$/);
+      const body = await response.json();
+      expect(body.result).toMatchObject({ protocolVersion: version, serverInfo: { name: 'mcp-agent-gateway' } });
+      expect(body.result.capabilities).toMatchObject({ tools: { listChanged: true }, logging: {}, completions: {} });
+    });
+
+    it('an unknown revision gets the newest one', async () => {
+      const body = await (
+        await raw({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-01-01', capabilities: {} } })
+      ).json();
+      expect(body.result.protocolVersion).toBe('2025-11-25');
+    });
+
+    it('the official SDK client negotiates 2025-11-25', () => {
+      expect(mcp.transport.protocolVersion).toBe('2025-11-25');
+    });
+  });
+
+  describe('streaming', () => {
+    it('progress notifications arrive, increasing, before the result', async () => {
+      const seen: Progress[] = [];
+      let resultAt = 0;
+      const result = await mcp.client
+        .callTool({ name: 'sleep', arguments: { ms: 600, progress_every_ms: 100 } }, undefined, {
+          onprogress: (progress) => seen.push(progress),
+        })
+        .then((r) => ((resultAt = seen.length), r));
+      expect(result.content).toEqual([{ type: 'text', text: 'slept 600 ms' }]);
+      expect(seen.length).toBeGreaterThanOrEqual(3);
+      expect(resultAt).toBe(seen.length);
+      for (let i = 1; i < seen.length; i++) expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
+      expect(seen.at(-1)).toMatchObject({ total: 600 });
+    });
+
+    it('a slow agent that keeps reporting progress is not cut by the reply timeout', async () => {
+      const result = await mcp.client.callTool(
+        { name: 'sleep', arguments: { ms: 1_500, progress_every_ms: 100 }, _meta: { 'mcpgw/timeoutMs': 400 } },
+        undefined,
+        { onprogress: () => undefined, timeout: 10_000 },
+      );
+      expect(result.content).toEqual([{ type: 'text', text: 'slept 1500 ms' }]);
+    });
+
+    it('the same slow agent without progress is cut by it (-32003)', async () => {
+      const error = await mcp.client
+        .callTool({ name: 'sleep', arguments: { ms: 1_500 }, _meta: { 'mcpgw/timeoutMs': 400 } }, undefined, {
+          onprogress: () => undefined,
+        })
+        .catch((e: { code?: number }) => e);
+      expect(error).toMatchObject({ code: -32003 });
+    });
+
+    it('after logging/setLevel, agent log lines arrive as notifications/message at or above the level', async () => {
+      const session = await connectMcp(env.mcpUrl(), env.apiKey);
+      const lines: unknown[] = [];
+      session.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void lines.push(n.params));
+      await session.client.setLoggingLevel('info');
+      await session.client.callTool({ name: 'sleep', arguments: { ms: 300, progress_every_ms: 100 } });
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      expect(lines[0]).toMatchObject({ level: 'info', logger: 'sleep', data: { of_ms: 300 } });
+      await session.client.setLoggingLevel('error');
+      lines.length = 0;
+      await session.client.callTool({ name: 'sleep', arguments: { ms: 200, progress_every_ms: 100 } });
+      expect(lines).toEqual([]);
+      await session.close();
+    });
+  });
+
+  describe('cancellation', () => {
+    it('cancelling a tools/call stops the agent: the skill is aborted and no reply is stored', async () => {
+      const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
+      const since = pod.logs.length;
+      const controller = new AbortController();
+      const call = mcp.client
+        .callTool({ name: 'sleep', arguments: { ms: 5_000 } }, undefined, { signal: controller.signal })
+        .catch((e: Error) => e);
+      const started = await pod.waitForLog((l) => l.msg === 'skill started' && l.skill === 'sleep', 5_000, 'skill started', since);
+      controller.abort('changed my mind');
+      expect(await call).toBeInstanceOf(Error);
+      await pod.waitForLog((l) => l.msg === 'skill cancelled' && l.message_id === started.message_id, 3_000);
+      const replies = await db.query(`SELECT 1 FROM messaging.messages WHERE in_reply_to = $1`, [started.message_id]);
+      expect(replies.rowCount).toBe(0);
+      expect(pod.logs.some((l) => l.msg === 'skill answered' && l.message_id === started.message_id)).toBe(false);
+    });
+  });
+
+  describe('other methods', () => {
+    it('resources/list, resources/templates/list and prompts/list are valid empty lists', async () => {
+      expect(await mcp.client.listResources()).toMatchObject({ resources: [] });
+      expect(await mcp.client.listResourceTemplates()).toMatchObject({ resourceTemplates: [] });
+      expect(await mcp.client.listPrompts()).toMatchObject({ prompts: [] });
+    });
+
+    it('completion/complete answers an empty completion', async () => {
+      const answer = await mcp.client.complete({ ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: 'b' } });
+      expect(answer.completion).toEqual({ values: [], total: 0, hasMore: false });
+    });
+
+    it('logging/setLevel refuses an unknown level with -32602', async () => {
+      const error = await mcp.client.setLoggingLevel('loud' as never).catch((e: { code?: number }) => e);
+      expect(error).toMatchObject({ code: -32602 });
+    });
+
+    it('tools/list refuses an invalid cursor with -32602', async () => {
+      for (const cursor of ['not-a-cursor!', Buffer.from('o:x').toString('base64url'), 'AAAA']) {
+        const error = await mcp.client.listTools({ cursor }).catch((e: { code?: number }) => e);
+        expect(error).toMatchObject({ code: -32602 });
+      }
+    });
+
+    it('tools carry title, annotations, outputSchema and _meta when the agent declares them', async () => {
+      const { tools } = await mcp.client.listTools();
+      const crm = tools.find((t) => t.name === 'crm_lookup')!;
+      expect(crm).toMatchObject({
+        title: 'CRM lookup',
+        annotations: { readOnlyHint: true, openWorldHint: false },
+        outputSchema: { type: 'object' },
+        _meta: { 'mcpgw/source': 'mock-crm' },
+      });
+    });
+  });
+
+  describe('2025-03-26 batches', () => {
+    it('answers every request of a batch in one array, and nothing for its notifications', async () => {
+      const response = await raw(
+        [
+          { jsonrpc: '2.0', id: 'a', method: 'ping' },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'echo', arguments: { text: 'batched' } } },
+          { jsonrpc: '2.0', id: 'c', method: 'no/such' },
+        ],
+        { 'mcp-protocol-version': '2025-03-26' },
+      );
+      expect(response.status).toBe(200);
+      const answers = (await response.json()) as { id: string; result?: any; error?: any }[];
+      expect(answers.map((a) => a.id).sort()).toEqual(['a', 'b', 'c']);
+      expect(answers.find((a) => a.id === 'b')!.result.content).toEqual([{ type: 'text', text: 'batched' }]);
+      expect(answers.find((a) => a.id === 'c')!.error.code).toBe(-32601);
+    });
+
+    it('a batch of notifications only is 202', async () => {
+      const response = await raw([{ jsonrpc: '2.0', method: 'notifications/initialized' }], { 'mcp-protocol-version': '2025-03-26' });
+      expect(response.status).toBe(202);
+    });
+
+    it('later revisions refuse batches', async () => {
+      const response = await raw([{ jsonrpc: '2.0', id: 1, method: 'ping' }], { 'mcp-protocol-version': '2025-06-18' });
+      expect(response.status).toBe(400);
+    });
+  });
+
+  describe('the GET stream', () => {
+    it('carries notifications/tools/list_changed when the agent registers its skills again', async () => {
+      const response = await fetch(env.mcpUrl(), {
+        headers: { accept: 'text/event-stream', 'x-agent-api-key': env.apiKey, 'mcp-session-id': mcp.sessionId! },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      await env.stack.startPod({ POD_ID: 'pod-late' });
+      const deadline = Date.now() + 5_000;
+      while (!text.includes('notifications/tools/list_changed') && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+      await reader.cancel();
+      expect(text).toMatch(/^id: \S+\ndata: \n\n/); // the 2025-11-25 priming event
+      expect(text).toContain('"method":"notifications/tools/list_changed"');
+    });
+  });
+});
