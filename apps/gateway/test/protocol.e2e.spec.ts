@@ -1,5 +1,6 @@
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { request as httpRequest } from 'node:http';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -159,6 +160,34 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
         outputSchema: { type: 'object' },
         _meta: { 'mcpgw/source': 'mock-crm' },
       });
+    });
+  });
+
+  describe('DNS-rebinding protection', () => {
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+
+    it('refuses a browser Origin that is not allowed with 403, and lets local ones in', async () => {
+      const evil = await raw(ping, { origin: 'http://evil.example' });
+      expect(evil.status).toBe(403);
+      expect((await evil.json()).error.message).toContain('evil.example');
+      expect((await raw(ping, { origin: 'http://localhost:5173' })).status).toBe(200);
+    });
+
+    it('refuses a Host that is not allowed with 403, when allowed hosts are set', async () => {
+      const strict = await env.stack.startGateway({ MCP_ALLOWED_HOSTS: 'mcp.example.com' });
+      const target = new URL(`${strict.url}/${env.agentId}/mcp`);
+      const send = (host?: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            target,
+            { method: 'POST', headers: { ...JSON_AND_SSE, 'x-agent-api-key': env.apiKey, ...(host ? { host } : {}) } },
+            (res) => (res.resume(), resolve(res.statusCode!)),
+          );
+          req.on('error', reject);
+          req.end(JSON.stringify(ping));
+        });
+      expect(await send()).toBe(403);
+      expect(await send('mcp.example.com')).toBe(200);
     });
   });
 

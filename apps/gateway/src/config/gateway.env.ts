@@ -27,6 +27,14 @@ export class GatewaySettings {
   @Min(1024)
   MCP_MAX_BODY_BYTES: number = 1_048_576;
 
+  /** Origins browsers may call the MCP endpoints from (comma list; `*` any; `:*` any port). */
+  @IsString()
+  MCP_ALLOWED_ORIGINS: string = 'http://localhost:*,http://127.0.0.1:*,http://[::1]:*,https://localhost:*';
+
+  /** Host headers accepted on the MCP endpoints (comma list); empty: any. */
+  @IsString()
+  MCP_ALLOWED_HOSTS: string = '';
+
   /** How long an idempotency key is remembered. */
   @IsInt()
   @Min(1)

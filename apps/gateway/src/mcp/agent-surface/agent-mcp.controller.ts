@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, UseGuards, Delete, Get, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -7,6 +7,7 @@ import { SessionsService, type McpSession } from '../../sessions/sessions.servic
 import { classify, failure, type JsonRpcId, type JsonRpcResponse } from '../protocol/json-rpc';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
 import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
+import { OriginGuard } from '../transport/origin.guard';
 import { SseStream } from '../transport/sse-stream';
 import { AgentMcpHandler, type AgentRequestContext } from './agent-mcp.handler';
 import { AgentSurfaceCode } from './errors';
@@ -22,6 +23,7 @@ const VERSION_HEADER = 'mcp-protocol-version';
  * id is never a credential.
  */
 @Controller(':agentId/mcp')
+@UseGuards(OriginGuard)
 export class AgentMcpController {
   private readonly logger = new Logger(AgentMcpController.name);
 

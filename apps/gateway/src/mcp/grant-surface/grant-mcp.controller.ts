@@ -1,9 +1,10 @@
-import { Controller, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, UseGuards, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { RuntimeGrantAuthenticator } from '../../grants/runtime-grant-authenticator.service';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { JsonRpcCode, failure, rawResult, result, type JsonRpcId } from '../protocol/json-rpc';
+import { OriginGuard } from '../transport/origin.guard';
 import { GrantSurfaceError } from './errors';
 import { GrantMcpHandler } from './grant-mcp.handler';
 import { parseGrantRequest } from './grant-request';
@@ -17,6 +18,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  * (The body size limit is enforced while the body streams in: see main.ts.)
  */
 @Controller('workspaces/:workspaceId/agents/:agentId/mcp/http')
+@UseGuards(OriginGuard)
 export class GrantMcpController {
   private readonly logger = new Logger(GrantMcpController.name);
 

@@ -23,7 +23,9 @@ export class McpHttpErrorFilter implements ExceptionFilter {
         ? 'the request body is larger than this gateway accepts'
         : status === 404
           ? `${request.method} is not supported on this endpoint`
-          : 'internal error';
+          : status === 403
+            ? (error as HttpException).message
+            : 'internal error';
     const code = status === 500 ? JsonRpcCode.InternalError : JsonRpcCode.InvalidRequest;
     void host
       .switchToHttp()
