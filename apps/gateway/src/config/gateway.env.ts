@@ -35,6 +35,13 @@ export class GatewaySettings {
   @IsString()
   MCP_ALLOWED_HOSTS: string = '';
 
+  /**
+   * Signs 2026-07-28 conversation handles (at least 32 characters; the same on
+   * every replica). Unset: a random one per process.
+   */
+  @IsString()
+  CONVERSATION_HANDLE_SECRET: string = '';
+
   /** How long an idempotency key is remembered. */
   @IsInt()
   @Min(1)

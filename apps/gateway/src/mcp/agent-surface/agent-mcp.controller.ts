@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
-import { classify, failure, type JsonRpcId, type JsonRpcResponse } from '../protocol/json-rpc';
+import { classify, failure, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
+import { checkStatelessRequest, isStatelessRequest } from '../protocol/stateless';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
 import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
 import { OriginGuard } from '../transport/origin.guard';
@@ -56,6 +57,9 @@ export class AgentMcpController {
         return send(400, null, AgentSurfaceCode.ParseError, 'Parse error: the body is not valid JSON');
       }
       const version = header(req, VERSION_HEADER);
+      if (!Array.isArray(body) && isStatelessRequest(body, version)) {
+        return this.stateless(body, req, reply, { agentId, principal: principal.principal });
+      }
       if (version !== undefined && !isSupportedVersion(version)) {
         return send(400, null, AgentSurfaceCode.InvalidRequest, `Unsupported MCP-Protocol-Version: ${version}`);
       }
@@ -89,26 +93,61 @@ export class AgentMcpController {
         return;
       }
 
-      const request = classified.message;
-      const disconnected = whenClientLeaves(reply);
-      if (acceptsSse(accept) && this.handler.wantsStream(request, session)) {
-        const stream = new SseStream(reply, randomUUID());
-        stream.open({}, primesStreams(session?.protocolVersion ?? version));
-        const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
-        if (handled.response) stream.send(handled.response);
-        return stream.end();
-      }
-      const handled = await this.handler.handle(request, { ...ctx, disconnected });
-      if (handled.response === null) {
-        void reply.status(204).send();
-        return;
-      }
-      sendRpc(reply, accept, 200, handled.response, handled.headers);
+      await this.respond(classified.message, ctx, req, reply, primesStreams(session?.protocolVersion ?? version));
     } catch (error) {
       const incident = randomUUID();
       this.logger.error({ msg: 'unhandled error on surface A', incident, agent_id: agentId, error: (error as Error).message });
       if (!reply.sent) send(500, null, AgentSurfaceCode.InternalError, `Internal error (incident ${incident})`);
     }
+  }
+
+  /** One request, answered as JSON, or as an event stream when it streams notifications. */
+  private async respond(
+    request: JsonRpcRequest,
+    ctx: AgentRequestContext,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    priming: boolean,
+  ): Promise<void> {
+    const accept = req.headers.accept;
+    const disconnected = whenClientLeaves(reply);
+    if (acceptsSse(accept) && this.handler.wantsStream(request, ctx)) {
+      const stream = new SseStream(reply, randomUUID());
+      stream.open({}, priming);
+      const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
+      if (handled.response) stream.send(handled.response);
+      return stream.end();
+    }
+    const handled = await this.handler.handle(request, { ...ctx, disconnected });
+    if (handled.response === null) {
+      void reply.status(204).send();
+      return;
+    }
+    // 2026-07-28 answers an unknown method with HTTP 404.
+    const unknownMethod = typeof handled.response === 'object' && 'error' in handled.response && handled.response.error.code === -32601;
+    sendRpc(reply, accept, ctx.stateless && unknownMethod ? 404 : 200, handled.response, handled.headers);
+  }
+
+  /** 2026-07-28: no handshake, no session; every request carries what it needs in `_meta`. */
+  private async stateless(
+    body: unknown,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    ctx: AgentRequestContext,
+  ): Promise<void> {
+    const accept = req.headers.accept;
+    const classified = classify(body);
+    if (classified.kind === 'invalid') {
+      return sendRpc(reply, accept, 400, failure(classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`));
+    }
+    if (classified.kind !== 'request') {
+      if (classified.kind === 'notification') this.notification(classified.message, ctx);
+      void reply.status(202).send();
+      return;
+    }
+    const check = checkStatelessRequest(classified.message, header(req, VERSION_HEADER), header(req, 'mcp-method'));
+    if (!check.ok) return sendRpc(reply, accept, check.status, failure(check.id, check.code, check.message, check.data));
+    await this.respond(classified.message, { ...ctx, stateless: { logLevel: check.logLevel } }, req, reply, false);
   }
 
   /** A server-to-client stream for the session: notifications/tools/list_changed. */

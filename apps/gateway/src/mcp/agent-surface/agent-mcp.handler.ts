@@ -3,7 +3,7 @@ import { BusEvent, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
 import { CallCancelledError, CallError } from '../../calls/call-errors';
-import { CallPipeline, type CallRequest, type ExecuteOptions } from '../../calls/call-pipeline.service';
+import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions } from '../../calls/call-pipeline.service';
 import { callTimeout } from '../../calls/call-timeout';
 import { InFlightCalls } from '../../calls/in-flight-calls.service';
 import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
@@ -11,10 +11,12 @@ import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
 import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
+import { CONVERSATION_META_KEY, ConversationHandles } from '../../sessions/conversation-handles';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import { failure, rawResult, result, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
 import { decodeCursor, page } from '../protocol/pagination';
-import { SERVER_INFO, negotiateVersion } from '../protocol/versions';
+import { StatelessMeta } from '../protocol/stateless';
+import { ALL_PROTOCOL_VERSIONS, SERVER_INFO, negotiateVersion } from '../protocol/versions';
 import { SESSION_HEADER } from '../transport/responder';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
 import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
@@ -27,6 +29,8 @@ export interface AgentRequestContext {
   notify?: (notification: object) => void;
   /** Aborted when the client goes away before its answer. */
   disconnected?: AbortSignal;
+  /** Set for a 2026-07-28 request: no session; results carry resultType; conversations by handle. */
+  stateless?: { logLevel?: LogLevel };
 }
 
 export interface Handled {
@@ -57,18 +61,21 @@ export class AgentMcpHandler {
     private readonly idempotent: IdempotentCalls,
     private readonly inFlight: InFlightCalls,
     private readonly bus: BusClient,
+    private readonly conversations: ConversationHandles,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
   async handle(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
-    const ok = (value: unknown): Handled => ({ response: result(request.id, value) });
+    const ok = (value: object): Handled => ({ response: result(request.id, complete(ctx, value)) });
     switch (request.method) {
+      case 'server/discover':
+        return ok(discovery(ctx.agentId));
       case 'initialize':
         return this.initialize(request, ctx);
       case 'ping':
         return ok({});
       case 'tools/list':
-        return this.listTools(request, ctx.agentId);
+        return this.listTools(request, ctx);
       case 'tools/call':
         return this.callTool(request, ctx);
       case 'logging/setLevel':
@@ -88,10 +95,10 @@ export class AgentMcpHandler {
   }
 
   /** A request that may stream: tools/call with a progress token, or with a log level set. */
-  wantsStream(request: JsonRpcRequest, session: McpSession | undefined): boolean {
+  wantsStream(request: JsonRpcRequest, ctx: Pick<AgentRequestContext, 'session' | 'stateless'>): boolean {
     if (request.method !== 'tools/call') return false;
     const meta = (request.params?._meta ?? {}) as Record<string, unknown>;
-    return meta.progressToken !== undefined || session?.logLevel !== undefined;
+    return meta.progressToken !== undefined || (ctx.stateless?.logLevel ?? ctx.session?.logLevel) !== undefined;
   }
 
   private async initialize(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -109,12 +116,14 @@ export class AgentMcpHandler {
     };
   }
 
-  private async listTools(request: JsonRpcRequest, agentId: string): Promise<Handled> {
+  private async listTools(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const offset = decodeCursor(request.params?.cursor);
     if (offset === undefined) return { response: failure(request.id, AgentSurfaceCode.InvalidParams, 'Invalid cursor') };
-    const { tools } = await this.catalogue.forAgent(agentId);
+    const { tools } = await this.catalogue.forAgent(ctx.agentId);
     const { items, nextCursor } = page(tools, offset, TOOLS_PAGE_SIZE);
-    return { response: result(request.id, { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) }) };
+    const listed = { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) };
+    // 2026-07-28 lists are cacheable: this one is the agent's, for this key only.
+    return { response: result(request.id, complete(ctx, ctx.stateless ? { ...listed, ttlMs: 0, cacheScope: 'private' } : listed)) };
   }
 
   private async setLogLevel(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -139,25 +148,40 @@ export class AgentMcpHandler {
     const keyed = takeIdempotencyKey(args as Record<string, unknown>);
     if (!keyed.ok) return invalid(keyed.problem);
 
+    const callerId = `apikey:${ctx.principal.id}`;
+    let channelId = ctx.session?.channelId;
+    const handle = (params._meta as Record<string, unknown> | undefined)?.[CONVERSATION_META_KEY];
+    if (ctx.stateless && handle !== undefined) {
+      channelId = this.conversations.channelOf(handle, ctx.agentId, callerId);
+      if (!channelId) return invalid(`_meta["${CONVERSATION_META_KEY}"] is not a conversation handle of this agent and key`);
+    }
     const call: CallRequest = {
       agentId: ctx.agentId,
-      callerId: `apikey:${ctx.principal.id}`,
+      callerId,
       tool: params.name,
       arguments: keyed.arguments,
-      channelId: ctx.session?.channelId,
+      channelId,
       timeoutMs: callTimeout(params._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
     };
+    // A stateless result names its conversation, so the client can continue it.
+    const shape = (outcome: CallOutcome) =>
+      ctx.stateless
+        ? complete(ctx, {
+            ...toCallResult(outcome),
+            _meta: { [CONVERSATION_META_KEY]: this.conversations.mint(outcome.channelId, ctx.agentId, callerId) },
+          })
+        : toCallResult(outcome);
     const running = this.inFlight.begin(InFlightCalls.key(call.callerId, ctx.session?.id, request.id));
     const signals = [running.signal, ...(ctx.disconnected ? [ctx.disconnected] : [])];
     const options: ExecuteOptions = {
       signal: AbortSignal.any(signals),
       ...(ctx.notify
-        ? { onEvent: eventRelay(progressTokenOf(params._meta), ctx.session?.logLevel, ctx.notify) }
+        ? { onEvent: eventRelay(progressTokenOf(params._meta), ctx.stateless?.logLevel ?? ctx.session?.logLevel, ctx.notify) }
         : {}),
     };
     try {
-      if (!keyed.key) return { response: result(request.id, toCallResult(await this.pipeline.call(call, options))) };
-      const render = (outcome: Parameters<typeof toCallResult>[0]) => JSON.stringify(toCallResult(outcome));
+      if (!keyed.key) return { response: result(request.id, shape(await this.pipeline.call(call, options))) };
+      const render = (outcome: CallOutcome) => JSON.stringify(shape(outcome));
       const { resultText, replayed } = await this.idempotent.run(call, keyed.key, render, options);
       if (!replayed) return { response: rawResult(request.id, resultText) };
       return { response: rawResult(request.id, markReplay(resultText)), headers: { [REPLAYED_HEADER]: 'true' } };
@@ -176,6 +200,24 @@ export class AgentMcpHandler {
     const key = InFlightCalls.key(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
     if (!this.inFlight.cancel(key)) this.bus.publish(BusEvent.CallCancelled, { key });
   }
+}
+
+/** 2026-07-28 results say they are complete (no further input is required). */
+function complete<T extends object>(ctx: AgentRequestContext, value: T): T {
+  return ctx.stateless ? { resultType: 'complete', ...value } : value;
+}
+
+/** server/discover (2026-07-28): versions, capabilities and identity, cacheable by anyone. */
+function discovery(agentId: string) {
+  return {
+    supportedVersions: ALL_PROTOCOL_VERSIONS,
+    capabilities: { tools: {}, completions: {}, resources: {}, prompts: {} },
+    serverInfo: SERVER_INFO,
+    instructions: `Tools of agent ${agentId}. To continue a conversation, send back _meta["${CONVERSATION_META_KEY}"] from a tools/call result.`,
+    ttlMs: 60_000,
+    cacheScope: 'public',
+    _meta: { [StatelessMeta.serverInfo]: SERVER_INFO },
+  };
 }
 
 function progressTokenOf(meta: unknown): string | number | undefined {

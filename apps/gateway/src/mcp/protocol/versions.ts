@@ -1,9 +1,15 @@
 /**
- * MCP protocol revisions this gateway speaks, newest first. `initialize`
- * answers with the client's version when supported, else our newest.
- * (2026-07-28, the stateless revision, arrives with the protocol-fidelity work.)
+ * MCP protocol revisions this gateway speaks with sessions (the `initialize`
+ * handshake), newest first. `initialize` answers with the client's version
+ * when supported, else our newest.
  */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+
+/** The stateless revision: no handshake, no sessions, `_meta` on every request. */
+export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
+
+/** Every revision, for server/discover. */
+export const ALL_PROTOCOL_VERSIONS = [STATELESS_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 /** What a request without MCP-Protocol-Version is taken to speak (spec, 2025-06-18). */
 export const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
@@ -15,7 +21,7 @@ export function negotiateVersion(requested: unknown): string {
 }
 
 export function isSupportedVersion(version: string): boolean {
-  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version);
+  return (ALL_PROTOCOL_VERSIONS as readonly string[]).includes(version);
 }
 
 /** Only 2025-03-26 allowed JSON-RPC batches (2025-06-18 removed them). */
