@@ -141,9 +141,10 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       await env.stack.admin('agent', 'create', '--id', 'other-agent', '--workspace', 'demo');
       const agents = await env.stack.admin<{ id: string; tools: number }[]>('agent', 'list');
       expect(agents).toEqual([
-        expect.objectContaining({ id: 'demo-agent', tools: 8 }),
+        expect.objectContaining({ id: 'demo-agent', tools: expect.any(Number) }),
         expect.objectContaining({ id: 'other-agent', tools: 0 }),
       ]);
+      expect(agents[0].tools).toBeGreaterThanOrEqual(8);
       const other = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', 'other-agent');
       const onOther = await post(ping, {}, env.mcpUrl(0, 'other-agent'));
       expect(onOther.status).toBe(401);

@@ -1,4 +1,5 @@
 import type { Skill } from './skill';
+import { CONFORMANCE_SKILLS } from './conformance.skills';
 import { counterSkill } from './counter.skill';
 import { crmLookupSkill } from './crm-lookup.skill';
 import { echoSkill } from './echo.skill';
@@ -18,6 +19,7 @@ export const MOCK_AGENT_SKILLS: readonly Skill[] = [
   recallSkill,
   counterSkill,
   crmLookupSkill,
+  ...CONFORMANCE_SKILLS,
 ];
 
 export function skillsByName(skills: readonly Skill[]): Map<string, Skill> {
