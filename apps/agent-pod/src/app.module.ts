@@ -10,6 +10,10 @@ import { CallEventsPublisher } from './replies/call-events.publisher';
 import { SkillRunner } from './inbox/skill-runner';
 import { RegistrationService } from './registration/registration.service';
 import { ReplierService } from './replies/replier.service';
+import { conformancePrompts } from './prompts/conformance.prompts';
+import { PROMPTS } from './prompts/prompts';
+import { conformanceResources } from './resources/conformance.resources';
+import { RESOURCES } from './resources/resources';
 import { SKILLS } from './skills/skill';
 import { MOCK_AGENT_SKILLS } from './skills/skills';
 
@@ -17,6 +21,8 @@ import { MOCK_AGENT_SKILLS } from './skills/skills';
 @Module({
   providers: [
     { provide: SKILLS, useValue: MOCK_AGENT_SKILLS },
+    { provide: RESOURCES, useValue: conformanceResources },
+    { provide: PROMPTS, useValue: conformancePrompts },
     RegistrationService,
     ReplierService,
     CallEventsPublisher,

@@ -128,10 +128,22 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
   });
 
   describe('other methods', () => {
-    it('resources/list, resources/templates/list and prompts/list are valid empty lists', async () => {
-      expect(await mcp.client.listResources()).toMatchObject({ resources: [] });
-      expect(await mcp.client.listResourceTemplates()).toMatchObject({ resourceTemplates: [] });
-      expect(await mcp.client.listPrompts()).toMatchObject({ prompts: [] });
+    it("lists the agent's resources, templates and prompts, and reads and renders them through the agent", async () => {
+      expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain('test://static-text');
+      expect((await mcp.client.listResourceTemplates()).resourceTemplates[0]).toMatchObject({ uriTemplate: 'test://template/{id}/data' });
+      expect((await mcp.client.listPrompts()).prompts.map((p) => p.name)).toContain('test_prompt_with_arguments');
+      const read = await mcp.client.readResource({ uri: 'test://template/42/data' });
+      expect(JSON.parse(String(read.contents[0].text))).toMatchObject({ id: '42', templateTest: true });
+      const prompt = await mcp.client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
+      expect(prompt.messages[0].content).toEqual({ type: 'text', text: "Prompt with arguments: arg1='a', arg2='b'" });
+    });
+
+    it('an unknown resource is -32002, an unknown prompt or a missing argument -32602', async () => {
+      expect(await mcp.client.readResource({ uri: 'test://nope' }).catch((e: { code?: number }) => e)).toMatchObject({ code: -32002 });
+      expect(await mcp.client.getPrompt({ name: 'nope' }).catch((e: { code?: number }) => e)).toMatchObject({ code: -32602 });
+      expect(
+        await mcp.client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a' } }).catch((e: { code?: number }) => e),
+      ).toMatchObject({ code: -32602 });
     });
 
     it('completion/complete answers an empty completion', async () => {

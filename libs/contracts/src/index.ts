@@ -7,4 +7,5 @@ export * from './envelopes/agent-reply';
 export * from './envelopes/call-events';
 export * from './envelopes/validate';
 export * from './skills/skill-definition';
+export * from './skills/catalogue-definitions';
 export * from './errors';

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { ChatMessage } from '@mcpgw/contracts';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { PROMPTS, type PromptProvider } from '../prompts/prompts';
 import { CallEventsPublisher } from '../replies/call-events.publisher';
+import { RESOURCES, type ResourceProvider } from '../resources/resources';
 import { ReplierService } from '../replies/replier.service';
 import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
 import { skillsByName } from '../skills/skills';
@@ -20,6 +22,8 @@ export class SkillRunner implements OnApplicationShutdown {
     private readonly replier: ReplierService,
     private readonly events: CallEventsPublisher,
     private readonly cancellations: CancellationsService,
+    @Inject(RESOURCES) private readonly resources: ResourceProvider,
+    @Inject(PROMPTS) private readonly prompts: PromptProvider,
   ) {
     this.skills = skillsByName(skills);
   }
@@ -50,6 +54,8 @@ export class SkillRunner implements OnApplicationShutdown {
   }
 
   private async run(message: ChatMessage, signal: AbortSignal): Promise<SkillOutput> {
+    if (message.resource_read) return this.readResource(message.resource_read.uri);
+    if (message.prompt_get) return this.getPrompt(message.prompt_get.name, message.prompt_get.arguments);
     const call = message.tool_call;
     const skill = call && this.skills.get(call.name);
     if (!call || !skill) {
@@ -71,5 +77,19 @@ export class SkillRunner implements OnApplicationShutdown {
       if (signal.aborted) throw signal.reason;
       return { content: [text(`${call.name} failed: ${(error as Error).message}`)], isError: true };
     }
+  }
+
+  /** resources/read: the contents as structured output, `{contents}`. */
+  private async readResource(uri: string): Promise<SkillOutput> {
+    const contents = await this.resources.read(uri);
+    if (!contents) return { content: [text(`no resource ${uri}`)], isError: true };
+    return { content: [], structured: { contents } };
+  }
+
+  /** prompts/get: the rendered messages as structured output, `{description?, messages}`. */
+  private async getPrompt(name: string, args: Record<string, string>): Promise<SkillOutput> {
+    const rendered = await this.prompts.get(name, args);
+    if (!rendered) return { content: [text(`no prompt ${name}`)], isError: true };
+    return { content: [], structured: rendered as unknown as Record<string, unknown> };
   }
 }

@@ -4,6 +4,8 @@ import { BusClient } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { PROMPTS, type PromptProvider } from '../prompts/prompts';
+import { RESOURCES, type ResourceProvider } from '../resources/resources';
 import { SKILLS, type Skill } from '../skills/skill';
 
 /**
@@ -20,6 +22,8 @@ export class RegistrationService implements OnApplicationBootstrap, OnApplicatio
     private readonly bus: BusClient,
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
     @Inject(SKILLS) private readonly skills: readonly Skill[],
+    @Inject(RESOURCES) private readonly resources: ResourceProvider,
+    @Inject(PROMPTS) private readonly prompts: PromptProvider,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -48,6 +52,9 @@ export class RegistrationService implements OnApplicationBootstrap, OnApplicatio
           agent_id: this.env.AGENT_ID,
           pod_id: this.env.POD_ID,
           skills: this.skills.map((skill) => skill.definition),
+          resources: this.resources.resources,
+          resource_templates: this.resources.templates,
+          prompts: this.prompts.prompts,
         });
         this.registered = true;
         this.logger.log({ msg: 'registered', agent_id: this.env.AGENT_ID, skills: registered });

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { InvalidRequestError, type SkillDefinition } from '@mcpgw/contracts';
+import {
+  InvalidRequestError,
+  type PromptDefinition,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+  type SkillDefinition,
+} from '@mcpgw/contracts';
 import { DataSource } from 'typeorm';
 import { notifySql } from '../cache/cache-invalidation.service';
 
@@ -9,6 +15,13 @@ export interface AgentRow {
   workspace_id: string;
   created_at: string;
   tools: number;
+}
+
+/** Everything but tools that an agent registers. */
+export interface AgentExtras {
+  resources: ResourceDefinition[];
+  resource_templates: ResourceTemplateDefinition[];
+  prompts: PromptDefinition[];
 }
 
 export interface ToolRow {
@@ -44,9 +57,18 @@ export class AgentsStore {
    * Make the agent's tools exactly `skills`. A tool keeps its id across
    * registrations while its name stays; dropped skills are removed.
    */
-  async replaceTools(agentId: string, workspaceId: string, skills: SkillDefinition[]): Promise<void> {
+  async replaceTools(
+    agentId: string,
+    workspaceId: string,
+    skills: SkillDefinition[],
+    extras: AgentExtras = { resources: [], resource_templates: [], prompts: [] },
+  ): Promise<void> {
     await this.db.transaction(async (tx) => {
       await upsertAgent(tx, agentId, workspaceId);
+      await tx.query(
+        `UPDATE agents SET resources = $2::jsonb, resource_templates = $3::jsonb, prompts = $4::jsonb WHERE id = $1`,
+        [agentId, JSON.stringify(extras.resources), JSON.stringify(extras.resource_templates), JSON.stringify(extras.prompts)],
+      );
       await tx.query(`DELETE FROM tools WHERE agent_id = $1 AND NOT (name = ANY($2::text[]))`, [
         agentId,
         skills.map((skill) => skill.name),
@@ -59,6 +81,11 @@ export class AgentsStore {
       );
       await tx.query(notifySql('agent'), [agentId]);
     });
+  }
+
+  async extras(agentId: string): Promise<AgentExtras> {
+    const [row] = await this.db.query(`SELECT resources, resource_templates, prompts FROM agents WHERE id = $1`, [agentId]);
+    return row ?? { resources: [], resource_templates: [], prompts: [] };
   }
 
   async tools(agentId: string): Promise<ToolRow[]> {

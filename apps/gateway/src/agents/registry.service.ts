@@ -13,7 +13,7 @@ export class RegistryService {
   async register(plain: unknown): Promise<{ registered: number }> {
     const parsed = parseAs(RegisterAgentRequest, plain);
     if (!parsed.ok) throw new InvalidRequestError('invalid registration', parsed.errors);
-    const { agent_id, workspace_id, pod_id, skills } = parsed.value;
+    const { agent_id, workspace_id, pod_id, skills, resources = [], resource_templates = [], prompts = [] } = parsed.value;
     const names = new Set<string>();
     for (const skill of skills) {
       if (names.has(skill.name)) throw new InvalidRequestError(`skill ${skill.name} is registered twice`);
@@ -24,7 +24,7 @@ export class RegistryService {
         throw new InvalidRequestError(`skill ${skill.name}: invalid input_schema: ${(error as Error).message}`);
       }
     }
-    await this.agents.replaceTools(agent_id, workspace_id, skills);
+    await this.agents.replaceTools(agent_id, workspace_id, skills, { resources, resource_templates, prompts });
     this.logger.log({ msg: 'agent registered', agent_id, workspace_id, pod_id, skills: skills.length });
     return { registered: skills.length };
   }

@@ -88,6 +88,27 @@ export class CallPipeline {
     return this.execute(await this.prepare(request), request.timeoutMs, options);
   }
 
+  /**
+   * resources/read or prompts/get: the same round trip as a tool call (a
+   * chat_message, the agent's reply); the agent answers in structured content.
+   */
+  async ask(
+    request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId' | 'timeoutMs'>,
+    body: Pick<ChatMessage, 'resource_read' | 'prompt_get'>,
+    options: ExecuteOptions = {},
+  ): Promise<AgentReply> {
+    const message: ChatMessage = {
+      type: 'chat_message',
+      id: randomUUID(),
+      channel_id: request.channelId,
+      agent_id: request.agentId,
+      sender: { kind: 'mcp_client', id: request.callerId },
+      created_at: new Date().toISOString(),
+      ...body,
+    };
+    return (await this.execute({ toolId: '', message }, request.timeoutMs, options)).reply;
+  }
+
   /** Find the tool, check the arguments, write the chat_message. No I/O but the catalogue. */
   async prepare(request: CallRequest): Promise<PreparedCall> {
     const tool = (await this.catalogue.forAgent(request.agentId)).byName.get(request.tool);

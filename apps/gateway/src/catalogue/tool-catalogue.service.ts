@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { SkillDefinition } from '@mcpgw/contracts';
-import { AgentsStore } from '../agents/agents.store';
+import { AgentsStore, type AgentExtras } from '../agents/agents.store';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { compileArgumentsValidator, type ArgumentsValidator } from './tool-validator';
 
@@ -10,7 +10,7 @@ export interface CatalogueTool {
   validate: ArgumentsValidator;
 }
 
-export interface AgentCatalogue {
+export interface AgentCatalogue extends AgentExtras {
   tools: CatalogueTool[];
   byName: Map<string, CatalogueTool>;
 }
@@ -44,13 +44,14 @@ export class ToolCatalogueService {
 
   private async load(agentId: string): Promise<AgentCatalogue> {
     const tools: CatalogueTool[] = [];
-    for (const row of await this.agents.tools(agentId)) {
+    const [rows, extras] = await Promise.all([this.agents.tools(agentId), this.agents.extras(agentId)]);
+    for (const row of rows) {
       try {
         tools.push({ id: row.id, definition: row.definition, validate: compileArgumentsValidator(row.definition.input_schema) });
       } catch (error) {
         this.logger.error(`tool ${agentId}/${row.name} has an invalid input schema: ${(error as Error).message}`);
       }
     }
-    return { tools, byName: new Map(tools.map((tool) => [tool.definition.name, tool])) };
+    return { ...extras, tools, byName: new Map(tools.map((tool) => [tool.definition.name, tool])) };
   }
 }

@@ -7,6 +7,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { AgentMcpController } from './agent-surface/agent-mcp.controller';
 import { AgentMcpHandler } from './agent-surface/agent-mcp.handler';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
+import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
@@ -15,6 +16,6 @@ import { GrantsModule } from '../grants/grants.module';
 @Module({
   imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
   controllers: [AgentMcpController, GrantMcpController],
-  providers: [AgentMcpHandler, ListChangedStreams, GrantMcpHandler],
+  providers: [AgentMcpHandler, ResourcesAndPrompts, ListChangedStreams, GrantMcpHandler],
 })
 export class McpModule {}

@@ -34,6 +34,23 @@ export class ToolCallDto {
   arguments: Record<string, unknown>;
 }
 
+/** resources/read: the agent returns `{contents: [...]}` as structured content. */
+export class ResourceReadDto {
+  @IsString()
+  @MaxLength(2048)
+  uri: string;
+}
+
+/** prompts/get: the agent returns `{description?, messages: [...]}` as structured content. */
+export class PromptGetDto {
+  @IsString()
+  @MaxLength(200)
+  name: string;
+
+  @IsObject()
+  arguments: Record<string, string>;
+}
+
 /** A file the agent may download, shaped like an A2A FilePart. */
 export class FilePartDto {
   @Equals('file')
@@ -56,7 +73,8 @@ export class FilePartDto {
 
 /**
  * `chat_message`: what an MCP client (through the gateway) or a user says to an
- * agent on a channel. A tools/call travels as `tool_call`; the sender assigns
+ * agent on a channel. A tools/call travels as `tool_call`, a resources/read as
+ * `resource_read`, a prompts/get as `prompt_get`; the sender assigns
  * `id`, so re-posting the same message is harmless.
  */
 export class ChatMessage {
@@ -89,6 +107,16 @@ export class ChatMessage {
   @ValidateNested()
   @Type(() => ToolCallDto)
   tool_call?: ToolCallDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ResourceReadDto)
+  resource_read?: ResourceReadDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PromptGetDto)
+  prompt_get?: PromptGetDto;
 
   @IsOptional()
   @IsArray()

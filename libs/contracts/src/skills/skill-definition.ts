@@ -11,6 +11,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { AGENT_ID_PATTERN } from '../bus/subjects';
+import { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from './catalogue-definitions';
 
 export const SIDE_EFFECT_CLASSES = ['read', 'write', 'destructive'] as const;
 export type SideEffectClass = (typeof SIDE_EFFECT_CLASSES)[number];
@@ -86,4 +87,25 @@ export class RegisterAgentRequest {
   @ValidateNested({ each: true })
   @Type(() => SkillDefinition)
   skills: SkillDefinition[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => ResourceDefinition)
+  resources?: ResourceDefinition[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => ResourceTemplateDefinition)
+  resource_templates?: ResourceTemplateDefinition[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => PromptDefinition)
+  prompts?: PromptDefinition[];
 }

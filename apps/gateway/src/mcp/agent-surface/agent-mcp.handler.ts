@@ -20,6 +20,7 @@ import { ALL_PROTOCOL_VERSIONS, SERVER_INFO, negotiateVersion } from '../protoco
 import { SESSION_HEADER } from '../transport/responder';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
 import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
+import { ResourcesAndPrompts, type AskContext } from './resources-and-prompts';
 
 export interface AgentRequestContext {
   agentId: string;
@@ -47,7 +48,7 @@ export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   logging: {},
   completions: {},
-  resources: {},
+  resources: { subscribe: true },
   prompts: {},
 } as const;
 
@@ -62,6 +63,7 @@ export class AgentMcpHandler {
     private readonly inFlight: InFlightCalls,
     private readonly bus: BusClient,
     private readonly conversations: ConversationHandles,
+    private readonly resourcesAndPrompts: ResourcesAndPrompts,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -80,18 +82,33 @@ export class AgentMcpHandler {
         return this.callTool(request, ctx);
       case 'logging/setLevel':
         return this.setLogLevel(request, ctx);
-      // The mock agents register tools only: valid, empty lists for the other primitives.
       case 'resources/list':
-        return ok({ resources: [] });
+        return { response: await this.resourcesAndPrompts.listResources(request, this.ask(ctx)) };
       case 'resources/templates/list':
-        return ok({ resourceTemplates: [] });
+        return { response: await this.resourcesAndPrompts.listTemplates(request, this.ask(ctx)) };
+      case 'resources/read':
+        return { response: await this.resourcesAndPrompts.readResource(request, this.ask(ctx)) };
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return { response: await this.resourcesAndPrompts.subscription(request, this.ask(ctx)) };
       case 'prompts/list':
-        return ok({ prompts: [] });
+        return { response: await this.resourcesAndPrompts.listPrompts(request, this.ask(ctx)) };
+      case 'prompts/get':
+        return { response: await this.resourcesAndPrompts.getPrompt(request, this.ask(ctx)) };
       case 'completion/complete':
         return ok({ completion: { values: [], total: 0, hasMore: false } });
       default:
         return { response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`) };
     }
+  }
+
+  private ask(ctx: AgentRequestContext): AskContext {
+    return {
+      agentId: ctx.agentId,
+      callerId: `apikey:${ctx.principal.id}`,
+      channelId: ctx.session?.channelId,
+      shape: (value) => complete(ctx, value),
+    };
   }
 
   /** A request that may stream: tools/call with a progress token, or with a log level set. */

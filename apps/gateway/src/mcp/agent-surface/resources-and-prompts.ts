@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { matchesTemplate } from '@mcpgw/contracts';
+import { CallError } from '../../calls/call-errors';
+import { CallPipeline } from '../../calls/call-pipeline.service';
+import { callTimeout } from '../../calls/call-timeout';
+import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
+import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/json-rpc';
+import { failure, result } from '../protocol/json-rpc';
+import { AgentSurfaceCode, agentSurfaceError } from './errors';
+
+/** MCP's code for an unknown resource URI. */
+const RESOURCE_NOT_FOUND = -32002;
+
+export interface AskContext {
+  agentId: string;
+  callerId: string;
+  channelId?: string;
+  /** Adds resultType and the like for the revision in use. */
+  shape: <T extends object>(value: T) => T;
+}
+
+/**
+ * Resources and prompts an agent registered. Lists come from the catalogue;
+ * resources/read and prompts/get travel to the agent like a tool call does.
+ */
+@Injectable()
+export class ResourcesAndPrompts {
+  constructor(
+    private readonly catalogue: ToolCatalogueService,
+    private readonly pipeline: CallPipeline,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  async listResources(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
+    const { resources } = await this.catalogue.forAgent(ctx.agentId);
+    return result(request.id, ctx.shape({ resources }));
+  }
+
+  async listTemplates(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
+    const { resource_templates } = await this.catalogue.forAgent(ctx.agentId);
+    return result(request.id, ctx.shape({ resourceTemplates: resource_templates }));
+  }
+
+  async listPrompts(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
+    const { prompts } = await this.catalogue.forAgent(ctx.agentId);
+    return result(request.id, ctx.shape({ prompts }));
+  }
+
+  /** resources/subscribe and unsubscribe: accepted for known resources (updates are not pushed yet). */
+  async subscription(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
+    const uri = request.params?.uri;
+    if (typeof uri !== 'string') return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
+    if (!(await this.knows(ctx.agentId, uri))) return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+    return result(request.id, {});
+  }
+
+  async readResource(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
+    const uri = request.params?.uri;
+    if (typeof uri !== 'string') return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
+    if (!(await this.knows(ctx.agentId, uri))) return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+    return this.ask(request, ctx, { resource_read: { uri } }, (structured) => ({ contents: structured.contents ?? [] }));
+  }
+
+  async getPrompt(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
+    const name = request.params?.name;
+    const args = (request.params?.arguments ?? {}) as Record<string, unknown>;
+    const prompt = (await this.catalogue.forAgent(ctx.agentId)).prompts.find((p) => p.name === name);
+    if (!prompt) return failure(request.id, AgentSurfaceCode.InvalidParams, `Unknown prompt: ${String(name)} (see prompts/list)`);
+    if (typeof args !== 'object' || Object.values(args).some((v) => typeof v !== 'string')) {
+      return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.arguments must map names to strings');
+    }
+    const missing = (prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
+    if (missing.length) return failure(request.id, AgentSurfaceCode.InvalidParams, `Missing prompt arguments: ${missing.join(', ')}`);
+    return this.ask(request, ctx, { prompt_get: { name: prompt.name, arguments: args as Record<string, string> } }, (s) => s);
+  }
+
+  private async ask(
+    request: JsonRpcRequest,
+    ctx: AskContext,
+    body: Parameters<CallPipeline['ask']>[1],
+    shape: (structured: Record<string, unknown>) => object,
+  ): Promise<JsonRpcResponse> {
+    try {
+      const timeoutMs = callTimeout(request.params?._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS);
+      const reply = await this.pipeline.ask({ ...ctx, timeoutMs }, body);
+      if (reply.is_error) {
+        const text = reply.content.map((c) => c.text).filter(Boolean).join('\n') || 'the agent could not answer';
+        return failure(request.id, AgentSurfaceCode.InternalError, text);
+      }
+      return result(request.id, ctx.shape(shape(reply.structured_content ?? {})));
+    } catch (error) {
+      if (!(error instanceof CallError)) throw error;
+      const { code, message, data } = agentSurfaceError(error);
+      return failure(request.id, code, message, data);
+    }
+  }
+
+  private async knows(agentId: string, uri: string): Promise<boolean> {
+    const { resources, resource_templates } = await this.catalogue.forAgent(agentId);
+    return resources.some((r) => r.uri === uri) || resource_templates.some((t) => matchesTemplate(t.uriTemplate, uri));
+  }
+}
