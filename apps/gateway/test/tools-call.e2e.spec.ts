@@ -51,6 +51,12 @@ describe('tools through the whole path', () => {
 
     const three = await mcp.client.callTool({ name: 'web_search', arguments: { query: 'x', max_results: 3 } });
     expect((three.structuredContent as { results: unknown[] }).results).toHaveLength(3);
+    // resource_link content passes through intact.
+    expect((three.content as { type: string }[]).filter((c) => c.type === 'resource_link')).toEqual([
+      { type: 'resource_link', uri: 'https://search.example/x/1', name: 'Result 1 for x', mimeType: 'text/html' },
+      { type: 'resource_link', uri: 'https://search.example/x/2', name: 'Result 2 for x', mimeType: 'text/html' },
+      { type: 'resource_link', uri: 'https://search.example/x/3', name: 'Result 3 for x', mimeType: 'text/html' },
+    ]);
   });
 
   it('screenshot returns a real PNG as image content', async () => {

