@@ -194,9 +194,9 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       expect(response.status).toBe(404);
     });
 
-    it('GET without a session is 400; GET that does not accept an event stream is 405', async () => {
+    it('GET without a session, or that does not accept an event stream, is 405', async () => {
       const noSession = await fetch(env.mcpUrl(), { headers: { accept: 'text/event-stream', 'x-agent-api-key': env.apiKey } });
-      expect(noSession.status).toBe(400);
+      expect(noSession.status).toBe(405);
       const json = await fetch(env.mcpUrl(), { headers: { accept: 'application/json', 'x-agent-api-key': env.apiKey } });
       expect(json.status).toBe(405);
     });

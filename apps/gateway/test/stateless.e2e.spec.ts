@@ -82,7 +82,12 @@ describe('the stateless revision (2026-07-28)', () => {
     const forged = `${handle.split('.')[0]}.${'A'.repeat(43)}`;
     expect((await call('recall', {}, { 'mcpgw/conversation': forged })).body.error.code).toBe(-32602);
     const other = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', env.agentId);
-    const stolen = await post('tools/call', { name: 'recall', arguments: {}, _meta: { ...META, 'mcpgw/conversation': handle } }, {}, other.key);
+    const stolen = await post(
+      'tools/call',
+      { name: 'recall', arguments: {}, _meta: { ...META, 'mcpgw/conversation': handle } },
+      { 'mcp-name': 'recall' },
+      other.key,
+    );
     expect(stolen.body.error.code).toBe(-32602);
   });
 
@@ -105,6 +110,8 @@ describe('the stateless revision (2026-07-28)', () => {
     ['an unsupported version in _meta', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2030-01-01' } }, { 'mcp-protocol-version': '2030-01-01' }, 400, -32022],
     ['a version header that disagrees with _meta', {}, { 'mcp-protocol-version': '2025-11-25' }, 400, -32020],
     ['an Mcp-Method header that disagrees with the body', {}, { 'mcp-method': 'tools/call' }, 400, -32020],
+    ['no MCP-Protocol-Version header', {}, { 'mcp-protocol-version': '' }, 400, -32020],
+    ['no Mcp-Method header', {}, { 'mcp-method': '' }, 400, -32020],
   ])('%s is refused', async (_what, params, headers, status, code) => {
     const answer = await post('tools/list', params, headers);
     expect(answer.status).toBe(status);
@@ -113,10 +120,21 @@ describe('the stateless revision (2026-07-28)', () => {
 
   it('says which versions it supports when the requested one is not', async () => {
     const answer = await post('tools/list', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2030-01-01' } }, { 'mcp-protocol-version': '2030-01-01' });
-    expect(answer.body.error.data).toEqual({ supported: [VERSION], requested: '2030-01-01' });
+    expect(answer.body.error.data).toEqual({
+      supported: [VERSION, '2025-11-25', '2025-06-18', '2025-03-26'],
+      requested: '2030-01-01',
+    });
   });
 
-  it.each(['initialize', 'ping', 'logging/setLevel', 'no/such/method'])('%s is an unknown method: 404 -32601', async (method) => {
+  it('tools/call needs Mcp-Name to name the tool, plain or base64-encoded', async () => {
+    const params = { name: 'echo', arguments: { text: 'named' } };
+    expect((await post('tools/call', params, { 'mcp-name': 'recall' })).body.error.code).toBe(-32020);
+    expect((await post('tools/call', params, { 'mcp-name': '' })).body.error.code).toBe(-32020);
+    const encoded = `=?base64?${Buffer.from('echo').toString('base64')}?=`;
+    expect((await post('tools/call', params, { 'mcp-name': encoded })).body.result.content[0].text).toBe('named');
+  });
+
+  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'no/such/method'])('%s is an unknown method: 404 -32601', async (method) => {
     const answer = await post(method);
     expect(answer.status).toBe(404);
     expect(answer.body.error.code).toBe(-32601);

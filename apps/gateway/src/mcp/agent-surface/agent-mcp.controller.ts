@@ -108,11 +108,13 @@ export class AgentMcpController {
     req: FastifyRequest,
     reply: FastifyReply,
     priming: boolean,
+    eventIds = true,
   ): Promise<void> {
     const accept = req.headers.accept;
     const disconnected = whenClientLeaves(reply);
     if (acceptsSse(accept) && this.handler.wantsStream(request, ctx)) {
-      const stream = new SseStream(reply, randomUUID());
+      // 2026-07-28 streams are not resumable: no event ids.
+      const stream = new SseStream(reply, eventIds ? randomUUID() : undefined);
       stream.open({}, priming);
       const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
       if (handled.response) stream.send(handled.response);
@@ -145,9 +147,13 @@ export class AgentMcpController {
       void reply.status(202).send();
       return;
     }
-    const check = checkStatelessRequest(classified.message, header(req, VERSION_HEADER), header(req, 'mcp-method'));
+    const check = checkStatelessRequest(classified.message, {
+      version: header(req, VERSION_HEADER),
+      method: header(req, 'mcp-method'),
+      name: header(req, 'mcp-name'),
+    });
     if (!check.ok) return sendRpc(reply, accept, check.status, failure(check.id, check.code, check.message, check.data));
-    await this.respond(classified.message, { ...ctx, stateless: { logLevel: check.logLevel } }, req, reply, false);
+    await this.respond(classified.message, { ...ctx, stateless: { logLevel: check.logLevel } }, req, reply, false, false);
   }
 
   /** A server-to-client stream for the session: notifications/tools/list_changed. */
@@ -155,15 +161,14 @@ export class AgentMcpController {
   async get(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const principal = await this.authenticate(agentId, req);
     if (!principal.ok) return sendRpc(reply, undefined, 401, failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`));
-    if (!acceptsSse(req.headers.accept)) {
+    const sessionId = header(req, SESSION_HEADER);
+    if (!acceptsSse(req.headers.accept) || !sessionId) {
+      // No stream to offer without a session (and none at all in 2026-07-28).
       void reply.status(405).header('allow', 'POST, DELETE').send();
       return;
     }
-    const sessionId = header(req, SESSION_HEADER);
-    const found = sessionId ? await this.sessions.resume(sessionId, agentId, principal.principal.id) : undefined;
-    if (!found?.ok) {
-      return sendRpc(reply, undefined, sessionId ? 404 : 400, failure(null, AgentSurfaceCode.InvalidRequest, 'a live Mcp-Session-Id is required'));
-    }
+    const found = await this.sessions.resume(sessionId, agentId, principal.principal.id);
+    if (!found.ok) return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
     this.listChanged.open(agentId, new SseStream(reply, randomUUID()), primesStreams(found.session.protocolVersion));
   }
 

@@ -108,6 +108,7 @@ export class AgentMcpHandler {
       callerId: `apikey:${ctx.principal.id}`,
       channelId: ctx.session?.channelId,
       shape: (value) => complete(ctx, value),
+      cacheable: (value) => (ctx.stateless ? { ...value, ttlMs: 0, cacheScope: 'private' } : value),
     };
   }
 
@@ -193,7 +194,7 @@ export class AgentMcpHandler {
     const options: ExecuteOptions = {
       signal: AbortSignal.any(signals),
       ...(ctx.notify
-        ? { onEvent: eventRelay(progressTokenOf(params._meta), ctx.stateless?.logLevel ?? ctx.session?.logLevel, ctx.notify) }
+        ? { onEvent: eventRelay(progressTokenOf(params._meta), logThreshold(ctx), ctx.notify) }
         : {}),
     };
     try {
@@ -217,6 +218,11 @@ export class AgentMcpHandler {
     const key = InFlightCalls.key(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
     if (!this.inFlight.cancel(key)) this.bus.publish(BusEvent.CallCancelled, { key });
   }
+}
+
+/** Log lines go to a legacy session at its level (all, if none set); stateless only with a logLevel. */
+function logThreshold(ctx: AgentRequestContext): LogLevel | undefined | null {
+  return ctx.stateless ? (ctx.stateless.logLevel ?? null) : ctx.session?.logLevel;
 }
 
 /** 2026-07-28 results say they are complete (no further input is required). */

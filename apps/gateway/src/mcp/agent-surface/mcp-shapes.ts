@@ -31,11 +31,12 @@ export function toCallResult(outcome: CallOutcome) {
  */
 export function eventRelay(
   progressToken: string | number | undefined,
-  minLevel: LogLevel | undefined,
+  /** `null`: no log lines at all (2026-07-28 without a logLevel in `_meta`). */
+  minLevel: LogLevel | undefined | null,
   notify: (notification: object) => void,
 ): (event: CallEvent) => void {
   let last = Number.NEGATIVE_INFINITY;
-  const threshold = LOG_LEVELS.indexOf(minLevel ?? 'debug');
+  const threshold = minLevel === null ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(minLevel ?? 'debug');
   return (event) => {
     if (event.type === 'progress') {
       if (progressToken === undefined || !(event.progress > last)) return;

@@ -18,6 +18,8 @@ export interface AskContext {
   channelId?: string;
   /** Adds resultType and the like for the revision in use. */
   shape: <T extends object>(value: T) => T;
+  /** 2026-07-28: list and read results say how long they may be cached. */
+  cacheable: <T extends object>(value: T) => T;
 }
 
 /**
@@ -34,17 +36,17 @@ export class ResourcesAndPrompts {
 
   async listResources(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const { resources } = await this.catalogue.forAgent(ctx.agentId);
-    return result(request.id, ctx.shape({ resources }));
+    return result(request.id, ctx.shape(ctx.cacheable({ resources })));
   }
 
   async listTemplates(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const { resource_templates } = await this.catalogue.forAgent(ctx.agentId);
-    return result(request.id, ctx.shape({ resourceTemplates: resource_templates }));
+    return result(request.id, ctx.shape(ctx.cacheable({ resourceTemplates: resource_templates })));
   }
 
   async listPrompts(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const { prompts } = await this.catalogue.forAgent(ctx.agentId);
-    return result(request.id, ctx.shape({ prompts }));
+    return result(request.id, ctx.shape(ctx.cacheable({ prompts })));
   }
 
   /** resources/subscribe and unsubscribe: accepted for known resources (updates are not pushed yet). */
@@ -59,7 +61,7 @@ export class ResourcesAndPrompts {
     const uri = request.params?.uri;
     if (typeof uri !== 'string') return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
     if (!(await this.knows(ctx.agentId, uri))) return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
-    return this.ask(request, ctx, { resource_read: { uri } }, (structured) => ({ contents: structured.contents ?? [] }));
+    return this.ask(request, ctx, { resource_read: { uri } }, (structured) => ctx.cacheable({ contents: structured.contents ?? [] }));
   }
 
   async getPrompt(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {

@@ -1,6 +1,6 @@
 import { LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
 import type { JsonRpcId } from './json-rpc';
-import { STATELESS_PROTOCOL_VERSION } from './versions';
+import { ALL_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './versions';
 
 /** The `_meta` keys every 2026-07-28 request carries. */
 export const StatelessMeta = {
@@ -18,7 +18,10 @@ export const StatelessCode = {
 } as const;
 
 /** Methods 2026-07-28 removed: a stateless request for them is an unknown method. */
-const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel']);
+const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+
+/** Methods whose target travels in the Mcp-Name header too. */
+const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 export type StatelessCheck =
   | { ok: true; logLevel?: LogLevel }
@@ -37,9 +40,8 @@ export function isStatelessRequest(body: unknown, versionHeader: string | undefi
 
 /** The per-request rules of 2026-07-28: required `_meta`, a supported version, headers that agree. */
 export function checkStatelessRequest(
-  body: { id?: JsonRpcId; method: string },
-  versionHeader: string | undefined,
-  methodHeader: string | undefined,
+  body: { id?: JsonRpcId; method: string; params?: Record<string, unknown> },
+  headers: { version?: string; method?: string; name?: string },
 ): StatelessCheck {
   const id = body.id ?? null;
   const meta = metaOf(body) ?? {};
@@ -47,21 +49,31 @@ export function checkStatelessRequest(
   if (typeof version !== 'string' || typeof meta[StatelessMeta.clientCapabilities] !== 'object') {
     return fail(400, id, -32602, `_meta must carry ${StatelessMeta.protocolVersion} and ${StatelessMeta.clientCapabilities}`);
   }
+  if (headers.version !== version) {
+    return fail(400, id, StatelessCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version must be ${version}, as in _meta`);
+  }
   if (version !== STATELESS_PROTOCOL_VERSION) {
     return fail(400, id, StatelessCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}`, {
-      supported: [STATELESS_PROTOCOL_VERSION],
+      supported: ALL_PROTOCOL_VERSIONS,
       requested: version,
     });
   }
-  if (versionHeader !== undefined && versionHeader !== version) {
-    return fail(400, id, StatelessCode.HeaderMismatch, 'MCP-Protocol-Version does not match _meta');
+  if (headers.method !== body.method) {
+    return fail(400, id, StatelessCode.HeaderMismatch, `Header mismatch: Mcp-Method must be ${body.method}`);
   }
-  if (methodHeader !== undefined && methodHeader !== body.method) {
-    return fail(400, id, StatelessCode.HeaderMismatch, 'Mcp-Method does not match the request method');
+  const named = NAMED[body.method];
+  if (named && decodeHeaderValue(headers.name) !== body.params?.[named]) {
+    return fail(400, id, StatelessCode.HeaderMismatch, `Header mismatch: Mcp-Name must be params.${named}`);
   }
   if (REMOVED.has(body.method)) return fail(404, id, -32601, `Method not found: ${body.method} (removed in ${STATELESS_PROTOCOL_VERSION})`);
   const level = meta[StatelessMeta.logLevel];
   return { ok: true, ...(LOG_LEVELS.includes(level as LogLevel) ? { logLevel: level as LogLevel } : {}) };
+}
+
+/** Header values that are not plain ASCII travel as `=?base64?<base64 of UTF-8>?=`. */
+export function decodeHeaderValue(value: string | undefined): string | undefined {
+  const encoded = value && /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(value);
+  return encoded ? Buffer.from(encoded[1], 'base64').toString('utf8') : value;
 }
 
 function metaOf(body: unknown): Record<string, unknown> | undefined {

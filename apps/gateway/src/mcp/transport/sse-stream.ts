@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 
 /**
- * One POST's (or GET's) Server-Sent Events stream. Every event carries an id;
- * from 2025-11-25 on, the stream opens with a priming event (an id and empty
- * data) so a client knows where it can resume from.
+ * One POST's (or GET's) Server-Sent Events stream. Events carry ids (not in
+ * 2026-07-28, whose streams do not resume); from 2025-11-25 on, the stream
+ * opens with a priming event (an id and empty data).
  */
 export class SseStream {
   private sequence = 0;
@@ -11,7 +11,8 @@ export class SseStream {
 
   constructor(
     private readonly reply: FastifyReply,
-    private readonly streamId: string,
+    /** Without one, events carry no ids. */
+    private readonly streamId?: string,
   ) {}
 
   open(headers: Record<string, string>, priming: boolean): void {
@@ -24,12 +25,13 @@ export class SseStream {
       'x-accel-buffering': 'no',
     });
     this.reply.raw.on('close', () => (this.closed = true));
-    if (priming) this.write(`id: ${this.nextId()}\ndata: \n\n`);
+    if (priming && this.streamId) this.write(`id: ${this.nextId()}\ndata: \n\n`);
   }
 
   /** One JSON-RPC message (notification or response) as a `message` event. */
   send(message: unknown): void {
-    this.write(`event: message\nid: ${this.nextId()}\ndata: ${typeof message === 'string' ? message : JSON.stringify(message)}\n\n`);
+    const id = this.streamId ? `id: ${this.nextId()}\n` : '';
+    this.write(`event: message\n${id}data: ${typeof message === 'string' ? message : JSON.stringify(message)}\n\n`);
   }
 
   /** A comment line keeps proxies from closing an idle stream. */
