@@ -1,5 +1,5 @@
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
-import { generateSigningJwk, importSigningKey, mintRuntimeGrant, type GrantRequest } from '@mcpgw/grants';
+import { generateSigningJwk, importSigningKey, mintRuntimeGrant, publicJwk, type GrantRequest } from '@mcpgw/grants';
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
@@ -267,6 +267,33 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
   });
 
   describe('the gateway itself', () => {
+    it('accepts grants signed by either key during a rotation, chosen by kid, and no others', async () => {
+      const current = JSON.parse(readFileSync(env.grantKeyFile, 'utf8'));
+      const next = await generateSigningJwk('next-key');
+      const rotating = await env.stack.startGateway({
+        GRANT_VERIFICATION_KEYS: JSON.stringify([publicJwk(current), publicJwk(next)]),
+      });
+      const statusWith = async (token: string) =>
+        (
+          await fetch(`${rotating.url}${path()}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify(list),
+          })
+        ).status;
+      expect(await statusWith(await mintWithKey({}, current))).toBe(200);
+      expect(await statusWith(await mintWithKey({}, next))).toBe(200);
+      expect(await statusWith(await mintWithKey({}, await generateSigningJwk('stranger')))).toBe(401);
+    });
+
+    it('keeps every tool id when the agent registers again', async () => {
+      const ids = async () =>
+        ((await post(list, grant)).body.result.tools as { name: string; id: string }[]).map((t) => `${t.name}=${t.id}`).sort();
+      const before = await ids();
+      await env.stack.startPod({ POD_ID: 'pod-again' });
+      expect(await ids()).toEqual(before);
+    });
+
     it('without grant keys it answers 503 -32002 (not configured)', async () => {
       const response = await fetch(`${unconfiguredUrl}${path()}`, {
         method: 'POST',

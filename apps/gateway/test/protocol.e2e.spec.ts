@@ -1,7 +1,9 @@
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { request as httpRequest } from 'node:http';
-import { Client } from 'pg';
+import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -10,7 +12,7 @@ const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/
 describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
   let env: TestStack;
   let mcp: McpConnection;
-  let db: Client;
+  let db: PgClient;
 
   const raw = (body: unknown, headers: Record<string, string> = {}) =>
     fetch(env.mcpUrl(), {
@@ -22,7 +24,7 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
   beforeAll(async () => {
     env = await startTestStack({ podEnv: { LOG_LEVEL: 'debug' } });
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
-    db = new Client({ connectionString: env.stack.settings.databaseUrl });
+    db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
   });
 
@@ -56,6 +58,25 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
 
     it('the official SDK client negotiates 2025-11-25', () => {
       expect(mcp.transport.protocolVersion).toBe('2025-11-25');
+    });
+
+    it.each(['2025-03-26', '2025-06-18'])('the official SDK client works in %s, asked for by its initialize', async (version) => {
+      // The SDK always asks for its newest revision; this fetch asks for an older one instead.
+      const older: typeof fetch = (input, init) => {
+        const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+        if (body?.method === 'initialize') body.params.protocolVersion = version;
+        return fetch(input, body ? { ...init, body: JSON.stringify(body) } : init);
+      };
+      const client = new Client({ name: 'older-client', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(env.mcpUrl()), {
+        fetch: older,
+        requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+      });
+      await client.connect(transport);
+      expect(transport.protocolVersion).toBe(version);
+      const result = await client.callTool({ name: 'echo', arguments: { text: version } });
+      expect(result.content).toEqual([{ type: 'text', text: version }]);
+      await client.close();
     });
   });
 
@@ -154,6 +175,25 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
     it('logging/setLevel refuses an unknown level with -32602', async () => {
       const error = await mcp.client.setLoggingLevel('loud' as never).catch((e: { code?: number }) => e);
       expect(error).toMatchObject({ code: -32602 });
+    });
+
+    it('tools/list pages with opaque cursors, and the pages add up to the whole list', async () => {
+      const paged = await env.stack.startGateway({ MCP_PAGE_SIZE: '5' });
+      const client = await connectMcp(`${paged.url}/${env.agentId}/mcp`, env.apiKey);
+      const names: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await client.client.listTools(cursor ? { cursor } : {});
+        expect(page.tools.length).toBeLessThanOrEqual(5);
+        names.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor);
+      const all = (await mcp.client.listTools()).tools.map((t) => t.name);
+      expect(pages).toBe(Math.ceil(all.length / 5));
+      expect(names).toEqual(all);
+      await client.close();
     });
 
     it('tools/list refuses an invalid cursor with -32602', async () => {

@@ -22,6 +22,12 @@ export class GatewaySettings {
   @Min(60)
   SESSION_TTL_SECONDS: number = 86_400;
 
+  /** Items per page of tools/list (clients follow nextCursor). */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  MCP_PAGE_SIZE: number = 100;
+
   /** Largest MCP request body accepted, in bytes. */
   @IsInt()
   @Min(1024)

@@ -41,8 +41,6 @@ export interface Handled {
   headers?: Record<string, string>;
 }
 
-const TOOLS_PAGE_SIZE = 100;
-
 /** What this server offers, for initialize (and server/discover). */
 export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
@@ -138,7 +136,7 @@ export class AgentMcpHandler {
     const offset = decodeCursor(request.params?.cursor);
     if (offset === undefined) return { response: failure(request.id, AgentSurfaceCode.InvalidParams, 'Invalid cursor') };
     const { tools } = await this.catalogue.forAgent(ctx.agentId);
-    const { items, nextCursor } = page(tools, offset, TOOLS_PAGE_SIZE);
+    const { items, nextCursor } = page(tools, offset, this.env.MCP_PAGE_SIZE);
     const listed = { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) };
     // 2026-07-28 lists are cacheable: this one is the agent's, for this key only.
     return { response: result(request.id, complete(ctx, ctx.stateless ? { ...listed, ttlMs: 0, cacheScope: 'private' } : listed)) };
