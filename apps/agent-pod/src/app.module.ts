@@ -1,7 +1,7 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
-import { HealthModule, natsReadiness } from '@mcpgw/observability';
+import { HealthModule, MetricsModule, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
 import { CancellationsService } from './inbox/cancellations.service';
@@ -41,6 +41,7 @@ class PodModule {}
       inject: [AGENT_POD_ENV],
       useFactory: (env: AgentPodEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `agent-pod-${env.POD_ID}` }),
     }),
+    MetricsModule.forService('agent-pod'),
     HealthModule.forChecks({
       imports: [PodModule],
       inject: [NATS_CONNECTION, RegistrationService, InboxConsumerService],

@@ -139,4 +139,15 @@ describe('tools through the whole path', () => {
     const recalled = await call('recall', {});
     expect(recalled.result.structuredContent.turns).toEqual([]);
   });
+
+  it('every service serves Prometheus metrics; the gateway counts and times tools/call', async () => {
+    const gateway = await (await fetch(`${env.gatewayUrls[0]}/metrics`)).text();
+    expect(gateway).toMatch(/mcpgw_tool_calls_total\{[^}]*surface="agent"[^}]*outcome="ok"[^}]*\} [1-9]/);
+    expect(gateway).toMatch(/mcpgw_tool_calls_total\{[^}]*outcome="tool_error"[^}]*\} [1-9]/);
+    expect(gateway).toContain('mcpgw_tool_call_seconds_bucket');
+    for (const proc of env.stack.processes.filter((p) => p.running)) {
+      const text = await (await fetch(`${proc.url}/metrics`)).text();
+      expect(text).toContain('process_cpu_seconds_total');
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
-import { HealthModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
+import { HealthModule, MetricsModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import type { DataSource } from 'typeorm';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
@@ -33,6 +33,7 @@ import { WaitService } from './wait/wait.service';
         name: `message-service-${env.SERVICE_INSTANCE}`,
       }),
     }),
+    MetricsModule.forService('message-service'),
     HealthModule.forChecks({
       inject: [getDataSourceToken(), NATS_CONNECTION],
       useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],

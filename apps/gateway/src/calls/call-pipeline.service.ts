@@ -97,15 +97,7 @@ export class CallPipeline {
     body: Pick<ChatMessage, 'resource_read' | 'prompt_get'>,
     options: ExecuteOptions = {},
   ): Promise<AgentReply> {
-    const message: ChatMessage = {
-      type: 'chat_message',
-      id: randomUUID(),
-      channel_id: request.channelId,
-      agent_id: request.agentId,
-      sender: { kind: 'mcp_client', id: request.callerId },
-      created_at: new Date().toISOString(),
-      ...body,
-    };
+    const message = chatMessage(request, body);
     return (await this.execute({ toolId: '', message }, request.timeoutMs, options)).reply;
   }
 
@@ -118,16 +110,10 @@ export class CallPipeline {
     const problems = tool.validate(args);
     if (problems.length) throw new InvalidArgumentsError(request.tool, problems);
 
-    const message: ChatMessage = {
-      type: 'chat_message',
-      id: randomUUID(),
-      channel_id: request.channelId,
-      agent_id: request.agentId,
-      sender: { kind: 'mcp_client', id: request.callerId },
-      created_at: new Date().toISOString(),
+    const message = chatMessage(request, {
       tool_call: { name: request.tool, arguments: args },
       ...(request.meta ? { meta: request.meta } : {}),
-    };
+    });
     return { toolId: tool.id, message };
   }
 
@@ -224,4 +210,20 @@ export class CallPipeline {
       throw new InternalCallError((error as Error).message);
     }
   }
+}
+
+/** A new chat_message from an MCP client, on the conversation's channel (or a new one). */
+function chatMessage(
+  request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId'>,
+  body: Pick<ChatMessage, 'tool_call' | 'resource_read' | 'prompt_get' | 'meta'>,
+): ChatMessage {
+  return {
+    type: 'chat_message',
+    id: randomUUID(),
+    channel_id: request.channelId,
+    agent_id: request.agentId,
+    sender: { kind: 'mcp_client', id: request.callerId },
+    created_at: new Date().toISOString(),
+    ...body,
+  };
 }

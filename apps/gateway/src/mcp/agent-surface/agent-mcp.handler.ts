@@ -12,6 +12,7 @@ import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
 import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { CONVERSATION_META_KEY, ConversationHandles } from '../../sessions/conversation-handles';
+import { CallMetrics } from '../../metrics/call-metrics';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import { failure, rawResult, result, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
 import { decodeCursor, page } from '../protocol/pagination';
@@ -62,6 +63,7 @@ export class AgentMcpHandler {
     private readonly bus: BusClient,
     private readonly conversations: ConversationHandles,
     private readonly resourcesAndPrompts: ResourcesAndPrompts,
+    private readonly metrics: CallMetrics,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -195,19 +197,27 @@ export class AgentMcpHandler {
         ? { onEvent: eventRelay(progressTokenOf(params._meta), logThreshold(ctx), ctx.notify) }
         : {}),
     };
+    let outcome = 'internal';
+    const render = (answer: CallOutcome) => {
+      outcome = answer.isError ? 'tool_error' : 'ok';
+      return JSON.stringify(shape(answer));
+    };
+    const done = this.metrics.start('agent');
     try {
-      if (!keyed.key) return { response: result(request.id, shape(await this.pipeline.call(call, options))) };
-      const render = (outcome: CallOutcome) => JSON.stringify(shape(outcome));
+      if (!keyed.key) return { response: rawResult(request.id, render(await this.pipeline.call(call, options))) };
       const { resultText, replayed } = await this.idempotent.run(call, keyed.key, render, options);
       if (!replayed) return { response: rawResult(request.id, resultText) };
+      outcome = 'replayed';
       return { response: rawResult(request.id, markReplay(resultText)), headers: { [REPLAYED_HEADER]: 'true' } };
     } catch (error) {
+      if (error instanceof CallError) outcome = error.kind;
       if (error instanceof CallCancelledError) return { response: null };
       if (!(error instanceof CallError)) throw error;
       const { code, message, data } = agentSurfaceError(error);
       return { response: failure(request.id, code, message, data) };
     } finally {
       running.end();
+      done(outcome);
     }
   }
 

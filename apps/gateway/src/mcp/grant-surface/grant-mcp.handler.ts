@@ -9,6 +9,7 @@ import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-c
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
 import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
+import { CallMetrics } from '../../metrics/call-metrics';
 import { JsonRpcCode } from '../protocol/json-rpc';
 import { GrantSurfaceError, grantSurfaceError, type WireError } from './errors';
 import type { GrantRequest } from './grant-request';
@@ -26,6 +27,7 @@ export class GrantMcpHandler {
     private readonly catalogue: ToolCatalogueService,
     private readonly pipeline: CallPipeline,
     private readonly idempotent: IdempotentCalls,
+    private readonly metrics: CallMetrics,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -60,11 +62,19 @@ export class GrantMcpHandler {
       timeoutMs: callTimeout(request.meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
       ...(required.length ? { meta: { credentials: required } } : {}),
     };
-    const render = (outcome: CallOutcome) => JSON.stringify(toContractResult(outcome, callId));
+    let outcome = 'internal';
+    const render = (answer: CallOutcome) => {
+      outcome = answer.isError ? 'tool_error' : 'ok';
+      return JSON.stringify(toContractResult(answer, callId));
+    };
+    const done = this.metrics.start('grant');
     try {
       if (!keyed.key) return { ok: true, resultText: render(await this.pipeline.call(call)), replayed: false };
-      return { ok: true, ...(await this.idempotent.run(call, keyed.key, render)) };
+      const ran = await this.idempotent.run(call, keyed.key, render);
+      if (ran.replayed) outcome = 'replayed';
+      return { ok: true, ...ran };
     } catch (error) {
+      if (error instanceof CallError) outcome = error.kind;
       if (error instanceof InvalidArgumentsError) {
         // The model can fix this by changing its arguments: a result, not a protocol error.
         const text = `Invalid arguments for ${request.name}: ${error.problems.join('; ')}`;
@@ -72,6 +82,8 @@ export class GrantMcpHandler {
       }
       if (error instanceof CallError) return { ok: false, ...grantSurfaceError(error, requestId) };
       throw error;
+    } finally {
+      done(outcome);
     }
   }
 
