@@ -7,4 +7,5 @@ runService({
   module: AppModule,
   loadEnv,
   port: (env: AgentPodEnv) => env.AGENT_POD_PORT,
+  host: (env: AgentPodEnv) => env.AGENT_POD_HOST,
 }).catch(exitOnStartupFailure('agent-pod'));

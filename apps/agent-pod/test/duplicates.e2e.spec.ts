@@ -51,4 +51,32 @@ describe('duplicate message ids', () => {
     const runs = pod.logs.filter((l) => l.msg === 'skill started' && l.message_id === message.id);
     expect(runs).toHaveLength(1);
   });
+
+  it('survives an inbox message that is not JSON, and keeps answering', async () => {
+    const js = nc.jetstream();
+    const subject = AgentInbox.subject(env.stack.settings.busPrefix, env.agentId);
+    await js.publish(subject, new TextEncoder().encode('{not json'), { msgID: `garbage-${Date.now()}` });
+    const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
+    await pod.waitForLog((l) => l.msg === 'dropping malformed inbox message', 10_000);
+    expect(pod.running).toBe(true);
+    const post = (path: string, body: unknown) =>
+      fetch(`${env.messageServiceUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json());
+    const channel = await post('/channels', { agent_id: env.agentId });
+    const id = randomUUID();
+    await post(`/channels/${channel.id}/messages`, {
+      type: 'chat_message',
+      id,
+      agent_id: env.agentId,
+      sender: { kind: 'user', id: 'test' },
+      created_at: new Date().toISOString(),
+      tool_call: { name: 'echo', arguments: { text: 'still here' } },
+    });
+    const waited = await post(`/channels/${channel.id}/wait`, { message_id: id, timeout_ms: 10_000 });
+    expect(waited).toMatchObject({ status: 'replied', reply: { content: [{ text: 'still here' }] } });
+    expect(pod.running).toBe(true);
+  });
 });

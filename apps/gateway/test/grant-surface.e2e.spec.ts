@@ -67,6 +67,7 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
         fetch(url(), { method: 'POST', headers: { authorization: `Basic ${grant}` }, body: JSON.stringify(list) }).then(asAnswer)],
       ['a malformed grant', () => post(list, 'not.a.grant')],
       ['an expired grant', async () => post(list, await mintWithKey({ ttlSeconds: -5 }))],
+      ['a grant that lives longer than GRANT_MAX_TTL_SECONDS', async () => post(list, await mintWithKey({ ttlSeconds: 90_000 }))],
       ['a grant signed by a key this gateway does not know', async () => post(list, await mintWithKey({}, await generateSigningJwk()))],
       ['a grant for another workspace than the path', async () => post(list, grant, { path: path('other-ws') })],
       ['a grant for another agent than the path', async () => post(list, grant, { path: path(ws, 'other-agent') })],

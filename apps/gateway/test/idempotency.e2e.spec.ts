@@ -170,6 +170,44 @@ describe('idempotency keys', () => {
     await mcp.close();
   });
 
+  it('a duplicate that gives up does not cancel the first call', async () => {
+    const [first, second] = await Promise.all([connectMcp(env.mcpUrl(0), env.apiKey), connectMcp(env.mcpUrl(1), env.apiKey)]);
+    const counterKey = fresh('patient');
+    const args = { key: counterKey, delay_ms: 1_000, idempotency_key: fresh('idem') };
+    const original = first.client.callTool({ name: 'counter', arguments: args });
+    await expect
+      .poll(async () => (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount)
+      .toBe(1);
+    const impatient = new AbortController();
+    const duplicate = second.client.callTool({ name: 'counter', arguments: args }, undefined, { signal: impatient.signal }).catch((e: Error) => e);
+    setTimeout(() => impatient.abort(), 200);
+    expect(await duplicate).toBeInstanceOf(Error);
+    expect(count(await original)).toBe(1);
+    expect(await executions(first, counterKey)).toBe(1);
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('when the first caller cancels, the key is freed: a retry runs the call again at once', async () => {
+    const mcp = await connectMcp(env.mcpUrl(1), env.apiKey);
+    const counterKey = fresh('cancelled');
+    const args = { key: counterKey, delay_ms: 3_000, idempotency_key: fresh('idem') };
+    const controller = new AbortController();
+    const cancelled = mcp.client.callTool({ name: 'counter', arguments: args }, undefined, { signal: controller.signal }).catch((e: Error) => e);
+    await expect
+      .poll(async () => (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount)
+      .toBe(1);
+    controller.abort();
+    expect(await cancelled).toBeInstanceOf(Error);
+    await expect
+      .poll(async () => (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount)
+      .toBe(0);
+    const started = Date.now();
+    const retry = await mcp.client.callTool({ name: 'counter', arguments: { ...args, delay_ms: 0 } });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(count(retry)).toBe(2);
+    await mcp.close();
+  });
+
   it('a record left in flight by a killed gateway is joined by the retry: one run, its result', async () => {
     const counterKey = fresh('orphan');
     const args = { key: counterKey, delay_ms: 1_500, idempotency_key: fresh('idem') };

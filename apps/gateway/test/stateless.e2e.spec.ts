@@ -134,6 +134,12 @@ describe('the stateless revision (2026-07-28)', () => {
     expect((await post('tools/call', params, { 'mcp-name': encoded })).body.result.content[0].text).toBe('named');
   });
 
+  it('an unknown tool is a JSON-RPC error with HTTP 200 (only unknown methods are 404)', async () => {
+    const answer = await post('tools/call', { name: 'no_such_tool', arguments: {} }, { 'mcp-name': 'no_such_tool' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.error.code).toBe(-32601);
+  });
+
   it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'no/such/method'])('%s is an unknown method: 404 -32601', async (method) => {
     const answer = await post(method);
     expect(answer.status).toBe(404);

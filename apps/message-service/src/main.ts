@@ -7,5 +7,6 @@ runService({
   module: AppModule,
   loadEnv,
   port: (env: MessageServiceEnv) => env.MESSAGE_SERVICE_PORT,
+  host: (env: MessageServiceEnv) => env.MESSAGE_SERVICE_HOST,
   busQueue: 'message-service',
 }).catch(exitOnStartupFailure('message-service'));

@@ -1,6 +1,6 @@
 import { IsInt, Matches, Min } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { NatsEnv } from './env-classes';
+import { DatabaseEnv, NatsEnv } from './env-classes';
 import { EnvValidationError, validateEnv } from './validate-env';
 
 class AppEnv {
@@ -38,5 +38,16 @@ describe('validateEnv', () => {
 
   it('treats empty variables as unset', () => {
     expect(validateEnv({ PORT: '' }, AppEnv).PORT).toBe(3000);
+  });
+
+  it('never prints the password of a database URL', () => {
+    let message = '';
+    try {
+      validateEnv({ DATABASE_URL: 'mysql://admin:s3cret@db:3306/x' }, DatabaseEnv);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('admin:***@db');
+    expect(message).not.toContain('s3cret');
   });
 });

@@ -32,7 +32,9 @@ export function validateEnv<T extends ClassConstructor<object>[]>(
     });
     for (const error of validateSync(instance, { skipMissingProperties: false })) {
       const value = env[error.property];
-      const shown = /SECRET|KEY|PASSWORD|TOKEN/i.test(error.property) ? '<hidden>' : JSON.stringify(value);
+      const shown = /SECRET|KEY|PASSWORD|TOKEN/i.test(error.property)
+        ? '<hidden>'
+        : JSON.stringify(value)?.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
       problems.push(`${error.property}=${shown}: ${Object.values(error.constraints ?? {}).join('; ')}`);
     }
     for (const key of Object.keys(new cls())) merged[key] = (instance as Record<string, unknown>)[key];

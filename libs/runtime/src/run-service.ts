@@ -15,6 +15,8 @@ export interface ServiceSpec {
   /** Validates the environment before anything starts; throws EnvValidationError. */
   loadEnv: () => { LOG_LEVEL: string; SERVICE_INSTANCE: string };
   port: (env: any) => number;
+  /** Interface to listen on; default all (0.0.0.0). Internal services listen on loopback. */
+  host?: (env: any) => string;
   /** Bus queue group for the app's request handlers; omit when the app has none. */
   busQueue?: string;
   /** Body size limit for HTTP requests, in bytes. */
@@ -57,7 +59,7 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
     await app.startAllMicroservices();
   }
   const port = spec.port(env);
-  await app.listen(port, '0.0.0.0');
+  await app.listen(port, spec.host?.(env) ?? '0.0.0.0');
   stopOnSignals(app, logger);
   logger.log({ msg: 'listening', port: (app.getHttpServer().address() as { port: number }).port }, 'Bootstrap');
   return app;

@@ -19,6 +19,10 @@ export class AgentPodSettings {
   @Max(65535)
   AGENT_POD_PORT: number = 3200;
 
+  /** Where /health, /ready and /metrics listen (set 0.0.0.0 for cluster probes). */
+  @IsString()
+  AGENT_POD_HOST: string = '127.0.0.1';
+
   /** How long JetStream waits for an ack before redelivering; running skills extend it. */
   @IsInt()
   @Min(500)

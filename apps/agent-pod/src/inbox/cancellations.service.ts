@@ -6,7 +6,7 @@ import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { RecentlySeen } from './recently-seen';
 
 /** The reason an aborted skill gives when its caller cancelled it. */
-export class CallCancelledError extends Error {
+export class SkillCancelledError extends Error {
   constructor(readonly messageId: string) {
     super(`call ${messageId} was cancelled`);
   }
@@ -47,12 +47,12 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
   /** A signal that aborts when the message is cancelled; `done` forgets it. */
   track(messageId: string): { signal: AbortSignal; cancelled: boolean; done(): void } {
     const controller = new AbortController();
-    if (this.cancelledEarly.has(messageId)) controller.abort(new CallCancelledError(messageId));
+    if (this.cancelledEarly.has(messageId)) controller.abort(new SkillCancelledError(messageId));
     this.running.set(messageId, controller);
     return {
       signal: controller.signal,
       get cancelled() {
-        return controller.signal.reason instanceof CallCancelledError;
+        return controller.signal.reason instanceof SkillCancelledError;
       },
       done: () => void this.running.delete(messageId),
     };
@@ -62,6 +62,6 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
     const controller = this.running.get(messageId);
     if (!controller) return this.cancelledEarly.add(messageId);
     this.logger.log({ msg: 'cancelling', message_id: messageId, reason });
-    controller.abort(new CallCancelledError(messageId));
+    controller.abort(new SkillCancelledError(messageId));
   }
 }

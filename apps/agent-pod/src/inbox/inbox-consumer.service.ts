@@ -6,12 +6,12 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { AgentInbox, ChatMessage, parseAs } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, ensureAgentConsumer, type BusOptions } from '@mcpgw/bus';
+import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, ensureAgentConsumer, type BusOptions } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
-import { CallCancelledError } from './cancellations.service';
+import { SkillCancelledError } from './cancellations.service';
 import { SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
 
@@ -95,7 +95,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         const batch = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
         this.batch = batch;
         for await (const msg of batch) {
-          void this.handle(msg);
+          this.handle(msg).catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
           if (!this.running) break;
         }
       } catch (error) {
@@ -107,7 +107,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   }
 
   private async handle(msg: JsMsg): Promise<void> {
-    const parsed = parseAs(ChatMessage, msg.json());
+    const parsed = parseAs(ChatMessage, decodeJson(msg.data));
     if (!parsed.ok || !parsed.value.channel_id) {
       this.logger.error({ msg: 'dropping malformed inbox message', seq: msg.seq, errors: parsed.ok ? [] : parsed.errors });
       msg.term();
@@ -127,7 +127,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       this.completed.add(message.id);
       msg.ack();
     } catch (error) {
-      if (error instanceof CallCancelledError) {
+      if (error instanceof SkillCancelledError) {
         // The caller gave up on it: done, with no reply and no redelivery.
         this.completed.add(message.id);
         this.logger.log({ msg: 'skill cancelled', message_id: message.id });

@@ -7,7 +7,7 @@ import { RESOURCES, type ResourceProvider } from '../resources/resources';
 import { ReplierService } from '../replies/replier.service';
 import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
 import { skillsByName } from '../skills/skills';
-import { CallCancelledError, CancellationsService } from './cancellations.service';
+import { SkillCancelledError, CancellationsService } from './cancellations.service';
 
 /** Runs the skill a chat message asks for and stores the reply; a cancelled call gets none. */
 @Injectable()
@@ -33,7 +33,7 @@ export class SkillRunner implements OnApplicationShutdown {
   }
 
   /**
-   * Resolves once the reply is stored. Throws CallCancelledError when the caller
+   * Resolves once the reply is stored. Throws SkillCancelledError when the caller
    * cancelled (nothing is stored; the message is done), and any other error
    * when the message should be delivered again.
    */
@@ -44,7 +44,7 @@ export class SkillRunner implements OnApplicationShutdown {
     try {
       const signal = AbortSignal.any([call.signal, this.shutdown.signal]);
       const output = await this.run(message, signal);
-      if (call.cancelled) throw new CallCancelledError(message.id);
+      if (call.cancelled) throw new SkillCancelledError(message.id);
       if (this.shutdown.signal.aborted) throw new Error('pod shutting down');
       await this.replier.reply(message, output);
       this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InvalidRequestError, RegisterAgentRequest, parseAs } from '@mcpgw/contracts';
-import { compileArgumentsValidator } from '../catalogue/tool-validator';
+import { validatorCompiler } from '../catalogue/tool-validator';
 import { AgentsStore } from './agents.store';
 
 /** Agent pods announce their skills here; the catalogue follows. */
@@ -15,11 +15,12 @@ export class RegistryService {
     if (!parsed.ok) throw new InvalidRequestError('invalid registration', parsed.errors);
     const { agent_id, workspace_id, pod_id, skills, resources = [], resource_templates = [], prompts = [] } = parsed.value;
     const names = new Set<string>();
+    const compile = validatorCompiler();
     for (const skill of skills) {
       if (names.has(skill.name)) throw new InvalidRequestError(`skill ${skill.name} is registered twice`);
       names.add(skill.name);
       try {
-        compileArgumentsValidator(skill.input_schema);
+        compile(skill.input_schema);
       } catch (error) {
         throw new InvalidRequestError(`skill ${skill.name}: invalid input_schema: ${(error as Error).message}`);
       }

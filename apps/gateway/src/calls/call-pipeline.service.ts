@@ -52,6 +52,11 @@ export interface ExecuteOptions {
   onEvent?: (event: CallEvent) => void;
   /** Aborted when the client cancels: the agent is told to stop, the call ends with CallCancelledError. */
   signal?: AbortSignal;
+  /**
+   * False when this request only joins a message another request posted (an
+   * idempotent retry): cancelling it stops this wait, never the agent.
+   */
+  ownsMessage?: boolean;
 }
 
 export interface CallOutcome {
@@ -126,15 +131,18 @@ export class CallPipeline {
     const { message } = prepared;
     const { signal, onEvent } = options;
     if (signal?.aborted) throw new CallCancelledError();
+    const startedAt = Date.now();
     const watch = onEvent && new CallWatch(this.nc, this.busOptions.prefix, message.id, onEvent);
-    const cancelAgent = () => this.cancelAgent(message, 'cancelled by the client');
+    const cancelAgent = () => {
+      if (options.ownsMessage !== false) this.cancelAgent(message, 'cancelled by the client');
+    };
     signal?.addEventListener('abort', cancelAgent, { once: true });
     try {
       const posted = await this.unlessCancelled(signal, () =>
         this.bus.request(BusPattern.PostAndWait, { envelope: message, timeout_ms: timeoutMs }, timeoutMs + WAIT_MARGIN_MS),
       );
       const result = watch
-        ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, timeoutMs, watch, signal)
+        ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, timeoutMs, startedAt, watch, signal)
         : posted.result;
       if (result.status === 'timeout') throw new AgentTimeoutError(timeoutMs);
       const reply = result.reply;
@@ -162,10 +170,11 @@ export class CallPipeline {
     channelId: string,
     messageId: string,
     timeoutMs: number,
+    startedAt: number,
     watch: CallWatch,
     signal?: AbortSignal,
   ): Promise<WaitResult> {
-    const hardStop = Date.now() + this.env.CALL_TIMEOUT_MAX_MS;
+    const hardStop = startedAt + this.env.CALL_TIMEOUT_MAX_MS;
     let result = first;
     while (result.status === 'timeout' && watch.idleMs < timeoutMs && Date.now() < hardStop) {
       const wait = Math.min(timeoutMs - watch.idleMs, hardStop - Date.now());

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 /**
@@ -9,8 +10,12 @@ import { Injectable } from '@nestjs/common';
 export class InFlightCalls {
   private readonly running = new Map<string, AbortController>();
 
+  /**
+   * JSON-RPC ids are unique only within a session, so a call without one gets a
+   * key nobody else can name: it is cancelled only by closing its request.
+   */
   static key(callerId: string, sessionId: string | undefined, requestId: string | number): string {
-    return `${callerId}|${sessionId ?? '-'}|${JSON.stringify(requestId)}`;
+    return sessionId ? `${callerId}|${sessionId}|${JSON.stringify(requestId)}` : `${callerId}|${randomUUID()}`;
   }
 
   begin(key: string): { signal: AbortSignal; end(): void } {

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { SkillDefinition } from '@mcpgw/contracts';
 import { AgentsStore, type AgentExtras } from '../agents/agents.store';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
-import { compileArgumentsValidator, type ArgumentsValidator } from './tool-validator';
+import { validatorCompiler, type ArgumentsValidator } from './tool-validator';
 
 export interface CatalogueTool {
   id: string;
@@ -16,7 +16,8 @@ export interface AgentCatalogue extends AgentExtras {
 }
 
 /**
- * Each agent's tools with compiled argument validators, cached per agent and
+ * Each agent's catalogue (tools with compiled argument validators, resources,
+ * prompts), cached per agent and
  * dropped when a registration changes them (on any replica). Concurrent misses
  * share one load.
  */
@@ -45,9 +46,10 @@ export class ToolCatalogueService {
   private async load(agentId: string): Promise<AgentCatalogue> {
     const tools: CatalogueTool[] = [];
     const [rows, extras] = await Promise.all([this.agents.tools(agentId), this.agents.extras(agentId)]);
+    const compile = validatorCompiler();
     for (const row of rows) {
       try {
-        tools.push({ id: row.id, definition: row.definition, validate: compileArgumentsValidator(row.definition.input_schema) });
+        tools.push({ id: row.id, definition: row.definition, validate: compile(row.definition.input_schema) });
       } catch (error) {
         this.logger.error(`tool ${agentId}/${row.name} has an invalid input schema: ${(error as Error).message}`);
       }

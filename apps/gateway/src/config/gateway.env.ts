@@ -1,5 +1,5 @@
 import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
   @IsInt()
@@ -45,7 +45,8 @@ export class GatewaySettings {
    * Signs 2026-07-28 conversation handles (at least 32 characters; the same on
    * every replica). Unset: a random one per process.
    */
-  @IsString()
+  @ValidateIf((env: GatewaySettings) => env.CONVERSATION_HANDLE_SECRET !== '')
+  @MinLength(32)
   CONVERSATION_HANDLE_SECRET: string = '';
 
   /** How long an idempotency key is remembered. */

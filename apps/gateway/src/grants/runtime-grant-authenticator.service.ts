@@ -1,6 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { API_KEY_PREFIX, isPersonalAccessToken, verifyRuntimeGrant, type RuntimeGrant } from '@mcpgw/grants';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { GrantKeysService } from './grant-keys.service';
 import { GrantRevocationsStore } from './grant-revocations.store';
 
@@ -18,6 +19,8 @@ const RELOAD_EVERY_MS = 10 * 60_000;
 export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RuntimeGrantAuthenticator.name);
   private revoked = new Set<string>();
+  /** Until revocations have been read once, no grant is accepted (fail closed). */
+  private revocationsLoaded = false;
   /** Revocations heard while a reload reads the table, so the reload cannot drop them. */
   private heardDuringReload?: Set<string>;
   private reloadTimer?: NodeJS.Timeout;
@@ -25,6 +28,7 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
   constructor(
     private readonly keys: GrantKeysService,
     private readonly revocations: GrantRevocationsStore,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     invalidation: CacheInvalidationService,
   ) {
     invalidation.on('grant', (id) => {
@@ -44,7 +48,7 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
   }
 
   get configured(): boolean {
-    return this.keys.configured;
+    return this.keys.configured && this.revocationsLoaded;
   }
 
   /** `rawHeaders` as Node gives them (Node keeps only the first Authorization header elsewhere). */
@@ -64,6 +68,10 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
     const verified = await verifyRuntimeGrant(token, this.keys.ring);
     if (!verified.ok) return { ok: false, reason: verified.message };
     const { grant } = verified;
+    // A revocation is kept for GRANT_MAX_TTL_SECONDS: a grant living longer could outlive it.
+    if (grant.expiresAt.getTime() - grant.issuedAt.getTime() > this.env.GRANT_MAX_TTL_SECONDS * 1000) {
+      return { ok: false, reason: `the grant lives longer than ${this.env.GRANT_MAX_TTL_SECONDS} s` };
+    }
     if (this.revoked.has(grant.id)) return { ok: false, reason: 'the grant has been revoked' };
     if (grant.workspaceId !== workspaceId) return { ok: false, reason: `the grant is not for workspace ${workspaceId}` };
     if (grant.agentId !== agentId) return { ok: false, reason: `the grant is not for agent ${agentId}` };
@@ -76,9 +84,11 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
     try {
       const active = await this.revocations.active();
       this.revoked = new Set([...active, ...heard]);
+      this.revocationsLoaded = true;
       await this.revocations.purgeExpired();
     } catch (error) {
       this.logger.warn(`loading grant revocations: ${(error as Error).message}`);
+      if (!this.revocationsLoaded) setTimeout(() => void this.reload(), 2_000).unref();
     } finally {
       if (this.heardDuringReload === heard) this.heardDuringReload = undefined;
     }

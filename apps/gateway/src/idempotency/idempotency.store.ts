@@ -64,6 +64,14 @@ export class IdempotencyStore {
     return (await this.find(id))?.result ?? result;
   }
 
+  /** Forget an unfinished record (its call was cancelled), so the key can be claimed again. */
+  async release(id: RecordKey): Promise<void> {
+    await this.db.query(
+      `DELETE FROM idempotency_records WHERE agent_id = $1 AND caller = $2 AND key = $3 AND result IS NULL`,
+      [id.agentId, id.caller, id.key],
+    );
+  }
+
   /** Delete one batch of expired records; returns how many. */
   async purgeExpired(): Promise<number> {
     const [, affected]: [unknown, number] = await this.db.query(

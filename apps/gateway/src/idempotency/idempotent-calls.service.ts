@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
-import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions } from '../calls/call-pipeline.service';
+import { CallCancelledError, IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
+import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions, type PreparedCall } from '../calls/call-pipeline.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { callFingerprint } from './fingerprint';
 import { IdempotencyStore, type RecordKey } from './idempotency.store';
@@ -52,8 +52,13 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
 
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await this.store.claim(id, { fingerprint, toolId: prepared.toolId, message: prepared.message }, this.env.IDEMPOTENCY_TTL_SECONDS)) {
-        const outcome = await this.pipeline.execute(prepared, request.timeoutMs, options);
-        return { resultText: await this.store.complete(id, render(outcome)), replayed: false };
+        try {
+          const outcome = await this.pipeline.execute(prepared, request.timeoutMs, options);
+          return { resultText: await this.store.complete(id, render(outcome)), replayed: false };
+        } catch (error) {
+          if (error instanceof CallCancelledError) await this.releaseCancelled(id, prepared, render);
+          throw error;
+        }
       }
       const record = await this.store.find(id);
       if (!record) continue; // expired and purged between the two statements: claim again
@@ -62,10 +67,25 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       // Still in flight, here or on another replica, or left by a gateway that died:
       // post the same message again. The message service knows it, so this joins the
       // first posting and returns its reply; it never runs the tool a second time.
-      const outcome = await this.pipeline.execute({ toolId: record.toolId, message: record.message }, request.timeoutMs, options);
+      const joined = { toolId: record.toolId, message: record.message };
+      const outcome = await this.pipeline.execute(joined, request.timeoutMs, { ...options, ownsMessage: false });
       return { resultText: await this.store.complete(id, render(outcome)), replayed: true };
     }
     throw new InternalCallError(`idempotency record ${key} kept changing`);
+  }
+
+  /**
+   * The client that claimed the key cancelled, and the agent was told to stop:
+   * unless a reply made it anyway (then it is the result), free the key, so a
+   * retry runs the call afresh instead of waiting on a message nobody answers.
+   */
+  private async releaseCancelled(id: RecordKey, prepared: PreparedCall, render: (outcome: CallOutcome) => string): Promise<void> {
+    try {
+      const late = await this.pipeline.execute(prepared, 0, { ownsMessage: false });
+      await this.store.complete(id, render(late));
+    } catch {
+      await this.store.release(id);
+    }
   }
 
   private async purgeExpired(): Promise<void> {

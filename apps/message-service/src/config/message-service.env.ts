@@ -1,11 +1,18 @@
 import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
-import { IsIn, IsInt, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
 
 export class MessageServiceSettings {
   @IsInt()
   @Min(0)
   @Max(65535)
   MESSAGE_SERVICE_PORT: number = 3100;
+
+  /**
+   * Where the REST mirror, /health, /ready and /metrics listen. The REST mirror
+   * has no authentication of its own: keep it on loopback or a private network.
+   */
+  @IsString()
+  MESSAGE_SERVICE_HOST: string = '127.0.0.1';
 
   /** Where JetStream keeps agent inboxes: `file` (survives a NATS restart) or `memory` (faster). */
   @IsIn(['file', 'memory'])

@@ -16,6 +16,8 @@ import { ListChangedStreams } from './list-changed.streams';
 
 const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';
+/** A batch runs its requests at once: bound how many one body can start. */
+const MAX_BATCH = 50;
 
 /**
  * Surface A: `/{agent_id}/mcp`, MCP Streamable HTTP with an agent API key.
@@ -77,7 +79,7 @@ export class AgentMcpController {
 
       if (Array.isArray(body)) {
         const effective = version ?? session?.protocolVersion ?? DEFAULT_PROTOCOL_VERSION;
-        if (!allowsBatches(effective) || body.length === 0 || isInitialize) {
+        if (!allowsBatches(effective) || body.length === 0 || body.length > MAX_BATCH || isInitialize) {
           return send(400, null, AgentSurfaceCode.InvalidRequest, `JSON-RPC batches are not accepted here (protocol ${effective})`);
         }
         return this.batch(body, ctx, reply, accept);
@@ -111,23 +113,29 @@ export class AgentMcpController {
     eventIds = true,
   ): Promise<void> {
     const accept = req.headers.accept;
-    const disconnected = whenClientLeaves(reply);
+    // Closing the request cancels it in 2026-07-28; earlier revisions say a disconnect is not a cancel.
+    const disconnected = ctx.stateless ? whenClientLeaves(reply) : undefined;
     if (acceptsSse(accept) && this.handler.wantsStream(request, ctx)) {
       // 2026-07-28 streams are not resumable: no event ids.
       const stream = new SseStream(reply, eventIds ? randomUUID() : undefined);
       stream.open({}, priming);
-      const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
-      if (handled.response) stream.send(handled.response);
-      return stream.end();
+      try {
+        const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
+        if (handled.response) stream.send(handled.response);
+      } catch (error) {
+        this.logger.error({ msg: 'error in a streamed request', agent_id: ctx.agentId, error: (error as Error).message });
+        stream.send(failure(request.id, AgentSurfaceCode.InternalError, 'Internal error'));
+      } finally {
+        stream.end();
+      }
+      return;
     }
     const handled = await this.handler.handle(request, { ...ctx, disconnected });
     if (handled.response === null) {
       void reply.status(204).send();
       return;
     }
-    // 2026-07-28 answers an unknown method with HTTP 404.
-    const unknownMethod = typeof handled.response === 'object' && 'error' in handled.response && handled.response.error.code === -32601;
-    sendRpc(reply, accept, ctx.stateless && unknownMethod ? 404 : 200, handled.response, handled.headers);
+    sendRpc(reply, accept, ctx.stateless && handled.unknownMethod ? 404 : 200, handled.response, handled.headers);
   }
 
   /** 2026-07-28: no handshake, no session; every request carries what it needs in `_meta`. */

@@ -40,6 +40,8 @@ export interface Handled {
   response: JsonRpcResponse | string | null;
   /** HTTP headers to add, e.g. Mcp-Session-Id after initialize. */
   headers?: Record<string, string>;
+  /** The method is not one this server knows (2026-07-28 answers that with HTTP 404). */
+  unknownMethod?: boolean;
 }
 
 /** What this server offers, for initialize (and server/discover). */
@@ -98,7 +100,10 @@ export class AgentMcpHandler {
       case 'completion/complete':
         return ok({ completion: { values: [], total: 0, hasMore: false } });
       default:
-        return { response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`) };
+        return {
+          response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`),
+          unknownMethod: true,
+        };
     }
   }
 
@@ -223,6 +228,7 @@ export class AgentMcpHandler {
 
   /** notifications/cancelled: stop the request here, or on whichever replica runs it. */
   cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
+    if (!ctx.session) return; // request ids name nothing outside a session
     const key = InFlightCalls.key(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
     if (!this.inFlight.cancel(key)) this.bus.publish(BusEvent.CallCancelled, { key });
   }
