@@ -94,4 +94,19 @@ describe('official MCP tools against the stack, through the bus', () => {
     expect(called.code, called.stderr).toBe(0);
     expect(JSON.parse(called.stdout).content).toEqual([{ type: 'text', text: 'from the inspector' }]);
   }, 120_000);
+
+  it.each(['pin', 'auto'])(
+    'the official SDK v2 client speaks 2026-07-28 with the gateway (%s): no session, multi-turn by handle, progress',
+    async (mode) => {
+      const url = `${env.gatewayUrls[0]}/${env.agentId}/mcp`;
+      const run = await node22([join(HERE, 'stateless-client.mjs'), url, env.apiKey, mode], 60_000);
+      expect(run.code, run.stderr).toBe(0);
+      const seen = JSON.parse(run.stdout);
+      expect(seen).toMatchObject({ negotiated: '2026-07-28', sessionId: null, handle: true, fresh: 0 });
+      expect(seen.tools).toContain('recall');
+      expect(seen.recalled).toEqual(['turn one', 'turn two']);
+      expect(seen.progress.length).toBeGreaterThanOrEqual(2);
+    },
+    90_000,
+  );
 });
