@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
+const MAX_KEPT_LINES = 20_000;
+
 export type LogLine = Record<string, unknown> & { msg?: string; level?: string };
 
 /**
@@ -38,7 +40,7 @@ export class ServiceProcess {
       }
     });
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      this.stderr += chunk;
+      this.stderr = (this.stderr + chunk).slice(-10_000);
       if (this.echo) process.stderr.write(`[${this.name}] ${chunk}`);
     });
   }
@@ -125,6 +127,8 @@ export class ServiceProcess {
       line = { msg: raw };
     }
     this.logs.push(line);
+    // A long-running stack (npm start) must not keep every line forever.
+    if (this.logs.length > MAX_KEPT_LINES) this.logs.splice(0, this.logs.length - MAX_KEPT_LINES / 2);
     if (this.echo) process.stdout.write(`${raw}\n`);
     for (const listener of this.listeners) listener(line);
   }
