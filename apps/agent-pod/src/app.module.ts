@@ -7,6 +7,7 @@ import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env
 import { CancellationsService } from './inbox/cancellations.service';
 import { InboxConsumerService } from './inbox/inbox-consumer.service';
 import { CallEventsPublisher } from './replies/call-events.publisher';
+import { ClientRequestsService } from './replies/client-requests.service';
 import { SkillRunner } from './inbox/skill-runner';
 import { RegistrationService } from './registration/registration.service';
 import { ReplierService } from './replies/replier.service';
@@ -26,6 +27,7 @@ import { MOCK_AGENT_SKILLS } from './skills/skills';
     RegistrationService,
     ReplierService,
     CallEventsPublisher,
+    ClientRequestsService,
     CancellationsService,
     SkillRunner,
     InboxConsumerService,

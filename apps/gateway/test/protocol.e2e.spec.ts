@@ -1,7 +1,12 @@
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { request as httpRequest } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +132,28 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
       await session.client.callTool({ name: 'sleep', arguments: { ms: 200, progress_every_ms: 100 } });
       expect(lines).toEqual([]);
       await session.close();
+    });
+  });
+
+  describe('requests from the agent to the client', () => {
+    it('relays sampling and elicitation from the agent to the client and the answers back, through the bus', async () => {
+      const client = new Client({ name: 'answering-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+        role: 'assistant',
+        content: { type: 'text', text: `sampled: ${(request.params.messages[0].content as { text: string }).text}` },
+        model: 'test-model',
+      }));
+      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(env.mcpUrl()), { requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } } }),
+      );
+      const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hello' } });
+      expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: sampled: hello' }]);
+      const elicited = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who are you?' } });
+      expect((elicited.content as { text: string }[])[0].text).toBe(
+        'User response: action=accept, content={"username":"ada","email":"ada@example.com"}',
+      );
+      await client.close();
     });
   });
 
@@ -289,7 +316,7 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
         text += value;
       }
       await reader.cancel();
-      expect(text).toMatch(/^id: \S+\ndata: \n\n/); // the 2025-11-25 priming event
+      expect(text).toMatch(/^id: \S+\nretry: \d+\ndata: \n\n/); // the 2025-11-25 priming event
       expect(text).toContain('"method":"notifications/tools/list_changed"');
     });
   });

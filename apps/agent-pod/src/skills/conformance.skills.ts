@@ -79,3 +79,109 @@ export const CONFORMANCE_SKILLS: readonly Skill[] = [
     },
   },
 ];
+
+/** Fixtures that need the MCP client mid-call: sampling and elicitation, relayed by the gateway. */
+export const CONFORMANCE_CLIENT_SKILLS: readonly Skill[] = [
+  {
+    definition: {
+      name: 'test_sampling',
+      description: 'Asks the client to sample an LLM',
+      input_schema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+      side_effect_class: 'read',
+    },
+    async run(args, ctx) {
+      const answer = await ctx.ask('sampling/createMessage', {
+        messages: [{ role: 'user', content: { type: 'text', text: String(args.prompt) } }],
+        maxTokens: 100,
+      });
+      const content = answer.content as { type?: string; text?: string } | undefined;
+      return { content: [text(`LLM response: ${content?.type === 'text' ? content.text : 'No text response'}`)] };
+    },
+  },
+  {
+    definition: {
+      name: 'test_elicitation',
+      description: 'Asks the user for information through the client',
+      input_schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+      side_effect_class: 'read',
+    },
+    async run(args, ctx) {
+      const answer = await ctx.ask('elicitation/create', {
+        message: String(args.message),
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          required: ['username', 'email'],
+        },
+      });
+      return { content: [text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+    },
+  },
+  fixture('test_elicitation_sep1034_defaults', 'Elicitation with default values', async (_args, ctx) => {
+    const answer = await ctx.ask('elicitation/create', {
+      message: 'Please review and update the form fields with defaults',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        },
+      },
+    });
+    return { content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+  }),
+  fixture('test_elicitation_sep1330_enums', 'Elicitation with every kind of enum', async (_args, ctx) => {
+    const answer = await ctx.ask('elicitation/create', {
+      message: 'Please select options from the enum fields',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: {
+            type: 'string',
+            description: 'Select one option with titles',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Select one option (legacy)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Select multiple options',
+            minItems: 1,
+            maxItems: 3,
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
+          titledMulti: {
+            type: 'array',
+            description: 'Select multiple options with titles',
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
+        },
+        required: [],
+      },
+    });
+    return { content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+  }),
+];

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentItem, LogLevel, SkillDefinition, StoredMessage } from '@mcpgw/contracts';
+import type { ChatMessage, ClientRequestMethod, ContentItem, LogLevel, SkillDefinition, StoredMessage } from '@mcpgw/contracts';
 
 /** What a skill sees of the message it answers. */
 export interface SkillContext {
@@ -12,6 +12,8 @@ export interface SkillContext {
   progress(progress: number, total?: number, message?: string): void;
   /** A log line for the caller (MCP notifications/message). Best effort. */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Ask the MCP client (sampling/createMessage, elicitation/create) and wait for its answer. */
+  ask(method: ClientRequestMethod, params: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export interface SkillOutput {

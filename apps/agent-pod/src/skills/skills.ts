@@ -1,5 +1,5 @@
 import type { Skill } from './skill';
-import { CONFORMANCE_SKILLS } from './conformance.skills';
+import { CONFORMANCE_CLIENT_SKILLS, CONFORMANCE_SKILLS } from './conformance.skills';
 import { counterSkill } from './counter.skill';
 import { crmLookupSkill } from './crm-lookup.skill';
 import { echoSkill } from './echo.skill';
@@ -20,6 +20,7 @@ export const MOCK_AGENT_SKILLS: readonly Skill[] = [
   counterSkill,
   crmLookupSkill,
   ...CONFORMANCE_SKILLS,
+  ...CONFORMANCE_CLIENT_SKILLS,
 ];
 
 export function skillsByName(skills: readonly Skill[]): Map<string, Skill> {

@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AgentCancel,
   BusPattern,
+  CallInput,
+  type InputResponse,
   ServiceError,
   type AgentReply,
   type CallEvent,
@@ -199,6 +201,11 @@ export class CallPipeline {
       signal.addEventListener('abort', abort, { once: true });
       work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
     });
+  }
+
+  /** A client's answer to an agent's input request, to whichever pod runs the message. */
+  answerInput(messageId: string, response: InputResponse): void {
+    this.nc.publish(CallInput.subject(this.busOptions.prefix, messageId), encodeJson(response));
   }
 
   /** Tell every pod of the agent to stop working on the message (the one running it will). */

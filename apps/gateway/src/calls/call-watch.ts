@@ -1,4 +1,4 @@
-import { CallEvents, LogEvent, ProgressEvent, parseAs, type CallEvent } from '@mcpgw/contracts';
+import { CallEvents, InputRequestEvent, LogEvent, ProgressEvent, parseAs, type CallEvent } from '@mcpgw/contracts';
 import { decodeJson } from '@mcpgw/bus';
 import type { NatsConnection, Subscription } from 'nats';
 
@@ -16,7 +16,12 @@ export class CallWatch {
       callback: (err, msg) => {
         if (err) return;
         const plain = decodeJson(msg.data) as { type?: unknown } | undefined;
-        const parsed = plain?.type === 'progress' ? parseAs(ProgressEvent, plain) : parseAs(LogEvent, plain);
+        const parsed =
+          plain?.type === 'progress'
+            ? parseAs(ProgressEvent, plain)
+            : plain?.type === 'input_request'
+              ? parseAs(InputRequestEvent, plain)
+              : parseAs(LogEvent, plain);
         if (!parsed.ok || parsed.value.in_reply_to !== messageId) return;
         this.lastActivity = Date.now();
         onEvent(parsed.value);

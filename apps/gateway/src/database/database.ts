@@ -5,6 +5,7 @@ import { Idempotency1764460000000 } from './migrations/1764460000000-idempotency
 import { Grants1764470000000 } from './migrations/1764470000000-grants';
 import { SessionLogLevel1764480000000 } from './migrations/1764480000000-session-log-level';
 import { AgentResourcesPrompts1764490000000 } from './migrations/1764490000000-agent-resources-prompts';
+import { SessionClientCapabilities1764500000000 } from './migrations/1764500000000-session-client-capabilities';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -13,5 +14,5 @@ export const GATEWAY_SCHEMA = 'gateway';
 export const CACHE_CHANNEL = 'mcpgw_gateway_cache';
 
 export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptions {
-  return postgresOptions({ url, schema: GATEWAY_SCHEMA, poolSize, migrations: [Gateway1764450000000, Idempotency1764460000000, Grants1764470000000, SessionLogLevel1764480000000, AgentResourcesPrompts1764490000000] });
+  return postgresOptions({ url, schema: GATEWAY_SCHEMA, poolSize, migrations: [Gateway1764450000000, Idempotency1764460000000, Grants1764470000000, SessionLogLevel1764480000000, AgentResourcesPrompts1764490000000, SessionClientCapabilities1764500000000] });
 }

@@ -15,6 +15,8 @@ export interface McpSession {
   protocolVersion: string;
   /** From logging/setLevel: agent log lines below it are not relayed. */
   logLevel?: LogLevel;
+  /** The client can answer sampling or elicitation requests (declared at initialize). */
+  answersClientRequests: boolean;
 }
 
 export type SessionLookup = { ok: true; session: McpSession } | { ok: false; reason: string };
@@ -56,7 +58,13 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     clearInterval(this.purgeTimer);
   }
 
-  async create(agentId: string, principal: string, protocolVersion: string, clientInfo: unknown): Promise<McpSession> {
+  async create(
+    agentId: string,
+    principal: string,
+    protocolVersion: string,
+    clientInfo: unknown,
+    clientCapabilities: Record<string, unknown> = {},
+  ): Promise<McpSession> {
     const channel = await this.bus.request(BusPattern.CreateChannel, { agent_id: agentId });
     const session: McpSession = {
       id: randomBytes(24).toString('base64url'),
@@ -64,6 +72,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       principal,
       channelId: channel.id,
       protocolVersion,
+      answersClientRequests: answersClientRequests(clientCapabilities),
     };
     await this.store.insert({
       id: session.id,
@@ -72,6 +81,7 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       channel_id: channel.id,
       protocol_version: protocolVersion,
       client_info: clientInfo,
+      client_capabilities: clientCapabilities,
       expires_at: this.expiry(),
     });
     return session;
@@ -144,5 +154,10 @@ function toSession(row: SessionRow): McpSession {
     channelId: row.channel_id,
     protocolVersion: row.protocol_version,
     ...(row.log_level ? { logLevel: row.log_level as LogLevel } : {}),
+    answersClientRequests: answersClientRequests(row.client_capabilities ?? {}),
   };
+}
+
+function answersClientRequests(capabilities: Record<string, unknown>): boolean {
+  return capabilities.sampling !== undefined || capabilities.elicitation !== undefined;
 }

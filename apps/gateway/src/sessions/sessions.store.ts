@@ -13,6 +13,7 @@ export interface SessionRow {
   last_seen_at: Date;
   ended_at: Date | null;
   log_level: string | null;
+  client_capabilities: Record<string, unknown> | null;
 }
 
 const PURGE_BATCH = 1000;
@@ -24,8 +25,8 @@ export class SessionsStore {
 
   async insert(session: Omit<SessionRow, 'last_seen_at' | 'ended_at' | 'log_level'> & { client_info: unknown }): Promise<void> {
     await this.db.query(
-      `INSERT INTO mcp_sessions (id, agent_id, principal, channel_id, protocol_version, client_info, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO mcp_sessions (id, agent_id, principal, channel_id, protocol_version, client_info, expires_at, client_capabilities)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         session.id,
         session.agent_id,
@@ -34,13 +35,15 @@ export class SessionsStore {
         session.protocol_version,
         JSON.stringify(session.client_info ?? null),
         session.expires_at,
+        JSON.stringify(session.client_capabilities ?? null),
       ],
     );
   }
 
   async find(id: string): Promise<SessionRow | undefined> {
     const [row] = await this.db.query(
-      `SELECT id, agent_id, principal, channel_id, protocol_version, expires_at, last_seen_at, ended_at, log_level
+      `SELECT id, agent_id, principal, channel_id, protocol_version, expires_at, last_seen_at, ended_at, log_level,
+              client_capabilities
          FROM mcp_sessions WHERE id = $1`,
       [id],
     );

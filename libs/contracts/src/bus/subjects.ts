@@ -52,6 +52,11 @@ export const CallEvents = {
   subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.events`,
 } as const;
 
+/** Core NATS, per call: the MCP client's answers to the agent's input requests (gateway -> agent). */
+export const CallInput = {
+  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.input`,
+} as const;
+
 /** Core NATS, fan-out to every pod of an agent: stop working on a message. */
 export const AgentCancel = {
   subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.cancel`,

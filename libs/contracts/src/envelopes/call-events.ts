@@ -1,4 +1,4 @@
-import { Equals, IsIn, IsNumber, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { Equals, IsIn, IsNumber, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 
 /** MCP logging levels (RFC 5424 severities), lowest first. */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
@@ -49,7 +49,42 @@ export class LogEvent {
   data: unknown;
 }
 
-export type CallEvent = ProgressEvent | LogEvent;
+/** Requests an agent may make of the MCP client in the middle of a call. */
+export const CLIENT_REQUEST_METHODS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
+export type ClientRequestMethod = (typeof CLIENT_REQUEST_METHODS)[number];
+
+/**
+ * `input_request`: the agent needs something from the MCP client before it can
+ * answer (sampling, elicitation). The gateway that streams the call relays it
+ * as a JSON-RPC request; the client's answer comes back on `CallInput.subject`.
+ */
+export class InputRequestEvent {
+  @Equals('input_request')
+  type: 'input_request';
+
+  @IsUUID()
+  in_reply_to: string;
+
+  /** Pairs the answer with the question; unique within the message. */
+  @IsString()
+  @MaxLength(64)
+  key: string;
+
+  @IsIn(CLIENT_REQUEST_METHODS)
+  method: ClientRequestMethod;
+
+  @IsObject()
+  params: Record<string, unknown>;
+}
+
+/** The client's answer to an input request, published on `CallInput.subject`. */
+export interface InputResponse {
+  key: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export type CallEvent = ProgressEvent | LogEvent | InputRequestEvent;
 
 /** `cancel`: stop working on message `message_id`; send no reply. Fanned out to every pod of the agent. */
 export class CancelRequest {

@@ -20,7 +20,7 @@ import { StatelessMeta } from '../protocol/stateless';
 import { ALL_PROTOCOL_VERSIONS, SERVER_INFO, negotiateVersion } from '../protocol/versions';
 import { SESSION_HEADER } from '../transport/responder';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
-import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
+import { eventRelay, parseInputRequestId, toCallResult, toMcpTool } from './mcp-shapes';
 import { ResourcesAndPrompts, type AskContext } from './resources-and-prompts';
 
 export interface AgentRequestContext {
@@ -121,13 +121,29 @@ export class AgentMcpHandler {
   wantsStream(request: JsonRpcRequest, ctx: Pick<AgentRequestContext, 'session' | 'stateless'>): boolean {
     if (request.method !== 'tools/call') return false;
     const meta = (request.params?._meta ?? {}) as Record<string, unknown>;
-    return meta.progressToken !== undefined || (ctx.stateless?.logLevel ?? ctx.session?.logLevel) !== undefined;
+    return (
+      meta.progressToken !== undefined ||
+      (ctx.stateless?.logLevel ?? ctx.session?.logLevel) !== undefined ||
+      // The agent may ask the client mid-call (sampling, elicitation): only a stream can carry that.
+      (!ctx.stateless && !!ctx.session?.answersClientRequests)
+    );
+  }
+
+  /** A client's JSON-RPC response: the answer to a request an agent made through us. */
+  relayClientResponse(message: { id?: unknown; result?: unknown; error?: unknown }): void {
+    const target = parseInputRequestId(message.id);
+    if (!target) return;
+    this.pipeline.answerInput(target.messageId, {
+      key: target.key,
+      ...(message.error ? { error: message.error as { code: number; message: string } } : { result: (message.result ?? {}) as Record<string, unknown> }),
+    });
   }
 
   private async initialize(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const params = request.params ?? {};
     const protocolVersion = negotiateVersion(params.protocolVersion);
-    const session = await this.sessions.create(ctx.agentId, ctx.principal.id, protocolVersion, params.clientInfo);
+    const capabilities = (params.capabilities ?? {}) as Record<string, unknown>;
+    const session = await this.sessions.create(ctx.agentId, ctx.principal.id, protocolVersion, params.clientInfo, capabilities);
     return {
       headers: { [SESSION_HEADER]: session.id },
       response: result(request.id, {
@@ -199,7 +215,14 @@ export class AgentMcpHandler {
     const options: ExecuteOptions = {
       signal: AbortSignal.any(signals),
       ...(ctx.notify
-        ? { onEvent: eventRelay(progressTokenOf(params._meta), logThreshold(ctx), ctx.notify) }
+        ? {
+            onEvent: eventRelay(
+              progressTokenOf(params._meta),
+              logThreshold(ctx),
+              ctx.notify,
+              !ctx.stateless && !!ctx.session?.answersClientRequests,
+            ),
+          }
         : {}),
     };
     let outcome = 'internal';

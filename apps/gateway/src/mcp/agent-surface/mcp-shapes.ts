@@ -29,11 +29,26 @@ export function toCallResult(outcome: CallOutcome) {
  * only with a progressToken and only when it grows (MCP requires it to
  * increase); log lines at or above the session's level.
  */
+const INPUT_ID_PREFIX = 'mcpgw-input';
+
+/** The JSON-RPC id of a request relayed to the client: names the message and the question. */
+export function inputRequestId(messageId: string, key: string): string {
+  return `${INPUT_ID_PREFIX}:${messageId}:${key}`;
+}
+
+/** The message and the question a client's response answers, if its id is one of ours. */
+export function parseInputRequestId(id: unknown): { messageId: string; key: string } | undefined {
+  const match = typeof id === 'string' ? /^mcpgw-input:([0-9a-f-]{36}):([0-9a-f-]{36})$/.exec(id) : null;
+  return match ? { messageId: match[1], key: match[2] } : undefined;
+}
+
 export function eventRelay(
   progressToken: string | number | undefined,
   /** `null`: no log lines at all (2026-07-28 without a logLevel in `_meta`). */
   minLevel: LogLevel | undefined | null,
   notify: (notification: object) => void,
+  /** The client takes requests on this stream (sampling, elicitation); never in 2026-07-28. */
+  clientRequests = false,
 ): (event: CallEvent) => void {
   let last = Number.NEGATIVE_INFINITY;
   const threshold = minLevel === null ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(minLevel ?? 'debug');
@@ -43,6 +58,11 @@ export function eventRelay(
       last = event.progress;
       const { progress, total, message } = event;
       notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
+      return;
+    }
+    if (event.type === 'input_request') {
+      // The id tells whichever replica gets the client's answer where to publish it.
+      if (clientRequests) notify({ jsonrpc: '2.0', id: inputRequestId(event.in_reply_to, event.key), method: event.method, params: event.params });
       return;
     }
     if (LOG_LEVELS.indexOf(event.level) < threshold) return;

@@ -36,7 +36,7 @@ export type JsonRpcResponse =
 export type Classified =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
-  | { kind: 'response' }
+  | { kind: 'response'; message: { id: JsonRpcId; result?: unknown; error?: unknown } }
   | { kind: 'invalid'; id: JsonRpcId | null; reason: string };
 
 export function result(id: JsonRpcId, value: unknown): JsonRpcResponse {
@@ -67,7 +67,7 @@ export function classify(value: unknown): Classified {
     return { kind: 'invalid', id: null, reason: 'id must be a string or an integer' };
   }
   if (message.method === undefined && ('result' in message || 'error' in message) && 'id' in message) {
-    return { kind: 'response' };
+    return { kind: 'response', message: message as { id: JsonRpcId; result?: unknown; error?: unknown } };
   }
   if (typeof message.method !== 'string' || message.method.length === 0) {
     return { kind: 'invalid', id, reason: 'method must be a non-empty string' };

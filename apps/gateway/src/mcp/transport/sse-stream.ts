@@ -1,5 +1,7 @@
 import type { FastifyReply } from 'fastify';
 
+const RETRY_MS = 1_000;
+
 /**
  * One POST's (or GET's) Server-Sent Events stream. Events carry ids (not in
  * 2026-07-28, whose streams do not resume); from 2025-11-25 on, the stream
@@ -25,7 +27,8 @@ export class SseStream {
       'x-accel-buffering': 'no',
     });
     this.reply.raw.on('close', () => (this.closed = true));
-    if (priming && this.streamId) this.write(`id: ${this.nextId()}\ndata: \n\n`);
+    // The retry field tells a client how soon to reconnect should the stream break (2025-11-25).
+    if (priming && this.streamId) this.write(`id: ${this.nextId()}\nretry: ${RETRY_MS}\ndata: \n\n`);
   }
 
   /** One JSON-RPC message (notification or response) as a `message` event. */

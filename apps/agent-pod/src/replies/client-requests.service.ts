@@ -1,0 +1,63 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CallInput, type ClientRequestMethod, type InputResponse } from '@mcpgw/contracts';
+import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, type BusOptions } from '@mcpgw/bus';
+import type { NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { CallEventsPublisher } from './call-events.publisher';
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+export class ClientRequestError extends Error {
+  constructor(
+    message: string,
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Requests from the agent to the MCP client in the middle of a call
+ * (sampling, elicitation): published as an `input_request` event of the
+ * message; the gateway streaming the call relays it and publishes the
+ * client's answer on the message's input subject.
+ */
+@Injectable()
+export class ClientRequestsService {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    private readonly events: CallEventsPublisher,
+  ) {}
+
+  async ask(
+    messageId: string,
+    method: ClientRequestMethod,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+  ): Promise<Record<string, unknown>> {
+    const key = randomUUID();
+    const subscription = this.nc.subscribe(CallInput.subject(this.bus.prefix, messageId));
+    const answer = new Promise<InputResponse>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new ClientRequestError(`the client did not answer ${method} in time`)), timeoutMs);
+      signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+      void (async () => {
+        for await (const msg of subscription) {
+          const response = decodeJson(msg.data) as InputResponse | undefined;
+          if (response?.key !== key) continue;
+          clearTimeout(timer);
+          return resolve(response);
+        }
+      })();
+    });
+    try {
+      this.events.publish({ type: 'input_request', in_reply_to: messageId, key, method, params });
+      const response = await answer;
+      if (response.error) throw new ClientRequestError(response.error.message, response.error.code);
+      return response.result ?? {};
+    } finally {
+      subscription.unsubscribe();
+    }
+  }
+}
