@@ -44,10 +44,6 @@ export class AgentsStore {
     return rows.map((row: AgentRow) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
   }
 
-  async exists(agentId: string): Promise<boolean> {
-    return (await this.db.query(`SELECT 1 FROM agents WHERE id = $1`, [agentId])).length > 0;
-  }
-
   /** Create the agent if it is new; an agent never moves to another workspace. */
   ensure(agentId: string, workspaceId: string): Promise<void> {
     return upsertAgent(this.db, agentId, workspaceId);
