@@ -40,7 +40,12 @@ async function main(): Promise<void> {
   if (!url || !key) {
     process.stderr.write('starting a private stack…\n');
     stack = await startTestStack({
-      env: { LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20', INBOX_STORAGE: process.env.INBOX_STORAGE ?? 'file' },
+      env: {
+        LOG_LEVEL: 'warn',
+        DATABASE_POOL_SIZE: '20',
+        INBOX_STORAGE: process.env.INBOX_STORAGE ?? 'file',
+        POD_CONCURRENCY: process.env.POD_CONCURRENCY ?? '64',
+      },
     });
     url = stack.mcpUrl();
     key = stack.apiKey;
