@@ -10,6 +10,14 @@ describe('duplicate message ids', () => {
   let env: TestStack;
   let nc: NatsConnection;
 
+  /** The message service's REST mirror. */
+  const post = (path: string, body: unknown) =>
+    fetch(`${env.messageServiceUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+
   beforeAll(async () => {
     env = await startTestStack({ pods: 1, podEnv: { LOG_LEVEL: 'debug' } });
     nc = await connect({ servers: env.stack.settings.natsUrl });
@@ -21,12 +29,6 @@ describe('duplicate message ids', () => {
   });
 
   it('the pod runs the skill once and acknowledges the copy', async () => {
-    const post = (path: string, body: unknown) =>
-      fetch(`${env.messageServiceUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then((r) => r.json());
     const channel = await post('/channels', { agent_id: env.agentId });
     const message: ChatMessage = {
       type: 'chat_message',
@@ -59,12 +61,6 @@ describe('duplicate message ids', () => {
     const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
     await pod.waitForLog((l) => l.msg === 'dropping malformed inbox message', 10_000);
     expect(pod.running).toBe(true);
-    const post = (path: string, body: unknown) =>
-      fetch(`${env.messageServiceUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then((r) => r.json());
     const channel = await post('/channels', { agent_id: env.agentId });
     const id = randomUUID();
     await post(`/channels/${channel.id}/messages`, {

@@ -80,6 +80,10 @@ export const CONFORMANCE_SKILLS: readonly Skill[] = [
   },
 ];
 
+function describeAnswer(answer: Record<string, unknown>): string {
+  return `action=${String(answer.action)}, content=${JSON.stringify(answer.content ?? {})}`;
+}
+
 /** Fixtures that need the MCP client mid-call: sampling and elicitation, relayed by the gateway. */
 export const CONFORMANCE_CLIENT_SKILLS: readonly Skill[] = [
   {
@@ -117,7 +121,7 @@ export const CONFORMANCE_CLIENT_SKILLS: readonly Skill[] = [
           required: ['username', 'email'],
         },
       });
-      return { content: [text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+      return { content: [text(`User response: ${describeAnswer(answer)}`)] };
     },
   },
   fixture('test_elicitation_sep1034_defaults', 'Elicitation with default values', async (_args, ctx) => {
@@ -134,7 +138,7 @@ export const CONFORMANCE_CLIENT_SKILLS: readonly Skill[] = [
         },
       },
     });
-    return { content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+    return { content: [text(`Elicitation completed: ${describeAnswer(answer)}`)] };
   }),
   fixture('test_elicitation_sep1330_enums', 'Elicitation with every kind of enum', async (_args, ctx) => {
     const answer = await ctx.ask('elicitation/create', {
@@ -182,6 +186,6 @@ export const CONFORMANCE_CLIENT_SKILLS: readonly Skill[] = [
         required: [],
       },
     });
-    return { content: [text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
+    return { content: [text(`Elicitation completed: ${describeAnswer(answer)}`)] };
   }),
 ];
