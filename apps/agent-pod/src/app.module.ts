@@ -1,6 +1,6 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
+import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
 import { HealthModule, MetricsModule, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
@@ -43,7 +43,7 @@ class PodModule {}
       inject: [AGENT_POD_ENV],
       useFactory: (env: AgentPodEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `agent-pod-${env.POD_ID}` }),
     }),
-    MetricsModule.forService('agent-pod'),
+    MetricsModule.forService('agent-pod', [busMessagesMetric]),
     HealthModule.forChecks({
       imports: [PodModule],
       inject: [NATS_CONNECTION, RegistrationService, InboxConsumerService],

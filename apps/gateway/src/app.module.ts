@@ -1,7 +1,8 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
+import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
+import { sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import type { DataSource } from 'typeorm';
@@ -20,7 +21,7 @@ import { McpModule } from './mcp/mcp.module';
       useFactory: (env: GatewayEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `gateway-${env.SERVICE_INSTANCE}` }),
     }),
     CacheModule,
-    MetricsModule.forService('gateway'),
+    MetricsModule.forService('gateway', [busMessagesMetric, ...sqlMetrics]),
     HealthModule.forChecks({
       inject: [getDataSourceToken(), NATS_CONNECTION],
       useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],

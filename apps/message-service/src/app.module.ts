@@ -1,7 +1,8 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
-import { BusModule, NATS_CONNECTION } from '@mcpgw/bus';
+import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
+import { sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import type { DataSource } from 'typeorm';
@@ -33,7 +34,7 @@ import { WaitService } from './wait/wait.service';
         name: `message-service-${env.SERVICE_INSTANCE}`,
       }),
     }),
-    MetricsModule.forService('message-service'),
+    MetricsModule.forService('message-service', [busMessagesMetric, ...sqlMetrics]),
     HealthModule.forChecks({
       inject: [getDataSourceToken(), NATS_CONNECTION],
       useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],

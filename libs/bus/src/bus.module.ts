@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { connect, type NatsConnection } from 'nats';
 import { BusClient } from './bus-client';
+import { meterConnection } from './bus-meter';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 
 export interface BusModuleAsyncOptions {
@@ -27,6 +28,7 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
     // No stack capture per request: it costs on every call and only helps debugging.
     noAsyncTraces: true,
   });
+  meterConnection(nc, options.prefix);
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect') {

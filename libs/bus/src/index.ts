@@ -5,3 +5,4 @@ export * from './bus.module';
 export * from './json';
 export * from './jetstream/agent-inbox';
 export * from './bus-exception.filter';
+export * from './bus-meter';

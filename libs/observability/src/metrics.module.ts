@@ -1,8 +1,19 @@
 import { Controller, Get, Header, Module, type DynamicModule } from '@nestjs/common';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The process's Prometheus registry: default Node metrics, plus whatever the app registers. */
 export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
+
+/**
+ * A counter kept outside prom-client (plain numbers, cheap to bump on every
+ * message) and read when /metrics is scraped.
+ */
+export interface CounterSource {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  read(): Iterable<[Record<string, string>, number]>;
+}
 
 @Controller()
 class MetricsController {
@@ -18,10 +29,11 @@ class MetricsController {
 /** `GET /metrics` in the Prometheus text format, with a `service` label on every series. */
 @Module({})
 export class MetricsModule {
-  static forService(service: string): DynamicModule {
+  static forService(service: string, counters: readonly CounterSource[] = []): DynamicModule {
     const registry = new Registry();
     registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: registry });
+    for (const source of counters) registerCounterSource(registry, source);
     return {
       module: MetricsModule,
       global: true,
@@ -33,4 +45,17 @@ export class MetricsModule {
       exports: [METRICS_REGISTRY],
     };
   }
+}
+
+function registerCounterSource(registry: Registry, source: CounterSource): void {
+  new Counter({
+    name: source.name,
+    help: source.help,
+    labelNames: [...source.labelNames],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, value] of source.read()) this.inc(labels, value);
+    },
+  });
 }

@@ -1,3 +1,4 @@
 export * from './postgres-options';
 export * from './run-migrations';
 export * from './pg-notifications';
+export * from './sql-meter';

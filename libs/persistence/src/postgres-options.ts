@@ -1,4 +1,5 @@
 import type { DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
+import { MeteredSqlLogger } from './sql-meter';
 
 export interface PostgresSettings {
   url: string;
@@ -24,7 +25,8 @@ export function postgresOptions(settings: PostgresSettings): DataSourceOptions {
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error'],
+    // Counts every statement for /metrics and logs the failed ones.
+    logger: new MeteredSqlLogger(),
     extra: {
       max: settings.poolSize ?? 20,
       options: `-c search_path=${settings.schema}`,

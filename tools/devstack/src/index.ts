@@ -6,3 +6,4 @@ export * from './databases';
 export * from './test-stack';
 export * from './mcp-client';
 export * from './grant-key-file';
+export * from './metrics';

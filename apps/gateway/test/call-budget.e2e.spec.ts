@@ -1,0 +1,75 @@
+import {
+  busTotal,
+  connectMcp,
+  counterDelta,
+  scrapeAll,
+  startTestStack,
+  type CallCounters,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * What one tools/call costs on the bus and in PostgreSQL, counted by the apps
+ * themselves (/metrics). Counts are deterministic, so this holds the speed of
+ * the call path without a timed test: a change that adds a hop or a commit
+ * fails here. Pull requests of the pods' fetch loop are background work, not
+ * per call, and are left out.
+ */
+const BUDGET = {
+  /** Messages the apps publish per call. */
+  published: 7,
+  /** Messages the apps are delivered per call. */
+  delivered: 7,
+  sqlStatements: 2,
+  sqlCommits: 2,
+};
+const CALLS = 40;
+/** Background traffic a run may see besides the calls (pull expiries, heartbeats). */
+const SLACK = 4;
+const BACKGROUND = ['js.pull', 'js.api'];
+
+describe('the cost of one tools/call', () => {
+  let env: TestStack;
+  let mcp: McpConnection;
+  let processUrls: string[];
+
+  beforeAll(async () => {
+    env = await startTestStack();
+    mcp = await connectMcp(env.mcpUrl(), env.apiKey);
+    processUrls = env.stack.processes.map((p) => p.url!);
+    // Warm the caches (catalogue, session) so the count is the steady state.
+    for (let i = 0; i < 5; i++) await mcp.client.callTool({ name: 'echo', arguments: { text: 'warm' } });
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+    await env?.stop();
+  });
+
+  async function measure(run: () => Promise<void>): Promise<CallCounters> {
+    const before = await scrapeAll(processUrls);
+    await run();
+    return counterDelta(before, await scrapeAll(processUrls));
+  }
+
+  it(`stays within ${BUDGET.published} messages published, ${BUDGET.delivered} delivered and ${BUDGET.sqlCommits} commits per call`, async () => {
+    const spent = await measure(async () => {
+      for (let i = 0; i < CALLS; i++) {
+        const result = await mcp.client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+        expect(result.isError).toBeFalsy();
+      }
+    });
+    console.log(
+      `per call: ${[...spent.bus].map(([family, n]) => `${family} ${(n / CALLS).toFixed(2)}`).join(', ')}; ` +
+        `sql ${spent.sqlStatements / CALLS} statements, ${spent.sqlCommits / CALLS} commits`,
+    );
+    expect(busTotal(spent, 'out', BACKGROUND)).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
+    expect(busTotal(spent, 'in', BACKGROUND)).toBeLessThanOrEqual(BUDGET.delivered * CALLS + SLACK);
+    expect(spent.sqlStatements).toBeLessThanOrEqual(BUDGET.sqlStatements * CALLS);
+    expect(spent.sqlCommits).toBeLessThanOrEqual(BUDGET.sqlCommits * CALLS);
+    // The counters count: a call that reached the agent shows up on the bus.
+    expect(busTotal(spent, 'in')).toBeGreaterThanOrEqual(CALLS);
+  });
+});

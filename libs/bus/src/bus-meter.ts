@@ -1,0 +1,85 @@
+import type { NatsConnection } from 'nats';
+
+export type BusDirection = 'out' | 'in';
+
+/**
+ * Counts of NATS messages this process published (`out`) and was delivered
+ * (`in`), per subject family: the figure that says what a call costs on the
+ * bus. One meter per process, since an app holds one bus connection.
+ */
+export class BusMeter {
+  private readonly counts = new Map<string, number>();
+
+  count(direction: BusDirection, family: string): void {
+    const key = `${direction} ${family}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** `[labels, count]` pairs, for /metrics. */
+  *entries(): Iterable<[{ direction: string; family: string }, number]> {
+    for (const [key, value] of this.counts) {
+      const space = key.indexOf(' ');
+      yield [{ direction: key.slice(0, space), family: key.slice(space + 1) }, value];
+    }
+  }
+}
+
+export const busMeter = new BusMeter();
+
+/** The Prometheus counter `mcpgw_bus_messages_total`, read from the process's meter. */
+export const busMessagesMetric = {
+  name: 'mcpgw_bus_messages_total',
+  help: 'NATS messages published (out) and delivered (in) by this process, per subject family',
+  labelNames: ['direction', 'family'] as const,
+  read: () => busMeter.entries(),
+};
+
+/**
+ * The family of a subject: per-entity tokens (agent, message, replica ids)
+ * folded to `*`, so the label set stays small. `reply` is any `_INBOX` subject.
+ */
+export function subjectFamily(subject: string, prefix: string): string {
+  if (subject.startsWith('_INBOX.')) return 'reply';
+  if (subject.startsWith('$JS.ACK.')) return 'js.ack';
+  if (subject.startsWith('$JS.API.CONSUMER.MSG.NEXT.')) return 'js.pull';
+  if (subject.startsWith('$JS.')) return 'js.api';
+  if (!subject.startsWith(`${prefix}.`)) return 'other';
+  const tokens = subject.slice(prefix.length + 1).split('.');
+  // agents.<agent>.inbox, calls.<message>.events, ms.replicas.<replica>.replies
+  if (tokens[0] === 'agents' || tokens[0] === 'calls') tokens[1] = '*';
+  if (tokens[0] === 'ms' && tokens[1] === 'replicas') tokens[2] = '*';
+  return tokens.join('.');
+}
+
+/** The parts of nats.js's protocol handler that every message passes through. */
+interface ProtocolHandler {
+  publish(subject: string, payload?: unknown, options?: unknown): void;
+  processMsg(msg: { subject: Uint8Array }, data: Uint8Array): void;
+}
+
+/**
+ * Count every message of a connection. nats.js sends and receives every
+ * message (requests, replies, JetStream publishes, acks and pulls) through one
+ * protocol handler; wrapping its two methods is the only place that sees them
+ * all. Tied to nats 2.29 (pinned): a test fails if the internals move.
+ */
+export function meterConnection(nc: NatsConnection, prefix: string, meter: BusMeter = busMeter): void {
+  const protocol = (nc as unknown as { protocol?: ProtocolHandler }).protocol;
+  if (!protocol || typeof protocol.publish !== 'function' || typeof protocol.processMsg !== 'function') {
+    throw new Error('nats client internals changed: cannot meter the bus connection');
+  }
+  const publish = protocol.publish.bind(protocol);
+  const processMsg = protocol.processMsg.bind(protocol);
+  protocol.publish = (subject, payload, options) => {
+    meter.count('out', subjectFamily(subject, prefix));
+    return publish(subject, payload, options);
+  };
+  protocol.processMsg = (msg, data) => {
+    meter.count('in', subjectFamily(latin1(msg.subject), prefix));
+    return processMsg(msg, data);
+  };
+}
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
