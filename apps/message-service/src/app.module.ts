@@ -13,6 +13,9 @@ import { MessagesHttpController } from './messages/messages-http.controller';
 import { MessagesMsController } from './messages/messages-ms.controller';
 import { MessagesService } from './messages/messages.service';
 import { MessagesStore } from './messages/messages.store';
+import { DirectRepliesService } from './replies/direct-replies.service';
+import { replicaRepliesSubject } from './replies/replica-replies.subject';
+import { ReplyNotices } from './wait/reply-notices.service';
 import { WaitService } from './wait/wait.service';
 
 @Module({
@@ -41,6 +44,14 @@ import { WaitService } from './wait/wait.service';
     }),
   ],
   controllers: [MessagesMsController, MessagesHttpController],
-  providers: [MessagesStore, MessagesService, AgentDeliveryService, WaitService],
+  providers: [
+    replicaRepliesSubject,
+    MessagesStore,
+    MessagesService,
+    AgentDeliveryService,
+    DirectRepliesService,
+    ReplyNotices,
+    WaitService,
+  ],
 })
 export class AppModule {}

@@ -30,17 +30,23 @@ export class BusClient {
     @Inject(BUS_OPTIONS) private readonly options: BusOptions,
   ) {}
 
-  async request<K extends BusOperation>(
+  request<K extends BusOperation>(operation: K, payload: BusRequest<K>, timeoutMs = 5_000): Promise<BusResponse<K>> {
+    return this.requestAt(subject(this.options.prefix, operation), operation, payload, timeoutMs);
+  }
+
+  /**
+   * The same request, to one replica's own subject instead of the operation's
+   * queue group (e.g. a reply to the message service replica that waits for it).
+   */
+  async requestAt<K extends BusOperation>(
+    to: string,
     operation: K,
-    payload: BusRequest<K>,
+    payload: unknown,
     timeoutMs = 5_000,
   ): Promise<BusResponse<K>> {
     let raw: Uint8Array;
     try {
-      const msg = await this.nc.request(subject(this.options.prefix, operation), encodeJson(payload), {
-        timeout: timeoutMs,
-      });
-      raw = msg.data;
+      raw = (await this.nc.request(to, encodeJson(payload), { timeout: timeoutMs })).data;
     } catch (error) {
       throw toServiceError(error, operation, timeoutMs);
     }

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import { ServiceError, subject, type BusReply } from '@mcpgw/contracts';
-import { lastValueFrom, defaultIfEmpty } from 'rxjs';
+import { subject, type BusReply } from '@mcpgw/contracts';
+import { defaultIfEmpty, isObservable, lastValueFrom } from 'rxjs';
+import { failureFrame } from './bus-reply';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { decodeJson, encodeJson } from './json';
 
@@ -67,19 +68,15 @@ export class BusServer extends Server implements CustomTransportStrategy {
       return this.respond(msg, { ok: false, error: { code: 'invalid_request', message: 'payload is not JSON' } });
     }
     try {
-      const result = await lastValueFrom(
-        this.transformToObservable(await handler(payload)).pipe(defaultIfEmpty(undefined)),
-      );
+      // Nest hands back the handler's value, or an Observable when a filter or an interceptor ran.
+      const returned: unknown = await handler(payload);
+      const result = isObservable(returned) ? await lastValueFrom(returned.pipe(defaultIfEmpty(undefined))) : returned;
       this.respond(msg, { ok: true, data: result });
     } catch (error) {
-      if (error instanceof ServiceError) {
-        return this.respond(msg, {
-          ok: false,
-          error: { code: error.code, message: error.message, details: error.details },
-        });
-      }
-      this.logger.error(`${pattern} failed: ${(error as Error).stack ?? error}`);
-      this.respond(msg, { ok: false, error: { code: 'internal', message: 'internal error' } });
+      this.respond(
+        msg,
+        failureFrame(error, () => this.logger.error(`${pattern} failed: ${(error as Error).stack ?? error}`)),
+      );
     }
   }
 

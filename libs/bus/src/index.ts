@@ -6,3 +6,4 @@ export * from './json';
 export * from './jetstream/agent-inbox';
 export * from './bus-exception.filter';
 export * from './bus-meter';
+export * from './bus-reply';

@@ -2,3 +2,4 @@ export * from './postgres-options';
 export * from './run-migrations';
 export * from './pg-notifications';
 export * from './sql-meter';
+export * from './group-commit';

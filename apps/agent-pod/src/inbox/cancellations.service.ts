@@ -60,7 +60,7 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
 
   private cancel(messageId: string, reason?: string): void {
     const controller = this.running.get(messageId);
-    if (!controller) return this.cancelledEarly.add(messageId);
+    if (!controller) return this.cancelledEarly.add(messageId, true);
     this.logger.log({ msg: 'cancelling', message_id: messageId, reason });
     controller.abort(new SkillCancelledError(messageId));
   }

@@ -5,13 +5,14 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { AgentInbox, ChatMessage, parseAs } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, ensureAgentConsumer, type BusOptions } from '@mcpgw/bus';
+import { AgentInbox, ChatMessage, ReplyHeaders, parseAs, type AgentReply } from '@mcpgw/contracts';
+import { BUS_OPTIONS, NATS_CONNECTION, ackSubjectOf, decodeJson, ensureAgentConsumer, type BusOptions } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { SkillCancelledError } from './cancellations.service';
+import { ReplierService } from '../replies/replier.service';
 import { SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
 
@@ -27,7 +28,8 @@ const FETCH_EXPIRES_MS = 5_000;
 @Injectable()
 export class InboxConsumerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InboxConsumerService.name);
-  private readonly completed = new RecentlySeen();
+  /** Messages this pod finished, with their reply (null: cancelled, no reply), to answer a copy without running it again. */
+  private readonly completed = new RecentlySeen<AgentReply | null>();
   private readonly inFlight = new Set<string>();
   private running = true;
   private loop?: Promise<void>;
@@ -40,6 +42,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
     private readonly runner: SkillRunner,
+    private readonly replier: ReplierService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -114,22 +117,18 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       return;
     }
     const message = parsed.value;
-    if (this.completed.has(message.id)) {
-      this.logger.log({ msg: 'duplicate dropped', message_id: message.id });
-      msg.ack();
-      return;
-    }
+    if (this.completed.has(message.id)) return this.answerCopy(msg, message.id);
     if (this.inFlight.has(message.id)) return; // already running here; its ack will follow
     this.inFlight.add(message.id);
     const heartbeat = setInterval(() => msg.working(), Math.max(this.env.INBOX_ACK_WAIT_MS / 3, 100));
     try {
-      await this.runner.answer(message, msg.info.redeliveryCount);
-      this.completed.add(message.id);
-      msg.ack();
+      const reply = await this.runner.answer(message, msg.info.redeliveryCount);
+      this.completed.add(message.id, reply);
+      await this.sendReply(msg, reply);
     } catch (error) {
       if (error instanceof SkillCancelledError) {
         // The caller gave up on it: done, with no reply and no redelivery.
-        this.completed.add(message.id);
+        this.completed.add(message.id, null);
         this.logger.log({ msg: 'skill cancelled', message_id: message.id });
         msg.ack();
         return;
@@ -141,6 +140,31 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       this.inFlight.delete(message.id);
       this.slotFreed?.();
       this.slotFreed = undefined;
+    }
+  }
+
+  /**
+   * First delivery: straight to the replica that delivered the message; it
+   * acks once the reply is stored (if it never does, the message comes back
+   * and is answered from `completed`). A redelivery: stored by request, acked here.
+   */
+  private async sendReply(msg: JsMsg, reply: AgentReply): Promise<void> {
+    const replica = msg.headers?.get(ReplyHeaders.replyTo) || undefined;
+    if (replica && !msg.info.redelivered) return this.replier.sendDirect(reply, replica, ackSubjectOf(msg));
+    await this.replier.store(reply, replica);
+    msg.ack();
+  }
+
+  /** A copy of a message this pod finished: its reply again (storing it is idempotent), never the skill. */
+  private async answerCopy(msg: JsMsg, messageId: string): Promise<void> {
+    this.logger.log({ msg: 'duplicate dropped', message_id: messageId }); // the skill does not run again
+    const reply = this.completed.get(messageId);
+    try {
+      if (reply) await this.replier.store(reply, msg.headers?.get(ReplyHeaders.replyTo) || undefined);
+      msg.ack();
+    } catch (error) {
+      this.logger.error({ msg: 'could not store the reply again; will be redelivered', message_id: messageId, error: (error as Error).message });
+      msg.nak(1_000);
     }
   }
 }

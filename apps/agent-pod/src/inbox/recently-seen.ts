@@ -1,15 +1,19 @@
-/** A bounded set of message ids, oldest forgotten first. */
-export class RecentlySeen {
-  private readonly ids = new Set<string>();
+/** A bounded map of message ids to what became of them, oldest forgotten first. */
+export class RecentlySeen<V = true> {
+  private readonly entries = new Map<string, V>();
 
   constructor(private readonly capacity = 10_000) {}
 
   has(id: string): boolean {
-    return this.ids.has(id);
+    return this.entries.has(id);
   }
 
-  add(id: string): void {
-    this.ids.add(id);
-    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value as string);
+  get(id: string): V | undefined {
+    return this.entries.get(id);
+  }
+
+  add(id: string, value: V): void {
+    this.entries.set(id, value);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
   }
 }

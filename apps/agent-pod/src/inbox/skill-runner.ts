@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { ChatMessage } from '@mcpgw/contracts';
+import type { AgentReply, ChatMessage } from '@mcpgw/contracts';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { PROMPTS, type PromptProvider } from '../prompts/prompts';
 import { CallEventsPublisher } from '../replies/call-events.publisher';
@@ -10,7 +10,7 @@ import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '.
 import { skillsByName } from '../skills/skills';
 import { SkillCancelledError, CancellationsService } from './cancellations.service';
 
-/** Runs the skill a chat message asks for and stores the reply; a cancelled call gets none. */
+/** Runs the skill a chat message asks for and writes its reply; a cancelled call gets none. */
 @Injectable()
 export class SkillRunner implements OnApplicationShutdown {
   private readonly logger = new Logger(SkillRunner.name);
@@ -35,11 +35,11 @@ export class SkillRunner implements OnApplicationShutdown {
   }
 
   /**
-   * Resolves once the reply is stored. Throws SkillCancelledError when the caller
-   * cancelled (nothing is stored; the message is done), and any other error
-   * when the message should be delivered again.
+   * The reply to the message, for the caller to send. Throws SkillCancelledError
+   * when the caller cancelled (no reply; the message is done), and any other
+   * error when the message should be delivered again.
    */
-  async answer(message: ChatMessage, redeliveries: number): Promise<void> {
+  async answer(message: ChatMessage, redeliveries: number): Promise<AgentReply> {
     const name = message.tool_call?.name;
     this.logger.debug({ msg: 'skill started', message_id: message.id, skill: name, pod_id: this.env.POD_ID, redeliveries });
     const call = this.cancellations.track(message.id);
@@ -48,8 +48,8 @@ export class SkillRunner implements OnApplicationShutdown {
       const output = await this.run(message, signal);
       if (call.cancelled) throw new SkillCancelledError(message.id);
       if (this.shutdown.signal.aborted) throw new Error('pod shutting down');
-      await this.replier.reply(message, output);
       this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
+      return this.replier.toReply(message, output);
     } finally {
       call.done();
     }

@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BusPattern, type AgentReply, type ChatMessage, type ContentItemDto } from '@mcpgw/contracts';
-import { BusClient } from '@mcpgw/bus';
+import {
+  BusPattern,
+  ReplyHeaders,
+  ServiceError,
+  type AgentReply,
+  type ChatMessage,
+  type ContentItemDto,
+} from '@mcpgw/contracts';
+import { BusClient, NATS_CONNECTION, encodeJson } from '@mcpgw/bus';
+import { headers, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
@@ -8,17 +16,22 @@ import type { SkillOutput } from '../skills/skill';
 
 const ATTEMPTS = 3;
 
-/** Turns a skill's output into an `agent_reply` and stores it through the message service. */
+/**
+ * Turns a skill's output into an `agent_reply` and gets it stored by the
+ * message service, one of two ways (see inbox/README.md): straight to the
+ * replica that delivered the message, which acks the message once the reply is
+ * stored; or, after a redelivery, as a request, and the pod acks itself.
+ */
 @Injectable()
 export class ReplierService {
   constructor(
     private readonly bus: BusClient,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
   ) {}
 
-  /** Resolves once the reply is stored; the caller acks the inbox message only then. */
-  async reply(message: ChatMessage, output: SkillOutput): Promise<void> {
-    const reply: AgentReply = {
+  toReply(message: ChatMessage, output: SkillOutput): AgentReply {
+    return {
       type: 'agent_reply',
       id: randomUUID(),
       channel_id: message.channel_id!,
@@ -30,8 +43,30 @@ export class ReplierService {
       is_error: output.isError || undefined,
       meta: { pod_id: this.env.POD_ID },
     };
+  }
+
+  /** Fire and forget: the replica stores the reply, then acks `ackSubject` for us. */
+  sendDirect(reply: AgentReply, replicaSubject: string, ackSubject: string): void {
+    const hdrs = headers();
+    hdrs.set(ReplyHeaders.ack, ackSubject);
+    this.nc.publish(replicaSubject, encodeJson(reply), { headers: hdrs });
+  }
+
+  /**
+   * Resolves once the reply is stored; the caller acks the inbox message only
+   * then. Tried first at the replica that delivered the message (it may hold
+   * the waiter), then at any replica.
+   */
+  async store(reply: AgentReply, replicaSubject?: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
+        if (replicaSubject && attempt === 1) {
+          const stored = await this.bus.requestAt(replicaSubject, BusPattern.PostMessage, reply).then(
+            () => true,
+            (error: unknown) => (error instanceof ServiceError && error.code === 'unavailable' ? false : Promise.reject(error)),
+          );
+          if (stored) return;
+        }
         await this.bus.request(BusPattern.PostMessage, { envelope: reply });
         return;
       } catch (error) {

@@ -1,11 +1,8 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import { BusEvent, BusPattern, parseEnvelope, type BusRequest } from '@mcpgw/contracts';
-import type { BusHandlerExtras } from '@mcpgw/bus';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { BusPattern, type BusRequest } from '@mcpgw/contracts';
 import { WaitService } from '../wait/wait.service';
 import { MessagesService, requireUuid } from './messages.service';
-
-const fanout: BusHandlerExtras = { fanout: true };
 
 /** The message service's bus API: one-line handlers over the services. */
 @Controller()
@@ -42,11 +39,5 @@ export class MessagesMsController {
   @MessagePattern(BusPattern.PostAndWait)
   postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>) {
     return this.waits.postAndWait(req.envelope, Number(req.timeout_ms) || 0);
-  }
-
-  @EventPattern(BusEvent.ReplyStored, fanout)
-  replyStored(@Payload() reply: unknown) {
-    const parsed = parseEnvelope(reply);
-    if (parsed.ok && parsed.value.type === 'agent_reply') this.waits.wake(parsed.value);
   }
 }

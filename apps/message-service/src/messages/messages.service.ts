@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
   AGENT_ID_PATTERN,
-  BusEvent,
   InvalidRequestError,
   NotFoundError,
   parseEnvelope,
@@ -12,8 +11,8 @@ import {
   type ChatMessage,
   type StoredMessage,
 } from '@mcpgw/contracts';
-import { BusClient } from '@mcpgw/bus';
 import { AgentDeliveryService } from '../delivery/agent-delivery.service';
+import { ReplyNotices } from '../wait/reply-notices.service';
 import { MessagesStore, type InsertOutcome } from './messages.store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,15 +22,16 @@ type PostResult = BusResponse<typeof BusPattern.PostMessage>;
 
 /**
  * Channels and messages. A posted chat_message is stored, then handed to its
- * agent; a posted agent_reply is stored, then every replica is told so its
- * waiters wake. Storing first means nothing the caller was told about is lost.
+ * agent; a posted agent_reply is stored, then whoever waits for it is woken,
+ * on this replica or another. Storing first means nothing the caller was told
+ * about is lost.
  */
 @Injectable()
 export class MessagesService {
   constructor(
     private readonly store: MessagesStore,
     private readonly delivery: AgentDeliveryService,
-    private readonly bus: BusClient,
+    private readonly notices: ReplyNotices,
   ) {}
 
   createChannel(agentId: unknown): Promise<ChannelView> {
@@ -43,7 +43,7 @@ export class MessagesService {
 
   async post(plain: unknown): Promise<PostResult> {
     const envelope = this.parse(plain);
-    if (envelope.type === 'agent_reply') return this.postReply(envelope);
+    if (envelope.type === 'agent_reply') return this.storeReply(envelope);
     const { existingReply: _, ...posted } = await this.postChatMessage(envelope);
     return posted;
   }
@@ -56,6 +56,13 @@ export class MessagesService {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
     return this.postChatMessage(envelope);
+  }
+
+  /** Post an agent_reply; `raw` is its JSON as received, passed on to other replicas as it is. */
+  postReply(plain: unknown, raw?: Uint8Array): Promise<PostResult> {
+    const envelope = this.parse(plain);
+    if (envelope.type !== 'agent_reply') throw new InvalidRequestError('expected an agent_reply');
+    return this.storeReply(envelope, raw);
   }
 
   async list(channelId: unknown, limit: unknown = 100): Promise<StoredMessage[]> {
@@ -76,9 +83,7 @@ export class MessagesService {
   }
 
   private async postChatMessage(message: ChatMessage): Promise<PostResult & { existingReply?: AgentReply }> {
-    const outcome = message.channel_id
-      ? await this.store.insertOnChannel({ ...message, channel_id: message.channel_id })
-      : await this.store.insertOnNewChannel(message);
+    const outcome = await this.store.insert(message);
     const result = this.accepted(outcome, message);
     if (!result.duplicate) {
       await this.delivery.deliver({ ...message, channel_id: result.channel_id });
@@ -92,14 +97,14 @@ export class MessagesService {
     return { ...result, existingReply: reply };
   }
 
-  private async postReply(reply: AgentReply): Promise<PostResult> {
-    const outcome = await this.store.insertOnChannel(reply);
+  private async storeReply(reply: AgentReply, raw?: Uint8Array): Promise<PostResult> {
+    const outcome = await this.store.insert(reply);
     if (outcome.kind === 'already_answered') {
       // At-least-once delivery can make an agent answer twice; the first answer stands.
       return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: true };
     }
     const result = this.accepted(outcome, reply);
-    this.bus.publish(BusEvent.ReplyStored, reply);
+    this.notices.stored(reply, raw);
     return result;
   }
 

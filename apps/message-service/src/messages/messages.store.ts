@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { AgentReply, ChannelView, ChatMessage, Envelope, StoredMessage } from '@mcpgw/contracts';
+import { GroupCommit } from '@mcpgw/persistence';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 
 export type InsertOutcome =
@@ -12,13 +14,69 @@ export type InsertOutcome =
   | { kind: 'already_answered'; channelId: string; seq: number };
 
 interface Row {
+  id: string;
   seq: string;
   channel_id: string;
 }
 
-/** SQL for channels and messages. Every operation is one round trip. */
+/** An envelope as one row of a batched insert. */
+interface NewRow {
+  id: string;
+  channelId: string;
+  /** The channel is made with this message (it starts a conversation). */
+  newChannel: boolean;
+  agentId: string;
+  type: Envelope['type'];
+  inReplyTo: string | null;
+  json: string;
+}
+
+/**
+ * Messages that start conversations, with their channels. A message id already
+ * stored makes no channel and no row (the caller then reports the original).
+ */
+const INSERT_ON_NEW_CHANNELS = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS i(id, channel_id, agent_id, envelope)
+  ), channel AS (
+    INSERT INTO channels (id, agent_id)
+    SELECT i.channel_id, i.agent_id FROM input i
+     WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.id)
+    RETURNING id
+  )
+  INSERT INTO messages (id, channel_id, type, envelope)
+  SELECT i.id, i.channel_id, 'chat_message', i.envelope FROM input i JOIN channel ON channel.id = i.channel_id
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id, seq, channel_id`;
+
+/**
+ * Messages and replies on existing channels. A row is skipped when its channel
+ * does not exist, when it answers a message that is not on that channel, or
+ * when its id (or a reply to the same message) is already stored.
+ */
+const INSERT_ON_CHANNELS = `
+  INSERT INTO messages (id, channel_id, type, in_reply_to, envelope)
+  SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::jsonb[]) AS i(id, channel_id, type, in_reply_to, envelope)
+   WHERE EXISTS (SELECT 1 FROM channels WHERE id = i.channel_id)
+     AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
+  ON CONFLICT DO NOTHING
+  RETURNING id, seq, channel_id`;
+
+/** The batch as one array per column, the way unnest takes it. */
+function columns<K extends keyof NewRow>(rows: NewRow[], keys: K[]): NewRow[K][][] {
+  return keys.map((key) => rows.map((row) => row[key]));
+}
+
+/**
+ * SQL for channels and messages. Every operation is one round trip; inserts
+ * are group-committed (see GroupCommit), so a busy service writes many
+ * messages per statement.
+ */
 @Injectable()
 export class MessagesStore {
+  private readonly writes = new GroupCommit<NewRow, InsertOutcome | undefined>((rows) => this.insertBatch(rows));
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async createChannel(agentId: string): Promise<ChannelView> {
@@ -29,37 +87,44 @@ export class MessagesStore {
     return { id: row.id, agent_id: row.agent_id, created_at: new Date(row.created_at).toISOString() };
   }
 
-  /** A new channel and its first message, atomically; a re-post makes no channel. */
-  async insertOnNewChannel(message: ChatMessage): Promise<InsertOutcome> {
-    const rows: Row[] = await this.db.query(
-      `WITH channel AS (
-         INSERT INTO channels (agent_id) SELECT $1
-         WHERE NOT EXISTS (SELECT 1 FROM messages WHERE id = $2)
-         RETURNING id)
-       INSERT INTO messages (id, channel_id, type, envelope)
-       SELECT $2, channel.id, 'chat_message', jsonb_set($3::jsonb, '{channel_id}', to_jsonb(channel.id)) FROM channel
-       ON CONFLICT (id) DO NOTHING
-       RETURNING seq, channel_id`,
-      [message.agent_id, message.id, JSON.stringify(message)],
-    );
-    if (rows[0]) return { kind: 'stored', channelId: rows[0].channel_id, seq: Number(rows[0].seq) };
-    // A re-post: the id exists, so report the original message's channel.
-    return this.existing(message.id, 'duplicate');
+  /**
+   * Store an envelope. Without a channel id (a chat message starting a
+   * conversation) the channel is made with it, atomically; a re-post makes no
+   * channel. Concurrent inserts share one statement and one commit.
+   */
+  async insert(envelope: Envelope): Promise<InsertOutcome> {
+    const channelId = envelope.channel_id ?? randomUUID();
+    const row: NewRow = {
+      id: envelope.id,
+      channelId,
+      newChannel: envelope.channel_id === undefined,
+      agentId: envelope.agent_id,
+      type: envelope.type,
+      inReplyTo: envelope.type === 'agent_reply' ? envelope.in_reply_to : null,
+      json: JSON.stringify(envelope.channel_id ? envelope : { ...envelope, channel_id: channelId }),
+    };
+    return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo);
   }
 
-  async insertOnChannel(envelope: Envelope & { channel_id: string }): Promise<InsertOutcome> {
-    const inReplyTo = envelope.type === 'agent_reply' ? envelope.in_reply_to : null;
-    const rows: Row[] = await this.db.query(
-      `INSERT INTO messages (id, channel_id, type, in_reply_to, envelope)
-       SELECT $1, $2, $3, $4, $5::jsonb
-       WHERE EXISTS (SELECT 1 FROM channels WHERE id = $2)
-         AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = $4 AND channel_id = $2))
-       ON CONFLICT DO NOTHING
-       RETURNING seq, channel_id`,
-      [envelope.id, envelope.channel_id, envelope.type, inReplyTo, JSON.stringify(envelope)],
-    );
-    if (rows[0]) return { kind: 'stored', channelId: rows[0].channel_id, seq: Number(rows[0].seq) };
-    return this.explainNoInsert(envelope, inReplyTo);
+  /** One batch: at most one statement for messages on new channels, one for the rest, side by side. */
+  private async insertBatch(rows: NewRow[]): Promise<(InsertOutcome | undefined)[]> {
+    const onNew = rows.filter((row) => row.newChannel);
+    const onExisting = rows.filter((row) => !row.newChannel);
+    const inserted = new Map<string, Row>();
+    const results = await Promise.all([
+      onNew.length ? this.db.query(INSERT_ON_NEW_CHANNELS, columns(onNew, ['id', 'channelId', 'agentId', 'json'])) : [],
+      onExisting.length
+        ? this.db.query(INSERT_ON_CHANNELS, columns(onExisting, ['id', 'channelId', 'type', 'inReplyTo', 'json']))
+        : [],
+    ]);
+    for (const row of results.flat() as Row[]) inserted.set(row.id, row);
+    return rows.map((row) => {
+      const stored = inserted.get(row.id);
+      // Two rows of one batch with one id: only the first is the insert.
+      if (!stored || (stored.channel_id !== row.channelId && row.newChannel)) return undefined;
+      inserted.delete(row.id);
+      return { kind: 'stored', channelId: stored.channel_id, seq: Number(stored.seq) };
+    });
   }
 
   async list(channelId: string, limit: number): Promise<StoredMessage[] | undefined> {
@@ -93,10 +158,11 @@ export class MessagesStore {
     return rows.length > 0;
   }
 
+  /** Why an envelope was not stored (the rare path: a re-post, a bad channel, a second reply). */
   private async explainNoInsert(envelope: Envelope, inReplyTo: string | null): Promise<InsertOutcome> {
     const same = await this.existing(envelope.id, 'duplicate');
-    if (same.kind === 'duplicate') return same;
-    if (!(await this.channelExists(envelope.channel_id!))) return { kind: 'no_channel' };
+    if (same.kind === 'duplicate' || !envelope.channel_id) return same;
+    if (!(await this.channelExists(envelope.channel_id))) return { kind: 'no_channel' };
     if (inReplyTo) {
       const [row] = await this.db.query(
         `SELECT seq, channel_id FROM messages

@@ -12,7 +12,7 @@ import type { NatsConnection } from 'nats';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
-import { ReplyWaiters } from './reply-waiters';
+import { ReplyNotices } from './reply-notices.service';
 
 /**
  * "The message on channel C that answers message M, or a timeout." See README.md
@@ -21,12 +21,12 @@ import { ReplyWaiters } from './reply-waiters';
 @Injectable()
 export class WaitService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WaitService.name);
-  private readonly waiters = new ReplyWaiters();
   private stopped = false;
 
   constructor(
     private readonly store: MessagesStore,
     private readonly messages: MessagesService,
+    private readonly notices: ReplyNotices,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
   ) {}
@@ -39,9 +39,14 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     this.stopped = true;
   }
 
-  /** The reply to a message already posted, or a timeout. */
+  /**
+   * The reply to a message already posted, or a timeout. The message may have
+   * been delivered by another replica, whose pod answers there: listen for its
+   * notice first, then look.
+   */
   waitForReply(channelId: string, messageId: string, timeoutMs: number): Promise<WaitResult> {
-    return this.awaitReply(messageId, timeoutMs, async () => {
+    return this.awaitReply(messageId, timeoutMs, async (listen) => {
+      await listen();
       const stored = await this.store.findReply(channelId, messageId);
       if (!stored.messageExists) throw new NotFoundError(`no message ${messageId} on channel ${channelId}`);
       return { channelId, reply: stored.reply };
@@ -51,7 +56,9 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
   /**
    * Post a chat message and wait for its reply in one round trip: the waiter is
    * registered before the message is delivered, so a fresh message needs no
-   * database read at all. A re-posted message may have its reply already.
+   * database read at all, and its pod answers this replica directly. A
+   * re-posted message may have its reply already; if not, its first posting
+   * may be on another replica, so listen for the reply's notice, then look once more.
    */
   async postAndWait(envelope: unknown, timeoutMs: number): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const messageId = (envelope as { id?: unknown } | null)?.id;
@@ -59,29 +66,35 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
       throw new InvalidRequestError('post_and_wait takes a chat_message with an id');
     }
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
-    const result = await this.awaitReply(messageId, timeoutMs, async () => {
+    const result = await this.awaitReply(messageId, timeoutMs, async (listen) => {
       const { existingReply, ...rest } = await this.messages.postChat(envelope);
       posted = rest;
-      return { channelId: posted.channel_id, reply: existingReply };
+      if (!posted.duplicate || existingReply) return { channelId: posted.channel_id, reply: existingReply };
+      await listen();
+      const stored = await this.store.findReply(posted.channel_id, messageId);
+      return { channelId: posted.channel_id, reply: stored.reply };
     });
     return { ...posted, result };
   }
 
   /**
    * The one way to wait: register, do `first` (which may already find the
-   * reply), then sleep until a wake-up or the deadline; at the deadline, one
-   * last read covers a wake-up lost on the bus. One read, not a poll.
+   * reply, and may `listen` for a reply stored on another replica), then sleep
+   * until a wake-up or the deadline; at the deadline, one last read covers a
+   * wake-up lost on the bus. One read, not a poll.
    */
   private async awaitReply(
     messageId: string,
     timeoutMs: number,
-    first: () => Promise<{ channelId: string; reply?: AgentReply }>,
+    first: (listen: () => Promise<void>) => Promise<{ channelId: string; reply?: AgentReply }>,
   ): Promise<WaitResult> {
     const deadline = Math.min(Math.max(timeoutMs, 0), this.env.WAIT_MAX_MS);
-    const wait = this.waiters.register(messageId);
+    const wait = this.notices.waiters.register(messageId);
     const timer = setTimeout(wait.cancel, deadline);
+    let listening: { stop(): void } | undefined;
+    const listen = async () => void (listening ??= await this.notices.listen(messageId));
     try {
-      const { channelId, reply: early } = await first();
+      const { channelId, reply: early } = await first(listen);
       wait.onChannel(channelId);
       const reply = early ?? (await wait.reply);
       if (reply) return { status: 'replied', reply };
@@ -90,12 +103,8 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     } finally {
       clearTimeout(timer);
       wait.cancel();
+      listening?.stop();
     }
-  }
-
-  /** A reply was stored by some replica (possibly this one). */
-  wake(reply: AgentReply): void {
-    this.waiters.wake(reply);
   }
 
   /** Wake-ups sent while this replica was cut off from NATS are lost: look in the database once. */
@@ -103,11 +112,11 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     for await (const status of this.nc.status()) {
       if (this.stopped) return;
       if (status.type !== 'reconnect') continue;
-      const pending = this.waiters.pending();
+      const pending = this.notices.waiters.pending();
       this.logger.warn(`bus reconnected: rechecking ${pending.length} open waits`);
       for (const { channelId, messageId } of pending) {
         const stored = await this.store.findReply(channelId, messageId).catch(() => undefined);
-        if (stored?.reply) this.waiters.wake(stored.reply);
+        if (stored?.reply) this.notices.waiters.wake(stored.reply);
       }
     }
   }

@@ -5,6 +5,7 @@ import {
   RetentionPolicy,
   StorageType,
   type JetStreamManager,
+  type JsMsg,
   type NatsConnection,
 } from 'nats';
 
@@ -78,6 +79,15 @@ export async function ensureAgentConsumer(
     await addIgnoringRace(() => jsm.consumers.add(stream, config));
   }
   return durable;
+}
+
+/**
+ * The subject that acks a delivered message (its reply subject). Anyone who
+ * holds it can ack: a message service replica acks for the pod once it has
+ * stored the pod's reply. nats.js has it on the message but not in the JsMsg type.
+ */
+export function ackSubjectOf(msg: JsMsg): string {
+  return (msg as unknown as { reply: string }).reply;
 }
 
 /** Remove a deployment's stream (tests clean up with this). */

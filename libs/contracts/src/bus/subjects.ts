@@ -24,8 +24,6 @@ export type BusPattern = (typeof BusPattern)[keyof typeof BusPattern];
 
 /** Fan-out events: every replica of the listening app gets a copy. */
 export const BusEvent = {
-  /** message-service replicas: a reply was stored, wake local waiters. */
-  ReplyStored: 'ms.replies.stored',
   /** gateway replicas: a client cancelled a request; the replica running it stops it. */
   CallCancelled: 'gateway.calls.cancelled',
 } as const;
@@ -45,6 +43,33 @@ export const AgentInbox = {
   subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.inbox`,
   /** The durable consumer that the pods of one agent share (their queue group). */
   consumerName: (agentId: string) => `agent_${agentId.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+} as const;
+
+/**
+ * Core NATS, per message service replica: the replies to the chat messages this
+ * replica delivered. A pod sends its reply here (the subject travels with the
+ * message, in the `Mcpgw-Reply-To` header), so the replica holding the waiter
+ * stores it and answers the gateway with no other hop. See apps/agent-pod/src/inbox/README.md.
+ */
+export const ReplicaReplies = {
+  subject: (prefix: string, replicaId: string) => `${prefix}.ms.replicas.${replicaId}.replies`,
+} as const;
+
+/** NATS headers of the direct reply path. */
+export const ReplyHeaders = {
+  /** On an inbox message: where its reply goes (a ReplicaReplies subject). */
+  replyTo: 'Mcpgw-Reply-To',
+  /** On a reply published to a replica: the JetStream ack subject of the message it answers. */
+  ack: 'Mcpgw-Ack',
+} as const;
+
+/**
+ * Core NATS, per call: "the reply to this message is stored", with the reply.
+ * Heard only by replicas that wait for a message they did not deliver (a
+ * joined retry, a wait on another replica); nobody listening costs nothing.
+ */
+export const ReplyStored = {
+  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.stored`,
 } as const;
 
 /** Core NATS, per call: progress and log events of one message in flight (agent -> gateway). */

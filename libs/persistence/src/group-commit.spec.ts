@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from './group-commit';
+
+describe('GroupCommit', () => {
+  it('writes everything submitted in one turn as one batch, answering each caller in order', async () => {
+    const batches: number[][] = [];
+    const writer = new GroupCommit<number, number>(async (items) => {
+      batches.push(items);
+      return items.map((n) => n * 10);
+    });
+    const answers = await Promise.all([1, 2, 3].map((n) => writer.submit(n)));
+    expect(answers).toEqual([10, 20, 30]);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('gathers what arrives while a batch is written into the next one', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    const firstWritten = new Promise<void>((resolve) => (release = resolve));
+    const writer = new GroupCommit<number, number>(async (items) => {
+      batches.push(items);
+      if (batches.length === 1) await firstWritten;
+      return items;
+    });
+    const first = writer.submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [2, 3, 4].map((n) => writer.submit(n));
+    release();
+    await Promise.all([first, ...later]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('fails every caller of a failed batch, and keeps writing after it', async () => {
+    let fail = true;
+    const writer = new GroupCommit<number, number>(async (items) => {
+      if (fail) throw new Error('database down');
+      return items;
+    });
+    const failed = [writer.submit(1), writer.submit(2)];
+    await expect(Promise.all(failed)).rejects.toThrow('database down');
+    await expect(failed[1]).rejects.toThrow('database down');
+    fail = false;
+    await expect(writer.submit(3)).resolves.toBe(3);
+  });
+
+  it('caps a batch', async () => {
+    const sizes: number[] = [];
+    const writer = new GroupCommit<number, number>(async (items) => (sizes.push(items.length), items), 2);
+    await Promise.all([1, 2, 3, 4, 5].map((n) => writer.submit(n)));
+    expect(sizes).toEqual([2, 2, 1]);
+  });
+});
