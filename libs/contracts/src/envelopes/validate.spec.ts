@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RegisterAgentRequest } from '../skills/skill-definition';
+import { AgentReply } from './agent-reply';
+import { CancelRequest, InputRequestEvent, LogEvent, ProgressEvent } from './call-events';
+import { ChatMessage } from './chat-message';
+import { validateByDecorators } from './decorated';
 import { parseAs, parseEnvelope } from './validate';
 
 const chat = () => ({
@@ -59,6 +63,128 @@ describe('envelope contracts', () => {
       ],
     });
     expect(parsed.ok).toBe(true);
+  });
+});
+
+describe('compiled envelope schemas', () => {
+  it('returns the message itself, extra properties included', () => {
+    const plain = { ...chat(), extra: 1, sender: { kind: 'user', id: 'u', extra: 2 } };
+    const parsed = parseEnvelope(plain);
+    expect(parsed.ok && parsed.value).toBe(plain);
+  });
+
+  it('takes null for an optional field, as @IsOptional() does', () => {
+    expect(parseEnvelope({ ...chat(), channel_id: null, text: null, meta: null }).ok).toBe(true);
+    expect(parseEnvelope({ ...reply(), is_error: null, content: [{ type: 'text', text: 'a', mimeType: null }] }).ok).toBe(true);
+  });
+
+  it('requires the sender, and nested objects that are objects', () => {
+    expect(parseEnvelope({ ...chat(), sender: undefined })).toEqual({ ok: false, errors: ['sender: sender is required'] });
+    expect(parseEnvelope({ ...chat(), sender: [] })).toEqual({ ok: false, errors: ['sender: sender must be an object'] });
+    expect(parseEnvelope({ ...chat(), tool_call: [] })).toEqual({ ok: false, errors: ['tool_call: tool_call must be an object'] });
+  });
+
+  it('reports every error with its path', () => {
+    const parsed = parseEnvelope({ ...chat(), id: 'x', created_at: 'yesterday', sender: { kind: 'robot' } });
+    expect(parsed.ok ? [] : [...parsed.errors].sort()).toEqual([
+      'created_at: created_at must be a valid ISO 8601 date string',
+      'id: id must be a UUID',
+      'sender.id: id is required',
+      'sender.kind: kind must be one of the following values: mcp_client, agent, user',
+    ]);
+    expect(parseEnvelope({ ...reply(), content: [{ type: 'text', text: 'a' }, 'b'] })).toEqual({
+      ok: false,
+      errors: ['content.1: each value in content must be an object'],
+    });
+    expect(parseEnvelope({ ...reply(), content: [{ type: 'text' }] })).toEqual({
+      ok: false,
+      errors: ['content.0.text is required for text'],
+    });
+  });
+
+  it('caps content at 1000 items', () => {
+    const content = (n: number) => Array.from({ length: n }, () => ({ type: 'text', text: 'a' }));
+    expect(parseEnvelope({ ...reply(), content: content(1000) }).ok).toBe(true);
+    expect(parseEnvelope({ ...reply(), content: content(1001) })).toEqual({
+      ok: false,
+      errors: ['content: content must contain no more than 1000 elements'],
+    });
+  });
+
+  it.each([
+    ['2024-05-01T10:20:30.123Z', true],
+    ['2024-05-01T10:20:30+02:00', true],
+    ['2024-05-01T10:20', true],
+    ['2024-05-01', true],
+    ['2024-02-30', true],
+    ['2024-05-01T10:20:60Z', false],
+    ['1 May 2024', false],
+  ])('reads created_at %s as @IsISO8601() does (%s)', (created_at, ok) => {
+    expect(parseEnvelope({ ...chat(), created_at }).ok).toBe(ok);
+  });
+
+  it.each([
+    ['0b6f3c1e-8d6a-4f0e-9a51-3c9c1f0d2b7a', true],
+    ['0B6F3C1E-8D6A-7F0E-BA51-3C9C1F0D2B7A', true],
+    ['00000000-0000-0000-0000-000000000000', true],
+    ['0b6f3c1e-8d6a-0f0e-9a51-3c9c1f0d2b7a', false],
+    ['0b6f3c1e-8d6a-4f0e-7a51-3c9c1f0d2b7a', false],
+    ['urn:uuid:0b6f3c1e-8d6a-4f0e-9a51-3c9c1f0d2b7a', false],
+  ])('reads id %s as @IsUUID() does (%s)', (id, ok) => {
+    expect(parseEnvelope({ ...chat(), id }).ok).toBe(ok);
+  });
+
+  /** The schemas against the classes' decorators, field by field, on values of every kind. */
+  const U = '0b6f3c1e-8d6a-4f0e-9a51-3c9c1f0d2b7a';
+  const cases: [string, new () => object, Record<string, unknown>, string[]][] = [
+    [
+      'ChatMessage',
+      ChatMessage,
+      { type: 'chat_message', id: U, agent_id: 'a', sender: { kind: 'user', id: 'x' }, created_at: '2024' },
+      ['channel_id', 'text', 'tool_call', 'resource_read', 'prompt_get', 'attachments', 'meta'],
+    ],
+    [
+      'AgentReply',
+      AgentReply,
+      { type: 'agent_reply', id: U, channel_id: U, agent_id: 'a', in_reply_to: U, created_at: '2024', content: [] },
+      ['structured_content', 'is_error', 'meta'],
+    ],
+    ['ProgressEvent', ProgressEvent, { type: 'progress', in_reply_to: U, progress: 1 }, ['total', 'message']],
+    ['LogEvent', LogEvent, { type: 'log', in_reply_to: U, level: 'info', data: 1 }, ['logger']],
+    [
+      'InputRequestEvent',
+      InputRequestEvent,
+      { type: 'input_request', in_reply_to: U, key: 'k', method: 'roots/list', params: {} },
+      [],
+    ],
+    ['CancelRequest', CancelRequest, { type: 'cancel', message_id: U }, ['reason']],
+  ];
+  const values: unknown[] = [
+    undefined, null, 0, 1.5, true, '', 'x', 'a'.repeat(65), 'a'.repeat(129), 'a'.repeat(201), 'a'.repeat(1001),
+    'a'.repeat(2049), [], {}, { a: 1 }, U, '2024-01-01T10:00', 'chat_message', 'agent_reply', 'progress', 'log',
+    'input_request', 'cancel', 'user', 'debug', 'elicitation/create', 'text', 'image', 'a b',
+    [{ type: 'text', text: 'x' }], [{ type: 'bogus' }], [{ type: 'text', text: 5 }], [null],
+    [{ kind: 'file', file_id: 'f', uri: 'u' }], [{ kind: 'file' }], { kind: 'agent', id: 'x' }, { kind: 'agent' },
+    { name: 'n', arguments: {} }, { name: 'n', arguments: [] }, { uri: 'u' }, { uri: 5 },
+    { kind: 'agent', id: 'a'.repeat(201) }, { name: 'a'.repeat(129), arguments: {} },
+    { name: 'a'.repeat(201), arguments: {} }, { uri: 'a'.repeat(2049) },
+  ];
+  /** Where class-validator's @ValidateNested() lets through what the type forbids: an array, or nothing, for one object. */
+  const quirk = (field: string, value: unknown) =>
+    ['sender', 'tool_call', 'resource_read', 'prompt_get'].includes(field) &&
+    (Array.isArray(value) || (field === 'sender' && value === undefined));
+
+  it.each(cases)('agrees with the decorators of %s', (_name, cls, base, optional) => {
+    const disagreements: string[] = [];
+    for (const field of [...Object.keys(base), ...optional]) {
+      for (const value of values) {
+        if (quirk(field, value)) continue;
+        const plain = { ...base, [field]: value };
+        const compiled = parseAs(cls, plain).ok;
+        if (compiled !== validateByDecorators(cls, plain).ok) disagreements.push(`${field}=${JSON.stringify(value)}: ${compiled}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
   });
 });
 

@@ -1,19 +1,25 @@
-import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import type { ClassConstructor } from 'class-transformer';
 import { AgentReply } from './agent-reply';
 import { ChatMessage } from './chat-message';
 import { ContentItemDto, missingContentFields } from './content';
+import { validateByDecorators } from './decorated';
+import { compiledValidator, describeErrors } from './schemas';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
-/** Validate a plain object against a contract class. Never throws. */
+/**
+ * Validate a plain object against a contract class. Never throws. The bus
+ * messages (ChatMessage, AgentReply, the call events, CancelRequest) are checked
+ * by compiled JSON Schemas and `value` is `plain` itself, not a class instance;
+ * other classes by their class-validator decorators.
+ */
 export function parseAs<T extends object>(cls: ClassConstructor<T>, plain: unknown): Parsed<T> {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { ok: false, errors: ['expected an object'] };
   }
-  const value = plainToInstance(cls, plain);
-  const errors = flatten(validateSync(value, { forbidUnknownValues: true }));
-  return errors.length ? { ok: false, errors } : { ok: true, value };
+  const validate = compiledValidator(cls);
+  if (!validate) return validateByDecorators(cls, plain);
+  return validate(plain) ? { ok: true, value: plain as T } : { ok: false, errors: describeErrors(validate.errors) };
 }
 
 /** A chat_message or an agent_reply, told apart by `type`. */
@@ -29,12 +35,4 @@ export function parseEnvelope(plain: unknown): Parsed<ChatMessage | AgentReply> 
     return missing.length ? { ok: false, errors: missing } : parsed;
   }
   return { ok: false, errors: ['type must be chat_message or agent_reply'] };
-}
-
-function flatten(errors: ValidationError[], path = ''): string[] {
-  return errors.flatMap((error) => {
-    const at = path ? `${path}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => `${at}: ${message}`);
-    return [...own, ...flatten(error.children ?? [], at)];
-  });
 }
