@@ -22,6 +22,7 @@ import { ReplyNotices } from './reply-notices.service';
 export class WaitService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WaitService.name);
   private stopped = false;
+  private rechecking?: Promise<void>;
 
   constructor(
     private readonly store: MessagesStore,
@@ -32,7 +33,8 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    void this.recheckAfterReconnects();
+    // A hybrid app (HTTP + bus) runs init hooks once per part: watch once.
+    this.rechecking ??= this.recheckAfterReconnects();
   }
 
   onModuleDestroy(): void {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { BusMeter, subjectFamily } from './bus-meter';
+
+describe('subjectFamily', () => {
+  it.each([
+    ['_INBOX.abc.def', 'reply'],
+    ['$JS.ACK.MCPGW_AGENT_INBOX.agent_demo.1.2.3.4.0', 'js.ack'],
+    ['$JS.API.CONSUMER.MSG.NEXT.MCPGW_AGENT_INBOX.agent_demo', 'js.pull'],
+    ['$JS.API.STREAM.INFO.X', 'js.api'],
+    ['mcpgw.ms.messages.post_and_wait', 'ms.messages.post_and_wait'],
+    ['mcpgw.agents.demo-agent.inbox', 'agents.*.inbox'],
+    ['mcpgw.calls.7b0c2a4e-0000-4000-8000-000000000000.stored', 'calls.*.stored'],
+    ['mcpgw.ms.replicas.0123abcd.replies', 'ms.replicas.*.replies'],
+    ['other.subject', 'other'],
+  ])('%s is %s', (subject, family) => {
+    expect(subjectFamily(subject, 'mcpgw')).toBe(family);
+  });
+});
+
+describe('BusMeter', () => {
+  it('counts per direction and family', () => {
+    const meter = new BusMeter();
+    meter.count('out', 'reply');
+    meter.count('out', 'reply');
+    meter.count('in', 'reply');
+    expect([...meter.entries()]).toEqual([
+      [{ direction: 'out', family: 'reply' }, 2],
+      [{ direction: 'in', family: 'reply' }, 1],
+    ]);
+  });
+});
