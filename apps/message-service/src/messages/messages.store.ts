@@ -117,12 +117,14 @@ export class MessagesStore {
         ? this.db.query(INSERT_ON_CHANNELS, columns(onExisting, ['id', 'channelId', 'type', 'inReplyTo', 'json']))
         : [],
     ]);
+    // PostgreSQL answers with lower-case UUIDs; a sender may have written capitals.
     for (const row of results.flat() as Row[]) inserted.set(row.id, row);
     return rows.map((row) => {
-      const stored = inserted.get(row.id);
+      const id = row.id.toLowerCase();
+      const stored = inserted.get(id);
       // Two rows of one batch with one id: only the first is the insert.
       if (!stored || (stored.channel_id !== row.channelId && row.newChannel)) return undefined;
-      inserted.delete(row.id);
+      inserted.delete(id);
       return { kind: 'stored', channelId: stored.channel_id, seq: Number(stored.seq) };
     });
   }
