@@ -1,82 +1,56 @@
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { writeFileSync } from 'node:fs';
+import { readConfig, type SystemId } from './config';
+import { measure, type Measurement } from './measure';
+import { describeMachine } from './report/machine';
+import { render } from './report/print';
+import { fixed } from './report/table';
+import { startSystem } from './systems';
 
 /**
- * `npm run bench`: the time of one tools/call through the whole path
- * (gateway → NATS → message service → JetStream → pod and back), then the
- * throughput at many concurrent clients. Prints its figures; asserts nothing.
- *
- * Against a running stack: MCP_URL=http://localhost:3000/demo-agent/mcp MCP_KEY=bak_… npm run bench
- * Otherwise it starts a private stack (own database and bus prefix) and removes it after.
- *
- *   BENCH_SEQUENTIAL=1000  BENCH_CLIENTS=64  BENCH_SECONDS=10  BENCH_TOOL=echo
+ * `npm run bench`: tools/call echo (a realistic ~300-byte text) through the
+ * whole stack (gateway → NATS → message service → JetStream → pod and back)
+ * side by side with the bare SDK server (stateless b1, stateful b2) and two
+ * npm MCP gateways fronting a stdio echo server (c), each in its own
+ * processes, at 1, 16 and 64 clients; then the stack with two gateways and
+ * two message services behind a round-robin proxy. Prints throughput,
+ * latency, errors, CPU per call and RSS of every process, the stack's NATS
+ * messages and SQL statements per call, and the ratios. Asserts nothing.
+ * Knobs: see config.ts (BENCH_SECONDS, BENCH_SYSTEMS, BENCH_CONCURRENCY, BENCH_JSON, …).
  */
-const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 64);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const TOOL = process.env.BENCH_TOOL ?? 'echo';
-const ARGS = TOOL === 'echo' ? { text: 'benchmark' } : {};
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function describe(label: string, latencies: number[], elapsedMs: number): string {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const f = (n: number) => n.toFixed(2);
-  return `${label}: ${sorted.length} calls in ${(elapsedMs / 1000).toFixed(1)} s = ${((sorted.length * 1000) / elapsedMs).toFixed(0)} calls/s; latency ms p50 ${f(percentile(sorted, 50))} p90 ${f(percentile(sorted, 90))} p99 ${f(percentile(sorted, 99))} max ${f(sorted.at(-1)!)}`;
-}
-
-async function timedCall(mcp: McpConnection): Promise<number> {
-  const started = performance.now();
-  const result = await mcp.client.callTool({ name: TOOL, arguments: ARGS });
-  if (result.isError) throw new Error(`${TOOL} failed: ${JSON.stringify(result.content)}`);
-  return performance.now() - started;
-}
-
 async function main(): Promise<void> {
-  let stack: TestStack | undefined;
-  let url = process.env.MCP_URL;
-  let key = process.env.MCP_KEY;
-  if (!url || !key) {
-    process.stderr.write('starting a private stack…\n');
-    stack = await startTestStack({
-      env: {
-        LOG_LEVEL: 'warn',
-        DATABASE_POOL_SIZE: '20',
-        INBOX_STORAGE: process.env.INBOX_STORAGE ?? 'file',
-        POD_CONCURRENCY: process.env.POD_CONCURRENCY ?? '64',
-      },
-    });
-    url = stack.mcpUrl();
-    key = stack.apiKey;
+  const config = readConfig();
+  const machine = await describeMachine();
+  process.stderr.write(
+    `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}, ${machine.natsServer}, PostgreSQL ${machine.postgresql}\n` +
+      `systems ${config.systems.join(', ')}; clients ${config.concurrency.join(', ')}; ${config.warmupSeconds} s warm-up + ${config.seconds} s each; text ${config.textBytes} bytes\n`,
+  );
+  const results: Measurement[] = [];
+  for (const id of config.systems) {
+    // The scaled-out stack is compared with the single replica at the highest concurrency only.
+    const levels = id === 'stack-2x2' ? [Math.max(...config.concurrency)] : config.concurrency;
+    if (id === 'stack-2x2' && config.external) continue;
+    process.stderr.write(`starting ${id}…\n`);
+    const system = await startSystem(id as SystemId, config);
+    try {
+      for (const concurrency of levels) {
+        const m = await measure(system, concurrency, config);
+        results.push(m);
+        process.stderr.write(
+          `  ${m.label}, ${concurrency} clients: ${fixed(m.callsPerSecond, 0)} calls/s, p50 ${fixed(m.latencyMs.p50)} p99 ${fixed(m.latencyMs.p99)} ms, ${m.errors} errors, CPU ${fixed(m.cpuMsPerCall, 3)} ms/call\n`,
+        );
+      }
+    } finally {
+      await system.stop();
+    }
   }
-  try {
-    const warm = await connectMcp(url, key);
-    for (let i = 0; i < 100; i++) await timedCall(warm);
-
-    const sequential: number[] = [];
-    let started = performance.now();
-    for (let i = 0; i < SEQUENTIAL; i++) sequential.push(await timedCall(warm));
-    console.log(describe(`sequential, 1 client, ${TOOL}`, sequential, performance.now() - started));
-    await warm.close();
-
-    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connectMcp(url!, key!)));
-    const concurrent: number[] = [];
-    const deadline = performance.now() + SECONDS * 1000;
-    started = performance.now();
-    await Promise.all(
-      clients.map(async (mcp) => {
-        while (performance.now() < deadline) concurrent.push(await timedCall(mcp));
-      }),
-    );
-    console.log(describe(`concurrent, ${CLIENTS} clients, ${TOOL}`, concurrent, performance.now() - started));
-    await Promise.all(clients.map((c) => c.close()));
-  } finally {
-    await stack?.stop();
+  console.log(render(results));
+  if (config.jsonPath) {
+    writeFileSync(config.jsonPath, `${JSON.stringify({ date: new Date().toISOString(), machine, config, results }, null, 2)}\n`);
+    process.stderr.write(`figures written to ${config.jsonPath}\n`);
   }
 }
 
 main().catch((error: Error) => {
-  console.error(`bench failed: ${error.message}`);
+  console.error(`bench failed: ${error.stack ?? error.message}`);
   process.exit(1);
 });

@@ -1,0 +1,57 @@
+/**
+ * The knobs of `npm run bench`, read once from the environment.
+ *
+ *   BENCH_SECONDS=10            measured seconds per system and concurrency
+ *   BENCH_WARMUP_SECONDS=2      warm-up before each measurement
+ *   BENCH_CONCURRENCY=1,16,64   simulated clients
+ *   BENCH_SYSTEMS=stack,stack-2x2,sdk-stateless,sdk-stateful,mcp-proxy,supergateway
+ *   BENCH_TEXT_BYTES=300        size of the echoed text (the "realistic body")
+ *   BENCH_JSON=path             also write every figure as JSON
+ *   MCP_URL + MCP_KEY           measure a running gateway instead of a private stack (no CPU figures)
+ */
+export const ALL_SYSTEMS = ['stack', 'stack-2x2', 'sdk-stateless', 'sdk-stateful', 'mcp-proxy', 'supergateway'] as const;
+export type SystemId = (typeof ALL_SYSTEMS)[number];
+
+export interface BenchConfig {
+  seconds: number;
+  warmupSeconds: number;
+  concurrency: number[];
+  systems: SystemId[];
+  textBytes: number;
+  jsonPath?: string;
+  external?: { url: string; key: string };
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+export function readConfig(env = process.env): BenchConfig {
+  const concurrency = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map((c) => Number(c.trim()));
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('BENCH_CONCURRENCY: a comma list of positive integers');
+  const systems = (env.BENCH_SYSTEMS ?? ALL_SYSTEMS.join(',')).split(',').map((s) => s.trim()) as SystemId[];
+  const unknown = systems.filter((s) => !ALL_SYSTEMS.includes(s));
+  if (unknown.length) throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${ALL_SYSTEMS.join(', ')})`);
+  return {
+    seconds: positive(env, 'BENCH_SECONDS', 10),
+    warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 2),
+    concurrency,
+    systems,
+    textBytes: positive(env, 'BENCH_TEXT_BYTES', 300),
+    jsonPath: env.BENCH_JSON || undefined,
+    external: env.MCP_URL && env.MCP_KEY ? { url: env.MCP_URL, key: env.MCP_KEY } : undefined,
+  };
+}
+
+/** The echoed text: prose of `bytes` ASCII characters, so the body looks like a real tool call. */
+export function realisticText(bytes: number): string {
+  const prose =
+    'Summarise the open incidents for the payments cluster since Monday, group them by service, ' +
+    'and list for each the first alert, the current owner, the customer impact and the next step. ' +
+    'Flag anything that breaches the 30 minute response objective and link the runbook sections. ';
+  let text = '';
+  while (text.length < bytes) text += prose;
+  return text.slice(0, bytes);
+}

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import type { BenchConfig } from './config';
+import { realisticText } from './config';
+import { callCosts, type CallCosts } from './metrics/call-costs';
+import { scrape } from './metrics/prometheus';
+import type { LoadResult } from './load/protocol';
+import { runLoad } from './load/run-load';
+import { machineCpu } from './proc/machine-cpu';
+import { sampleGroups, usageBetween } from './proc/sampler';
+import { TOOL, type RunningSystem } from './systems';
+
+export interface GroupFigures {
+  name: string;
+  cpuMsPerCall: number;
+  rssStartMb: number;
+  rssEndMb: number;
+  processes: { start: number; end: number };
+}
+
+/** Everything measured for one system at one concurrency. */
+export interface Measurement {
+  system: string;
+  label: string;
+  concurrency: number;
+  seconds: number;
+  calls: number;
+  callsPerSecond: number;
+  errors: number;
+  errorKinds: Record<string, number>;
+  latencyMs: LoadResult['latencyMs'];
+  /** Summed over every process of the system; undefined when it has none we can see. */
+  cpuMsPerCall?: number;
+  rssStartMb?: number;
+  rssEndMb?: number;
+  groups: GroupFigures[];
+  loadGenCpuMsPerCall: number;
+  /**
+   * CPU the rest of the machine spent during the window (busy time from /proc/stat minus
+   * the system's and the load generator's), in cores: anything above ~0.05 means the
+   * figures were taken on a busy machine. Steal is what the hypervisor took.
+   */
+  otherCores?: number;
+  stealCores: number;
+  loadAverage: string;
+  costs?: CallCosts;
+}
+
+const MB = 1024;
+
+export async function measure(system: RunningSystem, concurrency: number, config: BenchConfig): Promise<Measurement> {
+  const text = realisticText(config.textBytes);
+  const sample = async () => ({ metrics: await scrape(system.metrics), procs: sampleGroups(system.groups), machine: machineCpu() });
+  const { result, before, after } = await runLoad(
+    { target: system.target, concurrency, warmupMs: config.warmupSeconds * 1000, tool: TOOL, args: { text }, expectText: text },
+    config.seconds * 1000,
+    sample,
+  );
+  const calls = Math.max(result.calls, 1);
+  const groups = usageBetween(before.procs, after.procs).map((u) => ({
+    name: u.name,
+    cpuMsPerCall: u.cpuMs / calls,
+    rssStartMb: u.rssStartKb / MB,
+    rssEndMb: u.rssEndKb / MB,
+    processes: u.processes,
+  }));
+  const seen = groups.length > 0;
+  const sum = (f: (g: GroupFigures) => number) => (seen ? groups.reduce((s, g) => s + f(g), 0) : undefined);
+  const windowMs = result.elapsedMs;
+  const systemCpuMs = groups.reduce((s, g) => s + g.cpuMsPerCall * calls, 0);
+  const busyMs = after.machine.busyMs - before.machine.busyMs;
+  return {
+    system: system.id,
+    label: system.label,
+    concurrency,
+    seconds: result.elapsedMs / 1000,
+    calls: result.calls,
+    callsPerSecond: (result.calls * 1000) / result.elapsedMs,
+    errors: result.errors,
+    errorKinds: result.errorKinds,
+    latencyMs: result.latencyMs,
+    cpuMsPerCall: sum((g) => g.cpuMsPerCall),
+    rssStartMb: sum((g) => g.rssStartMb),
+    rssEndMb: sum((g) => g.rssEndMb),
+    groups,
+    loadGenCpuMsPerCall: result.loadGenCpuMs / calls,
+    otherCores: seen ? Math.max(0, busyMs - systemCpuMs - result.loadGenCpuMs) / windowMs : undefined,
+    stealCores: (after.machine.stealMs - before.machine.stealMs) / windowMs,
+    loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+    costs: system.metrics.length ? callCosts(before.metrics, after.metrics, result.calls) : undefined,
+  };
+}

@@ -1,0 +1,25 @@
+import type { BenchConfig, SystemId } from '../config';
+import { startBareSdk } from './bare-sdk';
+import { startPeerGateway } from './peer-gateways';
+import { externalStack, startScaledStack, startStack } from './stack';
+import type { RunningSystem } from './system';
+
+export type { RunningSystem } from './system';
+export { TOOL } from './system';
+
+/** Starts one system under test, each in processes of its own. */
+export function startSystem(id: SystemId, config: BenchConfig): Promise<RunningSystem> {
+  switch (id) {
+    case 'stack':
+      return config.external ? Promise.resolve(externalStack(config.external.url, config.external.key)) : startStack();
+    case 'stack-2x2':
+      return startScaledStack();
+    case 'sdk-stateless':
+      return startBareSdk('stateless');
+    case 'sdk-stateful':
+      return startBareSdk('stateful');
+    case 'mcp-proxy':
+    case 'supergateway':
+      return startPeerGateway(id);
+  }
+}

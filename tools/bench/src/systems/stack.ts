@@ -1,0 +1,84 @@
+import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
+import { join } from 'node:path';
+import { processTable, topProcessesNamed } from '../proc/proc-table';
+import type { ProcessGroup } from '../proc/sampler';
+import { ChildService } from './child-service';
+import type { RunningSystem } from './system';
+
+const STACK_ENV = {
+  LOG_LEVEL: 'warn',
+  DATABASE_POOL_SIZE: '20',
+  INBOX_STORAGE: process.env.INBOX_STORAGE ?? 'file',
+  POD_CONCURRENCY: process.env.POD_CONCURRENCY ?? '64',
+};
+
+/** nats-server and PostgreSQL (the postmaster and every backend under it), shared by the whole stack. */
+function serverGroups(): ProcessGroup[] {
+  const table = processTable();
+  return [
+    { name: 'nats-server', pids: topProcessesNamed(table, 'nats-server') },
+    { name: 'postgresql', pids: topProcessesNamed(table, 'postgres') },
+  ];
+}
+
+function appGroups(stack: TestStack): ProcessGroup[] {
+  return stack.stack.processes.filter((p) => p.running && p.pid).map((p) => ({ name: p.name, pids: [p.pid!] }));
+}
+
+function appMetrics(stack: TestStack): { name: string; url: string }[] {
+  return stack.stack.processes.filter((p) => p.running && p.url).map((p) => ({ name: p.name, url: p.url! }));
+}
+
+/** (a) the whole stack on the real PostgreSQL and NATS: one gateway, one message service, one pod; calls with sessions. */
+export async function startStack(): Promise<RunningSystem> {
+  const stack = await startTestStack({ env: STACK_ENV });
+  return {
+    id: 'stack',
+    label: 'stack (a)',
+    target: { url: stack.mcpUrl(), headers: { 'X-Agent-API-Key': stack.apiKey }, stateful: true },
+    groups: [...appGroups(stack), ...serverGroups()],
+    metrics: appMetrics(stack),
+    stop: () => stack.stop(),
+  };
+}
+
+/** (a) scaled out: two gateways and two message services behind a round-robin TCP proxy on one port. */
+export async function startScaledStack(): Promise<RunningSystem> {
+  const stack = await startTestStack({ env: STACK_ENV, gateways: 2 });
+  let proxy: ChildService | undefined;
+  try {
+    await stack.stack.startMessageService();
+    const port = await freePort();
+    const upstreams = stack.gatewayUrls.map((url) => new URL(url).port);
+    proxy = new ChildService('round-robin proxy', process.execPath, [join(__dirname, 'round-robin-proxy.js'), String(port), ...upstreams]);
+    await proxy.listening(port);
+    const running = proxy;
+    return {
+      id: 'stack-2x2',
+      label: 'stack 2 gw + 2 ms (a2)',
+      target: { url: `http://127.0.0.1:${port}/${stack.agentId}/mcp`, headers: { 'X-Agent-API-Key': stack.apiKey }, stateful: true },
+      groups: [...appGroups(stack), { name: running.name, pids: [running.pid] }, ...serverGroups()],
+      metrics: appMetrics(stack),
+      stop: async () => {
+        await running.stop();
+        await stack.stop();
+      },
+    };
+  } catch (error) {
+    await proxy?.stop();
+    await stack.stop();
+    throw error;
+  }
+}
+
+/** MCP_URL + MCP_KEY: a gateway someone else runs; no processes to charge, no counters. */
+export function externalStack(url: string, key: string): RunningSystem {
+  return {
+    id: 'external',
+    label: `external ${url}`,
+    target: { url, headers: { 'X-Agent-API-Key': key }, stateful: true },
+    groups: [],
+    metrics: [],
+    stop: async () => undefined,
+  };
+}
