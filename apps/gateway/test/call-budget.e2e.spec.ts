@@ -23,8 +23,8 @@ const BUDGET = {
    * publish, the pod's reply, the ack, the reply-stored notice, the answer.
    */
   published: 6,
-  /** Messages the apps are delivered per call: the request, the publish ack, the inbox message, the reply, the answer. */
-  delivered: 5,
+  /** Messages the apps are delivered per call: the request, the inbox message, the reply, the answer. */
+  delivered: 4,
   sqlStatements: 2,
   sqlCommits: 2,
 };

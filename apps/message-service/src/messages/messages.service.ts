@@ -86,14 +86,14 @@ export class MessagesService {
     const outcome = await this.store.insert(message);
     const result = this.accepted(outcome, message);
     if (!result.duplicate) {
-      await this.delivery.deliver({ ...message, channel_id: result.channel_id });
+      this.delivery.deliver({ ...message, channel_id: result.channel_id });
       return result;
     }
     // Posted before. Answered: never deliver again (that could run it twice). Not answered:
     // deliver again, which heals a post whose first delivery failed after the message was
     // stored; JetStream drops the copy within its de-duplication window if the first went out.
     const { reply } = await this.store.findReply(result.channel_id, message.id);
-    if (!reply) await this.delivery.deliver({ ...message, channel_id: result.channel_id });
+    if (!reply) this.delivery.deliver({ ...message, channel_id: result.channel_id });
     return { ...result, existingReply: reply };
   }
 
