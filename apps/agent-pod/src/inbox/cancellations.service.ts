@@ -44,7 +44,12 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
     this.subscription?.unsubscribe();
   }
 
-  /** A signal that aborts when the message is cancelled; `done` forgets it. */
+  /** Abort every running skill (the pod is stopping): they end without a reply and are delivered again. */
+  abortAll(reason: Error): void {
+    for (const controller of this.running.values()) controller.abort(reason);
+  }
+
+  /** A signal that aborts when the message is cancelled (or the pod stops); `done` forgets it. */
   track(messageId: string): { signal: AbortSignal; cancelled: boolean; done(): void } {
     const controller = new AbortController();
     if (this.cancelledEarly.has(messageId)) controller.abort(new SkillCancelledError(messageId));

@@ -15,7 +15,7 @@ import { SkillCancelledError, CancellationsService } from './cancellations.servi
 export class SkillRunner implements OnApplicationShutdown {
   private readonly logger = new Logger(SkillRunner.name);
   private readonly skills: Map<string, Skill>;
-  private readonly shutdown = new AbortController();
+  private stopping = false;
 
   constructor(
     @Inject(SKILLS) skills: readonly Skill[],
@@ -31,7 +31,8 @@ export class SkillRunner implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.shutdown.abort();
+    this.stopping = true;
+    this.cancellations.abortAll(new Error('pod shutting down'));
   }
 
   /**
@@ -44,10 +45,9 @@ export class SkillRunner implements OnApplicationShutdown {
     this.logger.debug({ msg: 'skill started', message_id: message.id, skill: name, pod_id: this.env.POD_ID, redeliveries });
     const call = this.cancellations.track(message.id);
     try {
-      const signal = AbortSignal.any([call.signal, this.shutdown.signal]);
-      const output = await this.run(message, signal);
+      const output = await this.run(message, call.signal);
       if (call.cancelled) throw new SkillCancelledError(message.id);
-      if (this.shutdown.signal.aborted) throw new Error('pod shutting down');
+      if (this.stopping) throw new Error('pod shutting down');
       this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
       return this.replier.toReply(message, output);
     } finally {

@@ -211,9 +211,8 @@ export class AgentMcpHandler {
           })
         : toCallResult(outcome);
     const running = this.inFlight.begin(InFlightCalls.key(call.callerId, ctx.session?.id, request.id));
-    const signals = [running.signal, ...(ctx.disconnected ? [ctx.disconnected] : [])];
     const options: ExecuteOptions = {
-      signal: AbortSignal.any(signals),
+      signal: ctx.disconnected ? AbortSignal.any([running.signal, ctx.disconnected]) : running.signal,
       ...(ctx.notify
         ? {
             onEvent: eventRelay(
