@@ -9,6 +9,7 @@ import {
 import { connect, type NatsConnection } from 'nats';
 import { BusClient } from './bus-client';
 import { meterConnection } from './bus-meter';
+import { coalesceWrites } from './write-coalescing';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 
 export interface BusModuleAsyncOptions {
@@ -29,6 +30,7 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
     noAsyncTraces: true,
   });
   meterConnection(nc, options.prefix);
+  coalesceWrites(nc);
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect') {

@@ -7,3 +7,4 @@ export * from './jetstream/agent-inbox';
 export * from './bus-exception.filter';
 export * from './bus-meter';
 export * from './bus-reply';
+export * from './write-coalescing';
