@@ -75,4 +75,24 @@ describe('the cost of one tools/call', () => {
     // The counters count: a call that reached the agent shows up on the bus.
     expect(busTotal(spent, 'in')).toBeGreaterThanOrEqual(CALLS);
   });
+
+  it('group-commits concurrent calls: fewer commits than inserts', async () => {
+    const clients = await Promise.all(Array.from({ length: 4 }, () => connectMcp(env.mcpUrl(), env.apiKey)));
+    try {
+      const perClient = CALLS / clients.length;
+      const spent = await measure(async () => {
+        await Promise.all(
+          clients.flatMap((client) =>
+            Array.from({ length: perClient }, (_, i) => client.client.callTool({ name: 'echo', arguments: { text: `at once ${i}` } })),
+          ),
+        );
+      });
+      console.log(`${CALLS} calls at once: ${spent.sqlStatements} statements, ${spent.sqlCommits} commits`);
+      // Sequentially every call is 2 commits; at once, messages and replies share them.
+      expect(spent.sqlCommits).toBeLessThanOrEqual(1.5 * CALLS);
+      expect(busTotal(spent, 'out', BACKGROUND)).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
 });

@@ -149,7 +149,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
    * and is answered from `completed`). A redelivery: stored by request, acked here.
    */
   private async sendReply(msg: JsMsg, reply: AgentReply): Promise<void> {
-    const replica = msg.headers?.get(ReplyHeaders.replyTo) || undefined;
+    const replica = replicaOf(msg);
     if (replica && !msg.info.redelivered) return this.replier.sendDirect(reply, replica, ackSubjectOf(msg));
     await this.replier.store(reply, replica);
     msg.ack();
@@ -160,11 +160,16 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     this.logger.log({ msg: 'duplicate dropped', message_id: messageId }); // the skill does not run again
     const reply = this.completed.get(messageId);
     try {
-      if (reply) await this.replier.store(reply, msg.headers?.get(ReplyHeaders.replyTo) || undefined);
+      if (reply) await this.replier.store(reply, replicaOf(msg));
       msg.ack();
     } catch (error) {
       this.logger.error({ msg: 'could not store the reply again; will be redelivered', message_id: messageId, error: (error as Error).message });
       msg.nak(1_000);
     }
   }
+}
+
+/** The message service replica that delivered the message and waits for its reply (its replies subject). */
+function replicaOf(msg: JsMsg): string | undefined {
+  return msg.headers?.get(ReplyHeaders.replyTo) || undefined;
 }
