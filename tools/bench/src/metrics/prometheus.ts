@@ -1,23 +1,7 @@
-/** One Prometheus sample: `name{labels} value`. */
-export interface Series {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
+import { parsePrometheus, type Sample } from '@mcpgw/devstack';
 
-/** The samples of a text exposition, comments skipped; unparseable lines ignored. */
-export function parseExposition(text: string): Series[] {
-  const series: Series[] = [];
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
-    if (!match) continue;
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]] = pair[2];
-    series.push({ name: match[1], labels, value: Number(match[3]) });
-  }
-  return series;
-}
+/** One Prometheus sample: `name{labels} value`. */
+export type Series = Sample;
 
 /** GET <url>/metrics of each app, parsed; an app that does not answer gives no samples. */
 export async function scrape(targets: { name: string; url: string }[]): Promise<Map<string, Series[]>> {
@@ -26,7 +10,7 @@ export async function scrape(targets: { name: string; url: string }[]): Promise<
     targets.map(async (target) => {
       try {
         const response = await fetch(`${target.url}/metrics`);
-        out.set(target.name, response.ok ? parseExposition(await response.text()) : []);
+        out.set(target.name, response.ok ? parsePrometheus(await response.text()) : []);
       } catch {
         out.set(target.name, []);
       }
