@@ -8,6 +8,7 @@ import {
   type McpConnection,
   type TestStack,
 } from '@mcpgw/devstack';
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -74,6 +75,22 @@ describe('the cost of one tools/call', () => {
     expect(spent.sqlCommits).toBeLessThanOrEqual(BUDGET.sqlCommits * CALLS);
     // The counters count: a call that reached the agent shows up on the bus.
     expect(busTotal(spent, 'in')).toBeGreaterThanOrEqual(CALLS);
+  });
+
+  it('starts every service once: one LISTEN connection per gateway', async () => {
+    // Nest's hybrid apps (HTTP + bus) can run the start-up hooks twice: two listeners, two
+    // subscriptions, every message handled twice. The counts above would double; this says why.
+    const db = new Client({ connectionString: env.stack.settings.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = 'mcpgw-listener'`,
+      );
+      expect(rows[0].n).toBe(env.gatewayUrls.length);
+    } finally {
+      await db.end();
+    }
   });
 
   it('group-commits concurrent calls: fewer commits than inserts', async () => {

@@ -55,9 +55,15 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
   if (spec.busQueue) {
     const bus = app.get<BusOptions>(BUS_OPTIONS);
     const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), bus.prefix, spec.busQueue);
-    app.connectMicroservice({ strategy }, { deferInitialization: true }).useGlobalFilters(new BusExceptionFilter());
-    await app.startAllMicroservices();
+    // Deferred, so that the bus handlers are built after the global filter is set. The HTTP app
+    // runs the lifecycle hooks (onModuleInit…) once, below; the bus part must not run them a
+    // second time, or every service would subscribe, LISTEN and start its timers twice.
+    const microservice = app.connectMicroservice({ strategy }, { deferInitialization: true });
+    microservice.useGlobalFilters(new BusExceptionFilter()).setIsInitHookCalled(true);
   }
+  // Every service is initialised before the bus delivers its first request.
+  await app.init();
+  await app.startAllMicroservices();
   const port = spec.port(env);
   await app.listen(port, spec.host?.(env) ?? '0.0.0.0');
   stopOnSignals(app, logger);

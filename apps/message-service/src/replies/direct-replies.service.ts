@@ -28,8 +28,7 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    // A hybrid app (HTTP + bus) runs init hooks once per part: subscribe once.
-    this.subscription ??= this.nc.subscribe(this.subject, { callback: (_error, msg) => void this.receive(msg) });
+    this.subscription = this.nc.subscribe(this.subject, { callback: (_error, msg) => void this.receive(msg) });
   }
 
   onModuleDestroy(): void {

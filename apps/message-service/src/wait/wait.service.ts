@@ -22,7 +22,6 @@ import { ReplyNotices } from './reply-notices.service';
 export class WaitService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WaitService.name);
   private stopped = false;
-  private rechecking?: Promise<void>;
 
   constructor(
     private readonly store: MessagesStore,
@@ -33,8 +32,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    // A hybrid app (HTTP + bus) runs init hooks once per part: watch once.
-    this.rechecking ??= this.recheckAfterReconnects();
+    void this.recheckAfterReconnects();
   }
 
   onModuleDestroy(): void {
