@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { ExceptionFilter, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestMicroservice } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BUS_OPTIONS, BusExceptionFilter, BusServer, NATS_CONNECTION, type BusOptions } from '@mcpgw/bus';
 import { EnvValidationError } from '@mcpgw/config';
@@ -58,8 +59,9 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
     // Deferred, so that the bus handlers are built after the global filter is set. The HTTP app
     // runs the lifecycle hooks (onModuleInit…) once, below; the bus part must not run them a
     // second time, or every service would subscribe, LISTEN and start its timers twice.
-    const microservice = app.connectMicroservice({ strategy }, { deferInitialization: true });
-    microservice.useGlobalFilters(new BusExceptionFilter()).setIsInitHookCalled(true);
+    const microservice = app.connectMicroservice({ strategy }, { deferInitialization: true }) as NestMicroservice;
+    microservice.useGlobalFilters(new BusExceptionFilter());
+    microservice.setIsInitHookCalled(true);
   }
   // Every service is initialised before the bus delivers its first request.
   await app.init();
