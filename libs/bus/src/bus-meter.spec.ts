@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BusMeter, subjectFamily } from './bus-meter';
+import type { NatsConnection } from 'nats';
+import { BusMeter, meterConnection, subjectFamily } from './bus-meter';
 
 describe('subjectFamily', () => {
   it.each([
@@ -27,5 +28,23 @@ describe('BusMeter', () => {
       [{ direction: 'out', family: 'reply' }, 2],
       [{ direction: 'in', family: 'reply' }, 1],
     ]);
+  });
+});
+
+describe('meterConnection', () => {
+  it('counts what the protocol handler publishes and what it is delivered', () => {
+    const protocol = { publish: (_subject: string) => undefined, processMsg: (_msg: { subject: Uint8Array }, _data: Uint8Array) => undefined };
+    const meter = new BusMeter();
+    meterConnection({ protocol } as unknown as NatsConnection, 'mcpgw', meter);
+    protocol.publish('mcpgw.ms.messages.post_and_wait');
+    protocol.processMsg({ subject: new TextEncoder().encode('_INBOX.abc.1') }, new Uint8Array());
+    expect([...meter.entries()]).toEqual([
+      [{ direction: 'out', family: 'ms.messages.post_and_wait' }, 1],
+      [{ direction: 'in', family: 'reply' }, 1],
+    ]);
+  });
+
+  it('refuses a client whose internals it does not know', () => {
+    expect(() => meterConnection({} as NatsConnection, 'mcpgw')).toThrow(/internals changed/);
   });
 });
