@@ -1,6 +1,6 @@
 import { decodeJson, encodeJson } from '@mcpgw/bus';
 import { BusPattern } from '@mcpgw/contracts';
-import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
+import { Stack, isolatedEnvironment, parsePrometheus, type Isolation } from '@mcpgw/devstack';
 import { connect } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,12 @@ describe('waiting for the reply to a message', () => {
     content: [{ type: 'text', text }],
   });
 
+  /** How many messages a replica is waiting for, from its /metrics. */
+  const openWaits = async (base: string) => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    return parsePrometheus(text).find((sample) => sample.name === 'mcpgw_waits_open')?.value;
+  };
+
   const newConversation = async () => {
     const channel = (await call(replicaA, 'POST', '/channels', { agent_id: 'wait-agent' })).body;
     const message = chatMessage(channel.id);
@@ -72,7 +78,7 @@ describe('waiting for the reply to a message', () => {
     const { channelId, message } = await newConversation();
     const started = Date.now();
     const waiting = call(replicaA, 'POST', `/channels/${channelId}/wait`, { message_id: message.id, timeout_ms: 20_000 });
-    await new Promise((resolve) => setTimeout(resolve, 200)); // let the wait register first
+    await expect.poll(() => openWaits(replicaA)).toBe(1); // the wait is registered: the reply must wake it
     await call(replicaB, 'POST', `/channels/${channelId}/messages`, reply(channelId, message.id, 'late'));
     const waited = await waiting;
     expect(waited.body).toMatchObject({ status: 'replied', reply: { content: [{ text: 'late' }] } });

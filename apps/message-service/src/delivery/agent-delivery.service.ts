@@ -13,10 +13,11 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
  * de-duplicated by message id (a retried post publishes the same id). Each
  * message names this replica's replies subject, where its pod answers.
  *
- * The publish does not wait for JetStream's ack: the message is already
- * durable in PostgreSQL, and the caller waits for the reply anyway. A publish
- * JetStream never took shows as a reply timeout; a retry of the call posts the
- * same message again, which delivers it again (see MessagesService).
+ * `deliver` waits for JetStream's ack: a caller told "posted" can rely on the
+ * delivery. `deliverForWaiter` does not: its caller waits for the reply anyway
+ * (post and wait), so a publish JetStream never took shows as a reply timeout,
+ * and a retry posts the message again, which delivers it again. That saves a
+ * message and a wake-up on every tools/call.
  */
 @Injectable()
 export class AgentDeliveryService implements OnModuleInit {
@@ -31,14 +32,35 @@ export class AgentDeliveryService implements OnModuleInit {
     await ensureInboxStream(this.nc, this.bus.prefix, this.env.INBOX_STORAGE);
   }
 
-  deliver(message: ChatMessage): void {
+  async deliver(message: ChatMessage): Promise<void> {
+    try {
+      await this.nc.jetstream().publish(this.inbox(message), encodeJson(message), { headers: this.headers(message) });
+    } catch (error) {
+      throw this.unavailable(message, error);
+    }
+  }
+
+  deliverForWaiter(message: ChatMessage): void {
+    try {
+      this.nc.publish(this.inbox(message), encodeJson(message), { headers: this.headers(message) });
+    } catch (error) {
+      throw this.unavailable(message, error);
+    }
+  }
+
+  private inbox(message: ChatMessage): string {
+    return AgentInbox.subject(this.bus.prefix, message.agent_id);
+  }
+
+  /** The de-duplication id (JetStream drops a second copy within its window) and where to reply. */
+  private headers(message: ChatMessage) {
     const hdrs = headers();
     hdrs.set(MSG_ID_HEADER, message.id);
     hdrs.set(ReplyHeaders.replyTo, this.repliesSubject);
-    try {
-      this.nc.publish(AgentInbox.subject(this.bus.prefix, message.agent_id), encodeJson(message), { headers: hdrs });
-    } catch (error) {
-      throw new UnavailableError(`could not hand the message to agent ${message.agent_id}: ${(error as Error).message}`);
-    }
+    return hdrs;
+  }
+
+  private unavailable(message: ChatMessage, error: unknown): UnavailableError {
+    return new UnavailableError(`could not hand the message to agent ${message.agent_id}: ${(error as Error).message}`);
   }
 }

@@ -44,18 +44,19 @@ export class MessagesService {
   async post(plain: unknown): Promise<PostResult> {
     const envelope = this.parse(plain);
     if (envelope.type === 'agent_reply') return this.storeReply(envelope);
-    const { existingReply: _, ...posted } = await this.postChatMessage(envelope);
+    const { existingReply: _, ...posted } = await this.postChatMessage(envelope, 'confirmed');
     return posted;
   }
 
   /**
-   * Post a chat message; for a message posted before (same id), also its reply
-   * if one is stored. Used by post-and-wait, which then need not look again.
+   * Post a chat message for a caller that waits for its reply; for a message
+   * posted before (same id), also its reply if one is stored. Used by
+   * post-and-wait, which then need not look again.
    */
   async postChat(plain: unknown): Promise<PostResult & { existingReply?: AgentReply }> {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
-    return this.postChatMessage(envelope);
+    return this.postChatMessage(envelope, 'for_waiter');
   }
 
   /** Post an agent_reply; `raw` is its JSON as received, passed on to other replicas as it is. */
@@ -82,18 +83,28 @@ export class MessagesService {
     return parsed.value;
   }
 
-  private async postChatMessage(message: ChatMessage): Promise<PostResult & { existingReply?: AgentReply }> {
+  /**
+   * `confirmed`: the caller is told "posted" and goes away, so JetStream must
+   * have the message first. `for_waiter`: the caller waits for the reply (post
+   * and wait), which is confirmation enough.
+   */
+  private async postChatMessage(
+    message: ChatMessage,
+    delivery: 'confirmed' | 'for_waiter',
+  ): Promise<PostResult & { existingReply?: AgentReply }> {
     const outcome = await this.store.insert(message);
     const result = this.accepted(outcome, message);
+    const deliver = (stored: ChatMessage) =>
+      delivery === 'confirmed' ? this.delivery.deliver(stored) : this.delivery.deliverForWaiter(stored);
     if (!result.duplicate) {
-      this.delivery.deliver({ ...message, channel_id: result.channel_id });
+      await deliver({ ...message, channel_id: result.channel_id });
       return result;
     }
     // Posted before. Answered: never deliver again (that could run it twice). Not answered:
     // deliver again, which heals a post whose first delivery failed after the message was
     // stored; JetStream drops the copy within its de-duplication window if the first went out.
     const { reply } = await this.store.findReply(result.channel_id, message.id);
-    if (!reply) this.delivery.deliver({ ...message, channel_id: result.channel_id });
+    if (!reply) await deliver({ ...message, channel_id: result.channel_id });
     return { ...result, existingReply: reply };
   }
 

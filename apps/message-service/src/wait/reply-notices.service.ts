@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ReplyStored, parseEnvelope, type AgentReply } from '@mcpgw/contracts';
 import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, encodeJson, type BusOptions } from '@mcpgw/bus';
+import { METRICS_REGISTRY } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
+import { Gauge, type Registry } from 'prom-client';
 import { ReplyWaiters } from './reply-waiters';
 
 /**
@@ -18,7 +20,18 @@ export class ReplyNotices {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
-  ) {}
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    const waiters = this.waiters;
+    new Gauge({
+      name: 'mcpgw_waits_open',
+      help: 'messages whose reply this replica is waiting for',
+      registers: [registry],
+      collect() {
+        this.set(waiters.size);
+      },
+    });
+  }
 
   /** A reply was just stored here. `raw` is its JSON as received, sent on as it is. */
   stored(reply: AgentReply, raw?: Uint8Array): void {
