@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Answer = { status: number; body: any; headers: Headers };
 
-/** Surface B, row by row of its contract (SPEC §3), over real HTTP against the running stack. */
+/** Surface B, row by row of its contract (root README, "The task-scoped endpoint"), over real HTTP against the running stack. */
 describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
   let env: TestStack;
   let db: Client;

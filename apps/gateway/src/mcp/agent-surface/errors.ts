@@ -1,7 +1,7 @@
 import { CallError, InvalidArgumentsError } from '../../calls/call-errors';
 import { JsonRpcCode } from '../protocol/json-rpc';
 
-/** Surface A's own codes (SPEC §2 and §5). */
+/** Surface A's own codes (root README, "The MCP endpoint"). */
 export const AgentSurfaceCode = {
   ...JsonRpcCode,
   Unauthorized: -32001,

@@ -1,7 +1,7 @@
 import { CallError, ToolNotFoundError } from '../../calls/call-errors';
 import { JsonRpcCode } from '../protocol/json-rpc';
 
-/** The grant surface's codes (SPEC §3): HTTP status and JSON-RPC code travel together. */
+/** The grant surface's codes (root README, "The task-scoped endpoint"): HTTP status and JSON-RPC code travel together. */
 export const GrantSurfaceError = {
   Unauthorized: { status: 401, code: -32001 },
   CredentialUnavailable: { status: 401, code: -32003 },

@@ -13,7 +13,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * Surface B: `/workspaces/{ws}/agents/{agent}/mcp/http`, a task-scoped
- * RuntimeGrant per request, the contract of SPEC §3 to the letter. Guards in
+ * RuntimeGrant per request, the contract in the root README ("The task-scoped endpoint") to the letter. Guards in
  * order: configured, parseable, authorised, well-formed; then one dispatch.
  * (The body size limit is enforced while the body streams in: see main.ts.)
  */

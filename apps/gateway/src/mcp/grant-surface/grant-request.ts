@@ -1,6 +1,6 @@
 import { JsonRpcCode, type JsonRpcId } from '../protocol/json-rpc';
 
-/** The request body of the grant surface, as the contract defines it (SPEC §3). */
+/** The request body of the grant surface, as its contract defines it (root README, "The task-scoped endpoint"). */
 export type GrantRequest =
   | { method: 'tools/list'; id: JsonRpcId | null }
   | {

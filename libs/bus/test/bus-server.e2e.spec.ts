@@ -4,10 +4,10 @@ import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BusClient } from './bus-client';
-import { BusExceptionFilter } from './bus-exception.filter';
-import { BusServer } from './bus-server';
-import { decodeJson } from './json';
+import { BusClient } from '../src/bus-client';
+import { BusExceptionFilter } from '../src/bus-exception.filter';
+import { BusServer } from '../src/bus-server';
+import { decodeJson } from '../src/json';
 
 const seen: unknown[] = [];
 
