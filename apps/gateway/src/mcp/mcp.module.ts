@@ -11,12 +11,13 @@ import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
+import { CallRunner } from '../calls/call-runner.service';
 import { CallMetrics } from '../metrics/call-metrics';
 
 /** The MCP edge: protocol, transport and the surfaces over the call pipeline. */
 @Module({
   imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
   controllers: [AgentMcpController, GrantMcpController],
-  providers: [AgentMcpHandler, ResourcesAndPrompts, ListChangedStreams, GrantMcpHandler, CallMetrics],
+  providers: [AgentMcpHandler, ResourcesAndPrompts, ListChangedStreams, GrantMcpHandler, CallMetrics, CallRunner],
 })
 export class McpModule {}

@@ -2,17 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { BusEvent, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
-import { CallCancelledError, CallError } from '../../calls/call-errors';
+import { CallCancelledError } from '../../calls/call-errors';
 import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions } from '../../calls/call-pipeline.service';
+import { CallRunner } from '../../calls/call-runner.service';
 import { callTimeout } from '../../calls/call-timeout';
 import { InFlightCalls } from '../../calls/in-flight-calls.service';
 import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
-import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { CONVERSATION_META_KEY, ConversationHandles } from '../../sessions/conversation-handles';
-import { CallMetrics } from '../../metrics/call-metrics';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import { failure, rawResult, result, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
 import { decodeCursor, page } from '../protocol/pagination';
@@ -60,12 +59,11 @@ export class AgentMcpHandler {
     private readonly sessions: SessionsService,
     private readonly catalogue: ToolCatalogueService,
     private readonly pipeline: CallPipeline,
-    private readonly idempotent: IdempotentCalls,
+    private readonly calls: CallRunner,
     private readonly inFlight: InFlightCalls,
     private readonly bus: BusClient,
     private readonly conversations: ConversationHandles,
     private readonly resourcesAndPrompts: ResourcesAndPrompts,
-    private readonly metrics: CallMetrics,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -224,27 +222,17 @@ export class AgentMcpHandler {
           }
         : {}),
     };
-    let outcome = 'internal';
-    const render = (answer: CallOutcome) => {
-      outcome = answer.isError ? 'tool_error' : 'ok';
-      return JSON.stringify(shape(answer));
-    };
-    const done = this.metrics.start('agent');
     try {
-      if (!keyed.key) return { response: rawResult(request.id, render(await this.pipeline.call(call, options))) };
-      const { resultText, replayed } = await this.idempotent.run(call, keyed.key, render, options);
-      if (!replayed) return { response: rawResult(request.id, resultText) };
-      outcome = 'replayed';
-      return { response: rawResult(request.id, markReplay(resultText)), headers: { [REPLAYED_HEADER]: 'true' } };
-    } catch (error) {
-      if (error instanceof CallError) outcome = error.kind;
-      if (error instanceof CallCancelledError) return { response: null };
-      if (!(error instanceof CallError)) throw error;
-      const { code, message, data } = agentSurfaceError(error);
-      return { response: failure(request.id, code, message, data) };
+      const ran = await this.calls.run('agent', call, keyed.key, shape, options);
+      if (!ran.ok) {
+        if (ran.error instanceof CallCancelledError) return { response: null };
+        const { code, message, data } = agentSurfaceError(ran.error);
+        return { response: failure(request.id, code, message, data) };
+      }
+      if (!ran.replayed) return { response: rawResult(request.id, ran.resultText) };
+      return { response: rawResult(request.id, markReplay(ran.resultText)), headers: { [REPLAYED_HEADER]: 'true' } };
     } finally {
       running.end();
-      done(outcome);
     }
   }
 

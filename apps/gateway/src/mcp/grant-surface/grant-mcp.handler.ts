@@ -2,14 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ContentItem } from '@mcpgw/contracts';
 import type { RuntimeGrant } from '@mcpgw/grants';
 import { randomUUID } from 'node:crypto';
-import { CallError, InvalidArgumentsError } from '../../calls/call-errors';
-import { CallPipeline, type CallOutcome, type CallRequest } from '../../calls/call-pipeline.service';
+import { InvalidArgumentsError } from '../../calls/call-errors';
+import type { CallOutcome, CallRequest } from '../../calls/call-pipeline.service';
+import { CallRunner } from '../../calls/call-runner.service';
 import { callTimeout } from '../../calls/call-timeout';
 import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
-import { IdempotentCalls } from '../../idempotency/idempotent-calls.service';
-import { CallMetrics } from '../../metrics/call-metrics';
 import { JsonRpcCode } from '../protocol/json-rpc';
 import { GrantSurfaceError, grantSurfaceError, type WireError } from './errors';
 import type { GrantRequest } from './grant-request';
@@ -25,9 +24,7 @@ export type GrantCallResult =
 export class GrantMcpHandler {
   constructor(
     private readonly catalogue: ToolCatalogueService,
-    private readonly pipeline: CallPipeline,
-    private readonly idempotent: IdempotentCalls,
-    private readonly metrics: CallMetrics,
+    private readonly calls: CallRunner,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -62,29 +59,14 @@ export class GrantMcpHandler {
       timeoutMs: callTimeout(request.meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
       ...(required.length ? { meta: { credentials: required } } : {}),
     };
-    let outcome = 'internal';
-    const render = (answer: CallOutcome) => {
-      outcome = answer.isError ? 'tool_error' : 'ok';
-      return JSON.stringify(toContractResult(answer, callId));
-    };
-    const done = this.metrics.start('grant');
-    try {
-      if (!keyed.key) return { ok: true, resultText: render(await this.pipeline.call(call)), replayed: false };
-      const ran = await this.idempotent.run(call, keyed.key, render);
-      if (ran.replayed) outcome = 'replayed';
-      return { ok: true, ...ran };
-    } catch (error) {
-      if (error instanceof CallError) outcome = error.kind;
-      if (error instanceof InvalidArgumentsError) {
-        // The model can fix this by changing its arguments: a result, not a protocol error.
-        const text = `Invalid arguments for ${request.name}: ${error.problems.join('; ')}`;
-        return { ok: true, resultText: JSON.stringify({ content: [{ type: 'text', text }], isError: true }), replayed: false };
-      }
-      if (error instanceof CallError) return { ok: false, ...grantSurfaceError(error, requestId) };
-      throw error;
-    } finally {
-      done(outcome);
+    const ran = await this.calls.run('grant', call, keyed.key, (answer) => toContractResult(answer, callId));
+    if (ran.ok) return ran;
+    if (ran.error instanceof InvalidArgumentsError) {
+      // The model can fix this by changing its arguments: a result, not a protocol error.
+      const text = `Invalid arguments for ${request.name}: ${ran.error.problems.join('; ')}`;
+      return { ok: true, resultText: JSON.stringify({ content: [{ type: 'text', text }], isError: true }), replayed: false };
     }
+    return { ok: false, ...grantSurfaceError(ran.error, requestId) };
   }
 
   private async allowedTools(grant: RuntimeGrant): Promise<CatalogueTool[]> {
