@@ -6,13 +6,14 @@ import {
   type InputResponse,
   ServiceError,
   type AgentReply,
+  type BusResponse,
   type CallEvent,
   type CancelRequest,
   type ChatMessage,
   type ContentItem,
   type WaitResult,
 } from '@mcpgw/contracts';
-import { BUS_OPTIONS, BusClient, NATS_CONNECTION, encodeJson, type BusOptions } from '@mcpgw/bus';
+import { BUS_OPTIONS, BusClient, BusTimeoutError, NATS_CONNECTION, encodeJson, type BusOptions } from '@mcpgw/bus';
 import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
@@ -140,9 +141,7 @@ export class CallPipeline {
     };
     signal?.addEventListener('abort', cancelAgent, { once: true });
     try {
-      const posted = await this.unlessCancelled(signal, () =>
-        this.bus.request(BusPattern.PostAndWait, { envelope: message, timeout_ms: timeoutMs }, timeoutMs + WAIT_MARGIN_MS),
-      );
+      const posted = await this.unlessCancelled(signal, () => this.postAndWait(message, timeoutMs));
       const result = watch
         ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, timeoutMs, startedAt, watch, signal)
         : posted.result;
@@ -160,6 +159,27 @@ export class CallPipeline {
     } finally {
       signal?.removeEventListener('abort', cancelAgent);
       watch?.stop();
+    }
+  }
+
+  /**
+   * Post the message and wait for its reply, in slices of CALL_WAIT_SLICE_MS.
+   * The replica holding the wait answers at the end of each slice; if it does
+   * not (it died), the message is posted again: posting is idempotent, so any
+   * replica joins the first posting (or, if it never got stored, stores it) and
+   * the reply reaches it however the pod delivers it.
+   */
+  private async postAndWait(message: ChatMessage, timeoutMs: number): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const slice = Math.max(0, Math.min(deadline - Date.now(), this.env.CALL_WAIT_SLICE_MS));
+      try {
+        const posted = await this.bus.request(BusPattern.PostAndWait, { envelope: message, timeout_ms: slice }, slice + WAIT_MARGIN_MS);
+        if (posted.result.status === 'replied' || Date.now() >= deadline) return posted;
+      } catch (error) {
+        if (!(error instanceof BusTimeoutError) || Date.now() >= deadline) throw error;
+        this.logger.warn({ msg: 'no answer from the message service replica holding the wait; posting again', message_id: message.id });
+      }
     }
   }
 

@@ -17,6 +17,15 @@ export class GatewaySettings {
   @Min(100)
   CALL_TIMEOUT_MAX_MS: number = 600_000;
 
+  /**
+   * A call waits for its reply in slices this long: a message service replica
+   * that dies holding the wait costs one slice (plus a margin), then the wait is
+   * posted again and any replica takes it up.
+   */
+  @IsInt()
+  @Min(100)
+  CALL_WAIT_SLICE_MS: number = 10_000;
+
   /** Idle time after which an MCP session expires. */
   @IsInt()
   @Min(60)
