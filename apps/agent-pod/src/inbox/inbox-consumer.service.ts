@@ -34,6 +34,8 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private running = true;
   private loop?: Promise<void>;
   private slotFreed?: () => void;
+  /** Why the last pull failed; cleared by the next one that works. */
+  private fetchFailure?: string;
   /** The pull request under way, so a shutdown can end it at once. */
   private batch?: { stop(): void };
 
@@ -46,10 +48,15 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const durable = await this.bindConsumer();
-    const consumer = await this.nc.jetstream().consumers.get(AgentInbox.streamName(this.bus.prefix), durable);
+    const consumer = await this.consumer();
     this.loop = this.pull(consumer);
-    this.logger.log({ msg: 'consuming', agent_id: this.env.AGENT_ID, consumer: durable });
+    this.logger.log({ msg: 'consuming', agent_id: this.env.AGENT_ID });
+  }
+
+  /** The agent's durable consumer, made (again) if it is not there. */
+  private async consumer(): Promise<Consumer> {
+    const durable = await this.bindConsumer();
+    return this.nc.jetstream().consumers.get(AgentInbox.streamName(this.bus.prefix), durable);
   }
 
   /** The message service owns the inbox stream; until it has made it, wait. */
@@ -69,12 +76,13 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     }
   }
 
-  /** Ready while pulling from the agent's inbox. */
+  /** Ready while pulling from the agent's inbox, and the last pull worked. */
   readiness(): ReadinessCheck {
     return {
       name: 'inbox',
       check: async () => {
         if (!this.loop || !this.running) throw new Error('not consuming');
+        if (this.fetchFailure) throw new Error(`cannot pull from the inbox: ${this.fetchFailure}`);
       },
     };
   }
@@ -86,8 +94,14 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     await this.loop;
   }
 
-  /** Ask only for as many messages as there are free slots: a pod never hoards work. */
-  private async pull(consumer: Consumer): Promise<void> {
+  /**
+   * Ask only for as many messages as there are free slots: a pod never hoards
+   * work. A failed pull (the consumer or the stream was lost, e.g. a NATS server
+   * with memory storage restarted) binds the consumer again, which waits for
+   * the message service to make the stream again.
+   */
+  private async pull(first: Consumer): Promise<void> {
+    let consumer = first;
     while (this.running) {
       const free = this.env.POD_CONCURRENCY - this.inFlight.size;
       if (free <= 0) {
@@ -101,10 +115,16 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
           this.handle(msg).catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
           if (!this.running) break;
         }
+        this.fetchFailure = undefined;
       } catch (error) {
         if (!this.running) return;
-        this.logger.warn(`fetch failed: ${(error as Error).message}`);
+        this.fetchFailure = (error as Error).message;
+        this.logger.warn(`fetch failed: ${this.fetchFailure}; binding the consumer again`);
         await delay(500);
+        consumer = await this.consumer().catch((bindError: Error) => {
+          this.logger.warn(`binding the consumer failed: ${bindError.message}`);
+          return consumer;
+        });
       }
     }
   }

@@ -1,9 +1,12 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { AgentInbox, ReplyHeaders, UnavailableError, type ChatMessage } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, encodeJson, ensureInboxStream, type BusOptions } from '@mcpgw/bus';
+import { BUS_OPTIONS, NATS_CONNECTION, encodeJson, ensureInboxStream, restoreInboxStream, type BusOptions } from '@mcpgw/bus';
 import { headers, type NatsConnection } from 'nats';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { REPLICA_REPLIES_SUBJECT } from '../replies/replica-replies.subject';
+
+/** How often the inbox stream is checked (and made again if it was lost). */
+const STREAM_CHECK_MS = 3_000;
 
 /** JetStream de-duplicates on this header within the stream's window. */
 const MSG_ID_HEADER = 'Nats-Msg-Id';
@@ -20,7 +23,10 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
  * message and a wake-up on every tools/call.
  */
 @Injectable()
-export class AgentDeliveryService implements OnModuleInit {
+export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(AgentDeliveryService.name);
+  private streamCheck?: NodeJS.Timeout;
+
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
@@ -30,6 +36,26 @@ export class AgentDeliveryService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await ensureInboxStream(this.nc, this.bus.prefix, this.env.INBOX_STORAGE);
+    this.streamCheck = setInterval(() => void this.checkStream(), STREAM_CHECK_MS).unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.streamCheck);
+  }
+
+  /**
+   * Post-and-wait publishes without an ack, so a lost stream (a NATS server with
+   * memory storage restarted, a deleted stream) would swallow messages unseen:
+   * look every few seconds and make it again.
+   */
+  private async checkStream(): Promise<void> {
+    try {
+      if (await restoreInboxStream(this.nc, this.bus.prefix, this.env.INBOX_STORAGE)) {
+        this.logger.warn('the inbox stream was gone: made it again');
+      }
+    } catch (error) {
+      this.logger.warn(`inbox stream check failed: ${(error as Error).message}`);
+    }
   }
 
   async deliver(message: ChatMessage): Promise<void> {

@@ -51,6 +51,19 @@ export async function ensureInboxStream(nc: NatsConnection, prefix: string, stor
   }
 }
 
+/** Make the stream if it is gone (lost with a NATS server, deleted); leave it alone if it is there. */
+export async function restoreInboxStream(nc: NatsConnection, prefix: string, storage: InboxStorage = 'file'): Promise<boolean> {
+  const jsm = await nc.jetstreamManager();
+  try {
+    await jsm.streams.info(AgentInbox.streamName(prefix));
+    return false;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await ensureInboxStream(nc, prefix, storage);
+    return true;
+  }
+}
+
 /** The durable consumer that all pods of one agent pull from. */
 export async function ensureAgentConsumer(
   jsm: JetStreamManager,
