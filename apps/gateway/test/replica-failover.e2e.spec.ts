@@ -58,3 +58,32 @@ describe('a message service replica dies holding a call', () => {
     expect(Date.now() - started).toBeLessThan(CALL_TIMEOUT_MS / 2);
   });
 });
+
+/**
+ * The message service caps every wait (WAIT_MAX_MS); a call may be longer. The
+ * gateway posts the wait again when one ends early, so the two settings need
+ * not agree.
+ */
+describe('a call longer than the message service lets one wait last', () => {
+  let env: TestStack;
+  let mcp: McpConnection;
+
+  beforeAll(async () => {
+    env = await startTestStack({ env: { WAIT_MAX_MS: '1000' } });
+    mcp = await connectMcp(env.mcpUrl(), env.apiKey);
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+    await env?.stop();
+  });
+
+  it('is answered, not timed out at the first wait', async () => {
+    const result = await mcp.client.callTool(
+      { name: 'sleep', arguments: { ms: 2_500 }, _meta: { 'mcpgw/timeoutMs': 10_000 } },
+      undefined,
+      { timeout: 20_000 },
+    );
+    expect(result.content).toEqual([{ type: 'text', text: 'slept 2500 ms' }]);
+  });
+});
