@@ -60,19 +60,24 @@ export class ReplierService {
   async store(reply: AgentReply, replicaSubject?: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        if (replicaSubject && attempt === 1) {
-          const stored = await this.bus.requestAt(replicaSubject, BusPattern.PostMessage, reply).then(
-            () => true,
-            (error: unknown) => (error instanceof ServiceError && error.code === 'unavailable' ? false : Promise.reject(error)),
-          );
-          if (stored) return;
-        }
+        if (replicaSubject && attempt === 1 && (await this.storeAt(replicaSubject, reply))) return;
         await this.bus.request(BusPattern.PostMessage, { envelope: reply });
         return;
       } catch (error) {
         if (attempt >= ATTEMPTS) throw error;
         await delay(200 * attempt);
       }
+    }
+  }
+
+  /** Store the reply at one replica (its replies subject takes the bare envelope); false when that replica is gone. */
+  private async storeAt(replicaSubject: string, reply: AgentReply): Promise<boolean> {
+    try {
+      await this.bus.requestAt(replicaSubject, BusPattern.PostMessage, reply);
+      return true;
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'unavailable') return false;
+      throw error;
     }
   }
 
