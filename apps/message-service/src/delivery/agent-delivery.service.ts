@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { AgentInbox, ReplyHeaders, UnavailableError, type ChatMessage } from '@mcpgw/contracts';
 import { BUS_OPTIONS, NATS_CONNECTION, encodeJson, ensureInboxStream, restoreInboxStream, type BusOptions } from '@mcpgw/bus';
-import { headers, type NatsConnection } from 'nats';
+import { headers, type JetStreamClient, type NatsConnection } from 'nats';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { REPLICA_REPLIES_SUBJECT } from '../replies/replica-replies.subject';
 
@@ -26,13 +26,16 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
 export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(AgentDeliveryService.name);
   private streamCheck?: NodeJS.Timeout;
+  private readonly js: JetStreamClient;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
     @Inject(REPLICA_REPLIES_SUBJECT) private readonly repliesSubject: string,
-  ) {}
+  ) {
+    this.js = nc.jetstream();
+  }
 
   async onModuleInit(): Promise<void> {
     await ensureInboxStream(this.nc, this.bus.prefix, this.env.INBOX_STORAGE);
@@ -60,7 +63,7 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
 
   async deliver(message: ChatMessage): Promise<void> {
     try {
-      await this.nc.jetstream().publish(this.inbox(message), encodeJson(message), { headers: this.headers(message) });
+      await this.js.publish(this.inbox(message), encodeJson(message), { headers: this.headers(message) });
     } catch (error) {
       throw this.unavailable(message, error);
     }
