@@ -6,9 +6,12 @@ COPY package.json package-lock.json nx.json tsconfig.base.json tsconfig.json ./
 COPY libs libs
 COPY apps apps
 COPY tools tools
+# Build everything, then keep only runtime dependencies; the dev launcher and the benchmark
+# (tools/) stay out of the image. tools/ci/test/dependencies.spec.ts holds this list honest.
 RUN npm ci --no-audit --no-fund \
  && npx nx run-many -t build \
- && npm prune --omit=dev --no-audit --no-fund
+ && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf tools node_modules/@mcpgw/devstack node_modules/@mcpgw/bench
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -15,6 +15,7 @@ import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 export interface BusModuleAsyncOptions {
   imports?: DynamicModule['imports'];
   inject?: unknown[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Nest's factory providers receive whatever `inject` lists
   useFactory: (...args: any[]) => BusOptions | Promise<BusOptions>;
 }
 

@@ -59,6 +59,7 @@ export class HealthModule {
   static forChecks(options: {
     imports?: DynamicModule['imports'];
     inject: unknown[];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Nest's factory providers receive whatever `inject` lists
     useFactory: (...deps: any[]) => ReadinessCheck[];
   }): DynamicModule {
     return {

@@ -1,4 +1,4 @@
-import type { DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
+import type { DataSourceOptions } from 'typeorm';
 import { MeteredSqlLogger } from './sql-meter';
 
 export interface PostgresSettings {
@@ -6,8 +6,8 @@ export interface PostgresSettings {
   /** The service's own schema: each service owns its tables. */
   schema: string;
   poolSize?: number;
-  entities?: MixedList<Function | string | EntitySchema>;
-  migrations?: MixedList<Function | string>;
+  entities?: DataSourceOptions['entities'];
+  migrations?: DataSourceOptions['migrations'];
 }
 
 /**

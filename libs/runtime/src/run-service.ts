@@ -9,19 +9,25 @@ import { JsonLogger } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
 import { ServiceErrorHttpFilter } from './service-error-http.filter';
 
-export interface ServiceSpec {
+/** What every service's environment has; each app's env adds its own settings. */
+export interface BaseEnv {
+  LOG_LEVEL: string;
+  SERVICE_INSTANCE: string;
+}
+
+export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
   /** Shown in every log line. */
   service: string;
   module: Type<unknown>;
   /** Validates the environment before anything starts; throws EnvValidationError. */
-  loadEnv: () => { LOG_LEVEL: string; SERVICE_INSTANCE: string };
-  port: (env: any) => number;
+  loadEnv: () => Env;
+  port: (env: Env) => number;
   /** Interface to listen on; default all (0.0.0.0). Internal services listen on loopback. */
-  host?: (env: any) => string;
+  host?: (env: Env) => string;
   /** Bus queue group for the app's request handlers; omit when the app has none. */
   busQueue?: string;
   /** Body size limit for HTTP requests, in bytes. */
-  bodyLimit?: (env: any) => number;
+  bodyLimit?: (env: Env) => number;
   /** How HTTP errors outside handlers are answered; default: the REST form of ServiceError. */
   httpErrorFilter?: ExceptionFilter;
   /** False when the app parses request bodies itself (configure then adds its parsers). */
@@ -34,8 +40,8 @@ export interface ServiceSpec {
  * Start one of our services the same way every time: validated env, JSON logs,
  * Fastify, the bus transport, graceful shutdown on SIGTERM/SIGINT.
  */
-export async function runService(spec: ServiceSpec): Promise<NestFastifyApplication> {
-  let env: ReturnType<ServiceSpec['loadEnv']>;
+export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): Promise<NestFastifyApplication> {
+  let env: Env;
   try {
     env = spec.loadEnv();
   } catch (error) {
