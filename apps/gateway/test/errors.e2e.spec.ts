@@ -153,6 +153,13 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       expect((await post(ping, { 'x-agent-api-key': other.key }, env.mcpUrl(0, 'other-agent'))).status).toBe(200);
     });
 
+    it('the admin CLI refuses an unknown flag or a missing value instead of guessing', async () => {
+      await expect(env.stack.admin('apikey', 'create', '--agent', env.agentId, '--lable', 'x')).rejects.toThrow(
+        /Unknown option '--lable'/,
+      );
+      await expect(env.stack.admin('apikey', 'create', '--agent')).rejects.toThrow(/Option '--agent.*argument/);
+    });
+
     it('a revoked key stops working at once, although the gateway cached it', async () => {
       const key = await env.stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', env.agentId);
       expect((await post(ping, { 'x-agent-api-key': key.key })).status).toBe(200);

@@ -17,7 +17,7 @@ export interface AdminDeps {
 
 export interface Parsed {
   words: string[];
-  flags: Record<string, string | boolean>;
+  flags: Record<string, string | boolean | undefined>;
 }
 
 export interface CommandOutput {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { parseArgs } from 'node:util';
 import { ServiceError } from '@mcpgw/contracts';
 import { EnvValidationError } from '@mcpgw/config';
 import { AgentsStore } from '../agents/agents.store';
@@ -14,6 +15,10 @@ import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
 async function main(argv: string[]): Promise<number> {
   const parsed = parse(argv);
+  if (!parsed) {
+    process.stdout.write(`${USAGE}\n`);
+    return 2;
+  }
   const json = parsed.flags.json === true;
   const command = COMMANDS[parsed.words.slice(0, 2).join(' ')];
   if (!command || parsed.flags.help) {
@@ -50,21 +55,28 @@ function fail(error: unknown, json: boolean): number {
   return 1;
 }
 
-function parse(argv: string[]): Parsed {
-  const words: string[] = [];
-  const flags: Parsed['flags'] = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) {
-      words.push(arg);
-      continue;
-    }
-    const [name, inline] = arg.slice(2).split('=', 2);
-    if (inline !== undefined) flags[name] = inline;
-    else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags[name] = argv[++i];
-    else flags[name] = true;
+/** Every flag a command takes; anything else is refused, with the usage. */
+const FLAGS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+  id: { type: 'string' },
+  workspace: { type: 'string' },
+  agent: { type: 'string' },
+  label: { type: 'string' },
+  task: { type: 'string' },
+  tools: { type: 'string' },
+  credentials: { type: 'string' },
+  ttl: { type: 'string' },
+} as const;
+
+function parse(argv: string[]): Parsed | undefined {
+  try {
+    const { positionals, values } = parseArgs({ args: argv, options: FLAGS, allowPositionals: true, strict: true });
+    return { words: positionals, flags: values };
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    return undefined;
   }
-  return { words, flags };
 }
 
 main(process.argv.slice(2)).then(
