@@ -42,7 +42,7 @@ describe('the cost of one tools/call', () => {
   beforeAll(async () => {
     env = await startTestStack();
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
-    processUrls = env.stack.processes.map((p) => p.url!);
+    processUrls = env.stack.processes.map((p) => p.managementUrl!);
     // Warm the caches (catalogue, session) so the count is the steady state.
     for (let i = 0; i < 5; i++) await mcp.client.callTool({ name: 'echo', arguments: { text: 'warm' } });
   });

@@ -17,7 +17,7 @@ describe('a message service replica dies holding a call', () => {
   let replicas: ServiceProcess[];
 
   const openWaits = async (replica: ServiceProcess) => {
-    const text = await (await fetch(`${replica.url}/metrics`)).text();
+    const text = await (await fetch(`${replica.managementUrl}/metrics`)).text();
     return parsePrometheus(text).find((sample) => sample.name === 'mcpgw_waits_open')?.value ?? 0;
   };
 

@@ -140,14 +140,25 @@ describe('tools through the whole path', () => {
     expect(recalled.result.structuredContent.turns).toEqual([]);
   });
 
-  it('every service serves Prometheus metrics; the gateway counts and times tools/call', async () => {
-    const gateway = await (await fetch(`${env.gatewayUrls[0]}/metrics`)).text();
+  it('every service serves Prometheus metrics on its management port; the gateway counts and times tools/call', async () => {
+    const gateway = await (await fetch(`${env.stack.managementUrlOf(env.gatewayUrls[0])}/metrics`)).text();
     expect(gateway).toMatch(/mcpgw_tool_calls_total\{[^}]*surface="agent"[^}]*outcome="ok"[^}]*\} [1-9]/);
     expect(gateway).toMatch(/mcpgw_tool_calls_total\{[^}]*outcome="tool_error"[^}]*\} [1-9]/);
     expect(gateway).toContain('mcpgw_tool_call_seconds_bucket');
     for (const proc of env.stack.processes.filter((p) => p.running)) {
-      const text = await (await fetch(`${proc.url}/metrics`)).text();
+      const text = await (await fetch(`${proc.managementUrl}/metrics`)).text();
       expect(text).toContain('process_cpu_seconds_total');
+    }
+  });
+
+  it('the public and internal ports serve no probes or metrics; the management port serves all three', async () => {
+    const publicPorts = env.stack.processes.filter((p) => p.running && p.url).map((p) => p.url!);
+    expect(publicPorts.length).toBeGreaterThanOrEqual(2);
+    for (const url of publicPorts) {
+      for (const path of ['/metrics', '/ready', '/health']) expect((await fetch(`${url}${path}`)).status, `${url}${path}`).toBe(404);
+    }
+    for (const proc of env.stack.processes.filter((p) => p.running)) {
+      for (const path of ['/metrics', '/ready', '/health']) expect((await fetch(`${proc.managementUrl}${path}`)).status).toBe(200);
     }
   });
 });

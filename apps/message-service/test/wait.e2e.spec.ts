@@ -43,7 +43,7 @@ describe('waiting for the reply to a message', () => {
 
   /** How many messages a replica is waiting for, from its /metrics. */
   const openWaits = async (base: string) => {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const text = await (await fetch(`${stack.managementUrlOf(base)}/metrics`)).text();
     return parsePrometheus(text).find((sample) => sample.name === 'mcpgw_waits_open')?.value;
   };
 

@@ -28,3 +28,18 @@ export class LogEnv {
   @IsString()
   SERVICE_INSTANCE: string = `${process.pid}`;
 }
+
+/**
+ * The management port: /health, /ready and /metrics, apart from the app's own
+ * ports. Each app subclasses this to give its own default port.
+ */
+export class ManagementEnv {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  MANAGEMENT_PORT: number = 9000;
+
+  /** Loopback by default; 0.0.0.0 where a kubelet or Prometheus must reach it. */
+  @IsString()
+  MANAGEMENT_HOST: string = '127.0.0.1';
+}

@@ -1,59 +1,12 @@
-import { Controller, Get, HttpCode, Inject, Module, ServiceUnavailableException, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { READINESS_CHECKS, type ReadinessCheck } from './readiness';
 
-/** A dependency a service needs to do its work (database, NATS, …). */
-export interface ReadinessCheck {
-  name: string;
-  /** Resolves when healthy; rejects with the reason otherwise. */
-  check(): Promise<void>;
-}
+export type { ReadinessCheck } from './readiness';
 
-export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
-
-const CHECK_TIMEOUT_MS = 2_000;
-
-@Controller()
-class HealthController {
-  constructor(@Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[]) {}
-
-  /** Liveness: the process answers. Never touches a dependency. */
-  @Get('health')
-  @HttpCode(200)
-  health(): { status: 'ok' } {
-    return { status: 'ok' };
-  }
-
-  /** Readiness: every dependency answers, within a deadline. */
-  @Get('ready')
-  async ready(): Promise<{ status: 'ready'; checks: Record<string, string> }> {
-    const results = await Promise.all(
-      this.checks.map(async ({ name, check }) => {
-        try {
-          await withDeadline(check(), CHECK_TIMEOUT_MS);
-          return [name, 'ok'] as const;
-        } catch (error) {
-          return [name, (error as Error).message || 'failed'] as const;
-        }
-      }),
-    );
-    const checks = Object.fromEntries(results);
-    if (results.some(([, state]) => state !== 'ok')) {
-      throw new ServiceUnavailableException({ status: 'not_ready', checks });
-    }
-    return { status: 'ready', checks };
-  }
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    promise.then(
-      (value) => (clearTimeout(timer), resolve(value)),
-      (error) => (clearTimeout(timer), reject(error)),
-    );
-  });
-}
-
-/** `/health` and `/ready`. The app supplies its readiness checks through a factory. */
+/**
+ * The app's readiness checks, supplied through a factory. They are served on
+ * the management port (see management-server.ts), never on the app's own port.
+ */
 @Module({})
 export class HealthModule {
   static forChecks(options: {
@@ -64,9 +17,10 @@ export class HealthModule {
   }): DynamicModule {
     return {
       module: HealthModule,
+      global: true,
       imports: options.imports,
-      controllers: [HealthController],
       providers: [{ provide: READINESS_CHECKS, inject: options.inject as never[], useFactory: options.useFactory }],
+      exports: [READINESS_CHECKS],
     };
   }
 }

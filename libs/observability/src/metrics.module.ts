@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The process's Prometheus registry: default Node metrics, plus whatever the app registers. */
@@ -15,18 +15,10 @@ export interface CounterSource {
   read(): Iterable<[Record<string, string>, number]>;
 }
 
-@Controller()
-class MetricsController {
-  constructor(private readonly registry: Registry) {}
-
-  @Get('metrics')
-  @Header('content-type', 'text/plain; version=0.0.4')
-  metrics(): Promise<string> {
-    return this.registry.metrics();
-  }
-}
-
-/** `GET /metrics` in the Prometheus text format, with a `service` label on every series. */
+/**
+ * The process's Prometheus registry, with a `service` label on every series.
+ * It is served on the management port (see management-server.ts).
+ */
 @Module({})
 export class MetricsModule {
   static forService(service: string, counters: readonly CounterSource[] = []): DynamicModule {
@@ -37,11 +29,7 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       global: true,
-      controllers: [MetricsController],
-      providers: [
-        { provide: Registry, useValue: registry },
-        { provide: METRICS_REGISTRY, useValue: registry },
-      ],
+      providers: [{ provide: METRICS_REGISTRY, useValue: registry }],
       exports: [METRICS_REGISTRY],
     };
   }

@@ -5,7 +5,16 @@ import type { NestMicroservice } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BUS_OPTIONS, BusExceptionFilter, BusServer, NATS_CONNECTION, type BusOptions } from '@mcpgw/bus';
 import { EnvValidationError } from '@mcpgw/config';
-import { JsonLogger } from '@mcpgw/observability';
+import {
+  JsonLogger,
+  METRICS_REGISTRY,
+  READINESS_CHECKS,
+  startManagementServer,
+  type ReadinessCheck,
+} from '@mcpgw/observability';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
 import type { NatsConnection } from 'nats';
 import { ServiceErrorHttpFilter } from './service-error-http.filter';
 
@@ -13,6 +22,8 @@ import { ServiceErrorHttpFilter } from './service-error-http.filter';
 export interface BaseEnv {
   LOG_LEVEL: string;
   SERVICE_INSTANCE: string;
+  MANAGEMENT_PORT: number;
+  MANAGEMENT_HOST: string;
 }
 
 export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
@@ -21,7 +32,8 @@ export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
   module: Type<unknown>;
   /** Validates the environment before anything starts; throws EnvValidationError. */
   loadEnv: () => Env;
-  port: (env: Env) => number;
+  /** The app's own HTTP port; omit when it serves only the management port (the agent pod). */
+  port?: (env: Env) => number;
   /** Interface to listen on; default all (0.0.0.0). Internal services listen on loopback. */
   host?: (env: Env) => string;
   /** Bus queue group for the app's request handlers; omit when the app has none. */
@@ -72,10 +84,19 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   // Every service is initialised before the bus delivers its first request.
   await app.init();
   await app.startAllMicroservices();
-  const port = spec.port(env);
-  await app.listen(port, spec.host?.(env) ?? '0.0.0.0');
-  stopOnSignals(app, logger);
-  logger.log({ msg: 'listening', port: (app.getHttpServer().address() as { port: number }).port }, 'Bootstrap');
+  if (spec.port) await app.listen(spec.port(env), spec.host?.(env) ?? '0.0.0.0');
+  // Logs are buffered until start-up completes; listen() flushes them, an app without a port must.
+  app.flushLogs();
+  const management = await startManagementServer(
+    { checks: app.get<ReadinessCheck[]>(READINESS_CHECKS), registry: app.get<Registry>(METRICS_REGISTRY) },
+    env.MANAGEMENT_HOST,
+    env.MANAGEMENT_PORT,
+  );
+  stopOnSignals(app, management.server, logger);
+  logger.log(
+    { msg: 'listening', port: spec.port ? (app.getHttpServer().address() as AddressInfo).port : undefined, management: management.port },
+    'Bootstrap',
+  );
   return app;
 }
 
@@ -88,14 +109,17 @@ export function exitOnStartupFailure(service: string): (error: Error) => never {
 }
 
 /** SIGTERM/SIGINT: run every shutdown hook (drain NATS, close pools), then exit 0. */
-function stopOnSignals(app: NestFastifyApplication, logger: JsonLogger): void {
+function stopOnSignals(app: NestFastifyApplication, management: Server, logger: JsonLogger): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.log({ msg: 'stopping', signal }, 'Bootstrap');
     app.close().then(
-      () => process.exit(0),
+      () => {
+        management.closeAllConnections();
+        process.exit(0);
+      },
       (error: Error) => {
         logger.error({ msg: 'unclean stop', error: error.message }, 'Bootstrap');
         process.exit(1);

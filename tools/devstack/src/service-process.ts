@@ -10,8 +10,10 @@ export type LogLine = Record<string, unknown> & { msg?: string; level?: string }
  */
 export class ServiceProcess {
   readonly logs: LogLine[] = [];
-  /** Where it serves HTTP, once the stack knows. */
+  /** Where it serves its own HTTP (none for an agent pod), once the stack knows. */
   url?: string;
+  /** Where it serves /health, /ready and /metrics (its management port). */
+  managementUrl?: string;
   private readonly child: ChildProcess;
   private readonly listeners = new Set<(line: LogLine) => void>();
   private stderr = '';
@@ -82,10 +84,12 @@ export class ServiceProcess {
   }
 
   /**
-   * Resolves once `GET {url}/ready` answers 200: the app listens and its
-   * dependencies (database, NATS, and for a pod its registration and inbox) are up.
+   * Resolves once `GET /ready` on the management port answers 200: the app listens
+   * and its dependencies (database, NATS, and for a pod its registration and inbox) are up.
    */
-  async ready(url: string, timeoutMs = 30_000): Promise<void> {
+  async ready(timeoutMs = 30_000): Promise<void> {
+    const url = this.managementUrl;
+    if (!url) throw new Error(`${this.name}: no management port known`);
     const deadline = Date.now() + timeoutMs;
     let last = 'no answer';
     while (Date.now() < deadline) {

@@ -70,26 +70,24 @@ export class Stack {
 
   async startMessageService(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
     const port = Number(env.MESSAGE_SERVICE_PORT ?? (await freePort()));
-    const proc = this.spawn('message-service', { MESSAGE_SERVICE_PORT: String(port), ...env });
+    const proc = await this.spawn('message-service', { MESSAGE_SERVICE_PORT: String(port), ...env });
     proc.url = `http://127.0.0.1:${port}`;
-    await proc.ready(proc.url);
+    await proc.ready();
     return { process: proc, url: proc.url };
   }
 
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
     const port = Number(env.GATEWAY_PORT ?? (await freePort()));
-    const proc = this.spawn('gateway', { GATEWAY_PORT: String(port), ...env });
+    const proc = await this.spawn('gateway', { GATEWAY_PORT: String(port), ...env });
     proc.url = `http://127.0.0.1:${port}`;
-    await proc.ready(proc.url);
+    await proc.ready();
     return { process: proc, url: proc.url };
   }
 
   /** A pod of the agent; resolves once it consumes its inbox and its skills are registered. */
   async startPod(env: Record<string, string> = {}): Promise<ServiceProcess> {
-    const port = Number(env.AGENT_POD_PORT ?? (await freePort()));
-    const proc = this.spawn('agent-pod', { AGENT_POD_PORT: String(port), ...env });
-    proc.url = `http://127.0.0.1:${port}`;
-    await proc.ready(proc.url);
+    const proc = await this.spawn('agent-pod', env);
+    await proc.ready();
     return proc;
   }
 
@@ -104,9 +102,21 @@ export class Stack {
     await Promise.all(this.processes.map((p) => p.stop()));
   }
 
-  private spawn(app: AppName, env: Record<string, string>): ServiceProcess {
+  /** The management port of an app at `url` (a gateway of `gatewayUrls`, a message service). */
+  managementUrlOf(url: string): string {
+    return this.serving(url).managementUrl!;
+  }
+
+  private async spawn(app: AppName, env: Record<string, string>): Promise<ServiceProcess> {
     const name = `${app}-${this.processes.filter((p) => p.name.startsWith(app)).length + 1}`;
-    const proc = new ServiceProcess(name, appEntry(app), this.env({ SERVICE_INSTANCE: name, ...env }), this.settings.echoLogs);
+    const managementPort = Number(env.MANAGEMENT_PORT ?? (await freePort()));
+    const proc = new ServiceProcess(
+      name,
+      appEntry(app),
+      this.env({ SERVICE_INSTANCE: name, MANAGEMENT_PORT: String(managementPort), ...env }),
+      this.settings.echoLogs,
+    );
+    proc.managementUrl = `http://127.0.0.1:${managementPort}`;
     this.processes.push(proc);
     return proc;
   }

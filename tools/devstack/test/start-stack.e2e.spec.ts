@@ -25,7 +25,9 @@ describe('npm start', () => {
   });
 
   it('serves a working MCP call from an embedded PostgreSQL, prints the key, and stops cleanly', async () => {
-    const [gatewayPort, msPort, podPort, pgPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [gatewayPort, msPort, pgPort, ...managementPorts] = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(() => freePort()),
+    );
     const child = spawn(process.execPath, [join(workspaceRoot(), 'tools/devstack/dist/bin/start-stack.js')], {
       env: {
         ...process.env,
@@ -35,7 +37,9 @@ describe('npm start', () => {
         EMBEDDED_POSTGRES_PORT: String(pgPort),
         GATEWAY_PORT: String(gatewayPort),
         MESSAGE_SERVICE_PORT: String(msPort),
-        AGENT_POD_PORT: String(podPort),
+        GATEWAY_MANAGEMENT_PORT: String(managementPorts[0]),
+        MESSAGE_SERVICE_MANAGEMENT_PORT: String(managementPorts[1]),
+        AGENT_POD_MANAGEMENT_PORT: String(managementPorts[2]),
         BUS_PREFIX: busPrefix,
         LOG_LEVEL: 'warn',
       },
@@ -59,6 +63,8 @@ describe('npm start', () => {
     const key = /API key\s+(bak_\S+)/.exec(banner)?.[1];
     expect(key).toBeDefined();
     expect(banner).toContain(`curl -s http://localhost:${gatewayPort}/demo-agent/mcp`);
+    expect(banner).toContain(`metrics       http://localhost:${managementPorts[0]}/metrics`);
+    for (const port of managementPorts) expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
 
     const response = await fetch(`http://127.0.0.1:${gatewayPort}/demo-agent/mcp`, {
       method: 'POST',

@@ -1,5 +1,5 @@
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
-import { LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 
@@ -13,15 +13,6 @@ export class AgentPodSettings {
   /** Names this pod in replies and logs (several pods serve one agent). */
   @IsString()
   POD_ID: string = `${hostname()}-${process.pid}`;
-
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  AGENT_POD_PORT: number = 3200;
-
-  /** Where /health, /ready and /metrics listen (set 0.0.0.0 for cluster probes). */
-  @IsString()
-  AGENT_POD_HOST: string = '127.0.0.1';
 
   /** How long JetStream waits for an ack before redelivering; running skills extend it. */
   @IsInt()
@@ -39,8 +30,13 @@ export class AgentPodSettings {
   POD_CONCURRENCY: number = 64;
 }
 
+/** /health, /ready and /metrics on their own port: a pod serves nothing else over HTTP. */
+export class AgentPodManagementEnv extends ManagementEnv {
+  override MANAGEMENT_PORT = 9200;
+}
+
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, LogEnv, AgentPodSettings);
+  return validateEnv(env, NatsEnv, LogEnv, AgentPodManagementEnv, AgentPodSettings);
 }
 export type AgentPodEnv = ReturnType<typeof loadEnv>;
 export const AGENT_POD_ENV = Symbol('AGENT_POD_ENV');

@@ -1,4 +1,4 @@
-import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { DatabaseEnv, LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
 import { IsInt, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
@@ -94,7 +94,7 @@ export class GatewaySettings {
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, GatewaySettings);
+  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, ManagementEnv, GatewaySettings);
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

@@ -1,4 +1,4 @@
-import { DatabaseEnv, LogEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { DatabaseEnv, LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
 
 export class MessageServiceSettings {
@@ -8,8 +8,8 @@ export class MessageServiceSettings {
   MESSAGE_SERVICE_PORT: number = 3100;
 
   /**
-   * Where the REST mirror, /health, /ready and /metrics listen. The REST mirror
-   * has no authentication of its own: keep it on loopback or a private network.
+   * Where the REST mirror listens. It has no authentication of its own: keep it
+   * on loopback or a private network. Probes and metrics use the management port.
    */
   @IsString()
   MESSAGE_SERVICE_HOST: string = '127.0.0.1';
@@ -24,8 +24,13 @@ export class MessageServiceSettings {
   WAIT_MAX_MS: number = 600_000;
 }
 
+/** /health, /ready and /metrics on their own port. */
+export class MessageServiceManagementEnv extends ManagementEnv {
+  override MANAGEMENT_PORT = 9100;
+}
+
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, MessageServiceSettings);
+  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, MessageServiceManagementEnv, MessageServiceSettings);
 }
 export type MessageServiceEnv = ReturnType<typeof loadEnv>;
 export const MESSAGE_SERVICE_ENV = Symbol('MESSAGE_SERVICE_ENV');

@@ -26,7 +26,7 @@ function appGroups(stack: TestStack): ProcessGroup[] {
 }
 
 function appMetrics(stack: TestStack): { name: string; url: string }[] {
-  return stack.stack.processes.filter((p) => p.running && p.url).map((p) => ({ name: p.name, url: p.url! }));
+  return stack.stack.processes.filter((p) => p.running).map((p) => ({ name: p.name, url: p.managementUrl! }));
 }
 
 /** (a) the whole stack on the real PostgreSQL and NATS: one gateway, one message service, one pod; calls with sessions. */

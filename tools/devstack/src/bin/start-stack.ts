@@ -79,9 +79,20 @@ async function main(): Promise<void> {
   await stack.migrate();
   await stack.admin('agent', 'create', '--id', agentId, '--workspace', workspaceId);
   const key = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agentId, '--label', 'npm start');
-  await stack.startMessageService({ MESSAGE_SERVICE_PORT: env.MESSAGE_SERVICE_PORT ?? '3100' });
-  const gateway = await stack.startGateway({ GATEWAY_PORT: gatewayPort });
-  await stack.startPod({ AGENT_ID: agentId, WORKSPACE_ID: workspaceId, AGENT_POD_PORT: env.AGENT_POD_PORT ?? '3200' });
+  // Each app's /health, /ready and /metrics: the apps' default management ports, unless set.
+  await stack.startMessageService({
+    MESSAGE_SERVICE_PORT: env.MESSAGE_SERVICE_PORT ?? '3100',
+    MANAGEMENT_PORT: env.MESSAGE_SERVICE_MANAGEMENT_PORT ?? '9100',
+  });
+  const gateway = await stack.startGateway({
+    GATEWAY_PORT: gatewayPort,
+    MANAGEMENT_PORT: env.GATEWAY_MANAGEMENT_PORT ?? '9000',
+  });
+  await stack.startPod({
+    AGENT_ID: agentId,
+    WORKSPACE_ID: workspaceId,
+    MANAGEMENT_PORT: env.AGENT_POD_MANAGEMENT_PORT ?? '9200',
+  });
 
   const grant = await stack.admin<{ id: string; grant: string }>(
     'grant', 'mint', '--workspace', workspaceId, '--agent', agentId, '--task', 'demo-task',
@@ -94,6 +105,7 @@ The stack is up.
   MCP endpoint  ${url}
   agent         ${agentId} (workspace ${workspaceId})
   API key       ${key.key}   (id ${key.id}; shown once)
+  metrics       ${gateway.process.managementUrl!.replace('127.0.0.1', 'localhost')}/metrics (gateway; /ready and /health beside it)
 
 Try it:
   curl -s ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\

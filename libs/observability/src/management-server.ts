@@ -1,0 +1,61 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { checkReadiness, type ReadinessCheck } from './readiness';
+
+export interface ManagementEndpoints {
+  checks: readonly ReadinessCheck[];
+  registry: Registry;
+}
+
+/**
+ * The management port: `/health` (liveness: the process answers, nothing else is
+ * touched), `/ready` (readiness: every dependency answers) and `/metrics`
+ * (Prometheus). Apart from the public and internal ports, so probes and scrapes
+ * can be let in where callers are not, and callers never see either.
+ */
+export function managementHandler({ checks, registry }: ManagementEndpoints) {
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, { error: 'method not allowed' });
+    switch (path) {
+      case '/health':
+        return send(response, 200, { status: 'ok' });
+      case '/ready': {
+        const { ready, body } = await checkReadiness(checks);
+        return send(response, ready ? 200 : 503, body);
+      }
+      case '/metrics':
+        response.writeHead(200, { 'content-type': registry.contentType });
+        response.end(await registry.metrics());
+        return;
+      default:
+        return send(response, 404, { error: 'not found' });
+    }
+  };
+}
+
+/** Listen on `host:port` (port 0: any free port); resolves with the server once it listens. */
+export async function startManagementServer(
+  endpoints: ManagementEndpoints,
+  host: string,
+  port: number,
+): Promise<{ server: Server; port: number }> {
+  const handle = managementHandler(endpoints);
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => send(response, 500, { error: 'internal error' }));
+  });
+  server.keepAliveTimeout = 5_000;
+  server.requestTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  if (response.headersSent) return void response.end();
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
