@@ -50,9 +50,9 @@ export class IdempotencyStore {
             fingerprint: eb.ref('excluded.fingerprint'),
             tool_id: eb.ref('excluded.tool_id'),
             message: eb.ref('excluded.message'),
-            result: null,
+            result: eb.lit(null),
             created_at: now,
-            completed_at: null,
+            completed_at: eb.lit(null),
             expires_at: eb.ref('excluded.expires_at'),
           }))
           .where('idempotency_records.expires_at', '<=', now),

@@ -18,6 +18,7 @@ export interface SessionRow {
 }
 
 const PURGE_BATCH = 1000;
+const now = sql<Date>`now()`;
 
 /** MCP sessions in PostgreSQL, so every gateway replica can serve every session. */
 @Injectable()
@@ -63,7 +64,7 @@ export class SessionsStore {
   async touch(id: string, expiresAt: Date): Promise<void> {
     await this.db
       .updateTable('mcp_sessions')
-      .set({ last_seen_at: sql<Date>`now()`, expires_at: expiresAt })
+      .set({ last_seen_at: now, expires_at: expiresAt })
       .where('id', '=', id)
       .where('ended_at', 'is', null)
       .execute();
@@ -82,7 +83,7 @@ export class SessionsStore {
     return this.db.transaction().execute(async (tx) => {
       const { numUpdatedRows } = await tx
         .updateTable('mcp_sessions')
-        .set({ ended_at: sql<Date>`now()` })
+        .set({ ended_at: now })
         .where('id', '=', id)
         .where('ended_at', 'is', null)
         .executeTakeFirst();
