@@ -1,11 +1,9 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
-import { sqlMetrics } from '@mcpgw/persistence';
-import { HealthModule, MetricsModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
+import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
+import { HealthModule, MetricsModule, natsReadiness, type ReadinessCheck } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
-import type { DataSource } from 'typeorm';
 import { AgentsModule } from './agents/agents.module';
 import { CacheModule } from './cache/cache.module';
 import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
@@ -23,8 +21,8 @@ import { McpModule } from './mcp/mcp.module';
     CacheModule,
     MetricsModule.forService('gateway', [busMessagesMetric, ...sqlMetrics]),
     HealthModule.forChecks({
-      inject: [getDataSourceToken(), NATS_CONNECTION],
-      useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],
+      inject: [DATABASE_READINESS, NATS_CONNECTION],
+      useFactory: (database: ReadinessCheck, nc: NatsConnection) => [database, natsReadiness(nc)],
     }),
     AgentsModule,
     McpModule,

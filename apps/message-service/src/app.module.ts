@@ -1,13 +1,11 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
-import { sqlMetrics } from '@mcpgw/persistence';
-import { HealthModule, MetricsModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
+import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
+import { HealthModule, MetricsModule, natsReadiness, type ReadinessCheck } from '@mcpgw/observability';
 import type { NatsConnection } from 'nats';
-import type { DataSource } from 'typeorm';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
-import { messagingDatabase } from './database/database';
+import { DatabaseModule } from './database/database.module';
 import { AgentDeliveryService } from './delivery/agent-delivery.service';
 import { MessagesHttpController } from './messages/messages-http.controller';
 import { MessagesMsController } from './messages/messages-ms.controller';
@@ -21,14 +19,7 @@ import { WaitService } from './wait/wait.service';
 @Module({
   imports: [
     EnvModule.forRoot(MESSAGE_SERVICE_ENV, loadEnv),
-    TypeOrmModule.forRootAsync({
-      inject: [MESSAGE_SERVICE_ENV],
-      useFactory: (env: MessageServiceEnv) => ({
-        ...messagingDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        retryAttempts: 3,
-        retryDelay: 1_000,
-      }),
-    }),
+    DatabaseModule,
     BusModule.forRootAsync({
       inject: [MESSAGE_SERVICE_ENV],
       useFactory: (env: MessageServiceEnv) => ({
@@ -39,8 +30,8 @@ import { WaitService } from './wait/wait.service';
     }),
     MetricsModule.forService('message-service', [busMessagesMetric, ...sqlMetrics]),
     HealthModule.forChecks({
-      inject: [getDataSourceToken(), NATS_CONNECTION],
-      useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],
+      inject: [DATABASE_READINESS, NATS_CONNECTION],
+      useFactory: (database: ReadinessCheck, nc: NatsConnection) => [database, natsReadiness(nc)],
     }),
   ],
   controllers: [MessagesMsController, MessagesHttpController],

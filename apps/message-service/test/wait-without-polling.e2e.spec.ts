@@ -1,12 +1,11 @@
 import { BusExceptionFilter, BusServer, NATS_CONNECTION } from '@mcpgw/bus';
 import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
+import { sqlMeter, type SqlMeter } from '@mcpgw/persistence';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { AppModule } from '../src/app.module';
 import { MessagesService } from '../src/messages/messages.service';
 import { WaitService } from '../src/wait/wait.service';
@@ -19,7 +18,7 @@ import { WaitService } from '../src/wait/wait.service';
 describe('a waiter does not poll the database', () => {
   let isolation: Isolation;
   let app: NestFastifyApplication;
-  let queries: ReturnType<typeof vi.fn>;
+  let queries: MockInstance<SqlMeter['statement']>;
   let messages: MessagesService;
   let waits: WaitService;
 
@@ -40,10 +39,8 @@ describe('a waiter does not poll the database', () => {
     await app.init();
     await app.startAllMicroservices();
 
-    const db = app.get<DataSource>(getDataSourceToken());
-    const realQuery = db.query.bind(db);
-    queries = vi.fn(realQuery);
-    db.query = queries as unknown as DataSource['query'];
+    // Every statement the app sends, through Kysely or TypeORM, passes the process's SQL meter.
+    queries = vi.spyOn(sqlMeter, 'statement');
     messages = app.get(MessagesService);
     waits = app.get(WaitService);
   });

@@ -1,5 +1,4 @@
 import type { NatsConnection } from 'nats';
-import type { DataSource } from 'typeorm';
 import type { ReadinessCheck } from './health.module';
 
 export function natsReadiness(nc: NatsConnection): ReadinessCheck {
@@ -8,15 +7,6 @@ export function natsReadiness(nc: NatsConnection): ReadinessCheck {
     check: async () => {
       if (nc.isClosed()) throw new Error('connection closed');
       await nc.flush();
-    },
-  };
-}
-
-export function databaseReadiness(dataSource: DataSource): ReadinessCheck {
-  return {
-    name: 'database',
-    check: async () => {
-      await dataSource.query('SELECT 1');
     },
   };
 }

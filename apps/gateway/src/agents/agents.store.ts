@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   InvalidRequestError,
   type PromptDefinition,
@@ -7,8 +6,10 @@ import {
   type ResourceTemplateDefinition,
   type SkillDefinition,
 } from '@mcpgw/contracts';
-import { DataSource } from 'typeorm';
-import { notifySql } from '../cache/cache-invalidation.service';
+import { InjectKysely } from '@mcpgw/persistence';
+import { sql } from 'kysely';
+import { notifyChange } from '../database/notify-change';
+import type { GatewayDb } from '../database/schema';
 
 export interface AgentRow {
   id: string;
@@ -33,15 +34,17 @@ export interface ToolRow {
 /** Agents and their registered tools. Writers announce changes to every gateway's cache. */
 @Injectable()
 export class AgentsStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
   async list(): Promise<AgentRow[]> {
-    const rows = await this.db.query(
-      `SELECT a.id, a.workspace_id, a.created_at, count(t.id)::int AS tools
-         FROM agents a LEFT JOIN tools t ON t.agent_id = a.id
-        GROUP BY a.id ORDER BY a.id`,
-    );
-    return rows.map((row: AgentRow) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
+    const rows = await this.db
+      .selectFrom('agents as a')
+      .leftJoin('tools as t', 't.agent_id', 'a.id')
+      .select((eb) => ['a.id', 'a.workspace_id', 'a.created_at', eb.cast<number>(eb.fn.count('t.id'), 'integer').as('tools')])
+      .groupBy('a.id')
+      .orderBy('a.id')
+      .execute();
+    return rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() }));
   }
 
   /** Create the agent if it is new; an agent never moves to another workspace. */
@@ -59,47 +62,54 @@ export class AgentsStore {
     skills: SkillDefinition[],
     extras: AgentExtras = { resources: [], resource_templates: [], prompts: [] },
   ): Promise<void> {
-    await this.db.transaction(async (tx) => {
+    await this.db.transaction().execute(async (tx) => {
       await upsertAgent(tx, agentId, workspaceId);
-      await tx.query(
-        `UPDATE agents SET resources = $2::jsonb, resource_templates = $3::jsonb, prompts = $4::jsonb WHERE id = $1`,
-        [agentId, JSON.stringify(extras.resources), JSON.stringify(extras.resource_templates), JSON.stringify(extras.prompts)],
-      );
-      await tx.query(`DELETE FROM tools WHERE agent_id = $1 AND NOT (name = ANY($2::text[]))`, [
-        agentId,
-        skills.map((skill) => skill.name),
-      ]);
-      await tx.query(
-        `INSERT INTO tools (agent_id, name, definition)
-         SELECT $1, skill->>'name', skill FROM jsonb_array_elements($2::jsonb) AS skill
-         ON CONFLICT (agent_id, name) DO UPDATE SET definition = EXCLUDED.definition, registered_at = now()`,
-        [agentId, JSON.stringify(skills)],
-      );
-      await tx.query(notifySql('agent'), [agentId]);
+      await tx
+        .updateTable('agents')
+        .set({
+          resources: JSON.stringify(extras.resources),
+          resource_templates: JSON.stringify(extras.resource_templates),
+          prompts: JSON.stringify(extras.prompts),
+        })
+        .where('id', '=', agentId)
+        .execute();
+      const names = skills.map((skill) => skill.name);
+      await tx
+        .deleteFrom('tools')
+        .where('agent_id', '=', agentId)
+        .where((eb) => eb.not(eb('name', '=', eb.fn.any(sql<string[]>`${names}::text[]`))))
+        .execute();
+      // One statement for every skill: its rows come out of the JSON array.
+      await sql`
+        INSERT INTO tools (agent_id, name, definition)
+        SELECT ${agentId}, skill->>'name', skill FROM jsonb_array_elements(${JSON.stringify(skills)}::jsonb) AS skill
+        ON CONFLICT (agent_id, name) DO UPDATE SET definition = EXCLUDED.definition, registered_at = now()`.execute(tx);
+      await notifyChange('agent', agentId).execute(tx);
     });
   }
 
   async extras(agentId: string): Promise<AgentExtras> {
-    const [row] = await this.db.query(`SELECT resources, resource_templates, prompts FROM agents WHERE id = $1`, [agentId]);
+    const row = await this.db
+      .selectFrom('agents')
+      .select(['resources', 'resource_templates', 'prompts'])
+      .where('id', '=', agentId)
+      .executeTakeFirst();
     return row ?? { resources: [], resource_templates: [], prompts: [] };
   }
 
   async tools(agentId: string): Promise<ToolRow[]> {
-    return this.db.query(`SELECT id, name, definition FROM tools WHERE agent_id = $1 ORDER BY name`, [agentId]);
+    return this.db.selectFrom('tools').select(['id', 'name', 'definition']).where('agent_id', '=', agentId).orderBy('name').execute();
   }
 }
 
-async function upsertAgent(
-  db: Pick<DataSource, 'query'>,
-  agentId: string,
-  workspaceId: string,
-): Promise<void> {
-  const [row] = await db.query(
-    `INSERT INTO agents (id, workspace_id) VALUES ($1, $2)
-     ON CONFLICT (id) DO UPDATE SET updated_at = now()
-     RETURNING workspace_id`,
-    [agentId, workspaceId],
-  );
+/** On `db` or inside a transaction (a `Transaction` is a `Kysely`). */
+async function upsertAgent(db: GatewayDb, agentId: string, workspaceId: string): Promise<void> {
+  const row = await db
+    .insertInto('agents')
+    .values({ id: agentId, workspace_id: workspaceId })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ updated_at: sql<Date>`now()` }))
+    .returning('workspace_id')
+    .executeTakeFirstOrThrow();
   if (row.workspace_id !== workspaceId) {
     throw new InvalidRequestError(`agent ${agentId} belongs to workspace ${row.workspace_id}`);
   }

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { NotFoundError } from '@mcpgw/contracts';
 import { mintApiKey } from '@mcpgw/grants';
-import { DataSource } from 'typeorm';
-import { notifySql } from '../cache/cache-invalidation.service';
+import { InjectKysely } from '@mcpgw/persistence';
+import { sql, type Selectable } from 'kysely';
+import { notifyChange } from '../database/notify-change';
+import type { ApiKeysTable, GatewayDb } from '../database/schema';
 
 export interface ApiKeyView {
   id: string;
@@ -13,63 +14,79 @@ export interface ApiKeyView {
   revoked_at: string | null;
 }
 
+/** The columns an `ApiKeyView` is made of. */
+const VIEW = ['id', 'agent_id', 'label', 'created_at', 'revoked_at'] as const;
+type ViewRow = Pick<Selectable<ApiKeysTable>, (typeof VIEW)[number]>;
+
 /** Agent API keys: only digests are stored; the key itself is returned once, at creation. */
 @Injectable()
 export class ApiKeysStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
   async create(agentId: string, label?: string): Promise<ApiKeyView & { key: string }> {
     const minted = mintApiKey();
-    const [row] = await this.db.query(
-      `INSERT INTO api_keys (id, agent_id, digest, label)
-       SELECT $1, id, $3, $4 FROM agents WHERE id = $2
-       RETURNING id, agent_id, label, created_at, revoked_at`,
-      [minted.id, agentId, minted.digest, label ?? null],
-    );
+    // INSERT … SELECT: no row (and no error from the foreign key) when the agent is unknown.
+    const row = await this.db
+      .insertInto('api_keys')
+      .columns(['id', 'agent_id', 'digest', 'label'])
+      .expression((eb) =>
+        eb
+          .selectFrom('agents')
+          .select([
+            eb.val(minted.id).as('key_id'),
+            'agents.id',
+            eb.val(minted.digest).as('digest'),
+            eb.val(label ?? null).as('label'),
+          ])
+          .where('agents.id', '=', agentId),
+      )
+      .returning(VIEW)
+      .executeTakeFirst();
     if (!row) throw new NotFoundError(`no agent ${agentId}; create it first (agent create) or start its pod`);
     return { ...view(row), key: minted.key };
   }
 
   async revoke(id: string): Promise<ApiKeyView> {
-    return this.db.transaction(async (tx) => {
-      // TypeORM answers an UPDATE with [rows, affected].
-      const [rows]: [Record<string, unknown>[], number] = await tx.query(
-        `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
-         RETURNING id, agent_id, label, created_at, revoked_at`,
-        [id],
-      );
-      const row = rows[0];
+    return this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('api_keys')
+        .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })
+        .where('id', '=', id)
+        .returning(VIEW)
+        .executeTakeFirst();
       if (!row) throw new NotFoundError(`no API key ${id}`);
-      await tx.query(notifySql('apikey'), [id]);
+      await notifyChange('apikey', id).execute(tx);
       return view(row);
     });
   }
 
   async list(agentId?: string): Promise<ApiKeyView[]> {
-    const rows = await this.db.query(
-      `SELECT id, agent_id, label, created_at, revoked_at FROM api_keys
-        WHERE $1::text IS NULL OR agent_id = $1 ORDER BY created_at`,
-      [agentId ?? null],
-    );
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(VIEW)
+      .$if(agentId !== undefined, (qb) => qb.where('agent_id', '=', agentId!))
+      .orderBy('created_at')
+      .execute();
     return rows.map(view);
   }
 
   /** The digest and agent of an active key, for verification. */
   async findActive(id: string): Promise<{ agent_id: string; digest: Buffer } | undefined> {
-    const [row] = await this.db.query(
-      `SELECT agent_id, digest FROM api_keys WHERE id = $1 AND revoked_at IS NULL`,
-      [id],
-    );
-    return row;
+    return this.db
+      .selectFrom('api_keys')
+      .select(['agent_id', 'digest'])
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
   }
 }
 
-function view(row: Record<string, unknown>): ApiKeyView {
+function view(row: ViewRow): ApiKeyView {
   return {
-    id: row.id as string,
-    agent_id: row.agent_id as string,
-    label: (row.label as string | null) ?? null,
-    created_at: new Date(row.created_at as string).toISOString(),
-    revoked_at: row.revoked_at ? new Date(row.revoked_at as string).toISOString() : null,
+    id: row.id,
+    agent_id: row.agent_id,
+    label: row.label,
+    created_at: row.created_at.toISOString(),
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
   };
 }

@@ -2,13 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import { PgNotifications } from '@mcpgw/persistence';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CACHE_CHANNEL } from '../database/database';
+import type { CacheTopic } from '../database/notify-change';
 
-export type CacheTopic = 'agent' | 'apikey' | 'session' | 'grant';
+export type { CacheTopic };
 type Listener = (id: string | undefined) => void;
 
 /**
  * Tells this replica's caches that a row changed. Writers (this app or the admin
- * CLI) call `pg_notify` in the writing transaction (see `notifySql`); every
+ * CLI) call `pg_notify` in the writing transaction (see `notifyChange`); every
  * replica LISTENs. After a lost connection, listeners get `undefined`: drop all.
  */
 @Injectable()
@@ -47,9 +48,4 @@ export class CacheInvalidationService implements OnModuleInit, OnApplicationShut
     this.logger.warn('cache listener reconnected: dropping all cached entries');
     for (const listeners of this.listeners.values()) for (const listener of listeners) listener(undefined);
   }
-}
-
-/** SQL that announces a change; run it in the same transaction as the change. */
-export function notifySql(topic: CacheTopic): string {
-  return `SELECT pg_notify('${CACHE_CHANNEL}', '${topic}:' || $1)`;
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { ChatMessage } from '@mcpgw/contracts';
-import { DataSource } from 'typeorm';
+import { InjectKysely } from '@mcpgw/persistence';
+import { sql } from 'kysely';
+import type { GatewayDb } from '../database/schema';
 
 export interface RecordKey {
   agentId: string;
@@ -18,6 +19,7 @@ export interface IdempotencyRecord {
 }
 
 const PURGE_BATCH = 1000;
+const now = sql<Date>`now()`;
 
 /**
  * Idempotency records. The primary key (agent, caller, key) does the race work:
@@ -26,58 +28,83 @@ const PURGE_BATCH = 1000;
  */
 @Injectable()
 export class IdempotencyStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
   /** Insert (or take over an expired) record; true when this caller now owns it. */
   async claim(id: RecordKey, record: Omit<IdempotencyRecord, 'result'>, ttlSeconds: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `INSERT INTO idempotency_records (agent_id, caller, key, fingerprint, tool_id, message, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
-       ON CONFLICT (agent_id, caller, key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, tool_id = EXCLUDED.tool_id, message = EXCLUDED.message,
-             result = NULL, created_at = now(), completed_at = NULL, expires_at = EXCLUDED.expires_at
-         WHERE idempotency_records.expires_at <= now()
-       RETURNING 1`,
-      [id.agentId, id.caller, id.key, record.fingerprint, record.toolId, JSON.stringify(record.message), ttlSeconds],
-    );
-    return rows.length === 1;
+    const claimed = await this.db
+      .insertInto('idempotency_records')
+      .values({
+        agent_id: id.agentId,
+        caller: id.caller,
+        key: id.key,
+        fingerprint: record.fingerprint,
+        tool_id: record.toolId,
+        message: JSON.stringify(record.message),
+        expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['agent_id', 'caller', 'key'])
+          .doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            tool_id: eb.ref('excluded.tool_id'),
+            message: eb.ref('excluded.message'),
+            result: eb.lit(null),
+            created_at: now,
+            completed_at: eb.lit(null),
+            expires_at: eb.ref('excluded.expires_at'),
+          }))
+          .where('idempotency_records.expires_at', '<=', now),
+      )
+      .returning(sql<number>`1`.as('claimed'))
+      .executeTakeFirst();
+    return claimed !== undefined;
   }
 
   async find(id: RecordKey): Promise<IdempotencyRecord | undefined> {
-    const [row] = await this.db.query(
-      `SELECT fingerprint, tool_id, message, result FROM idempotency_records
-        WHERE agent_id = $1 AND caller = $2 AND key = $3 AND expires_at > now()`,
-      [id.agentId, id.caller, id.key],
-    );
+    const row = await this.db
+      .selectFrom('idempotency_records')
+      .select(['fingerprint', 'tool_id', 'message', 'result'])
+      .where('agent_id', '=', id.agentId)
+      .where('caller', '=', id.caller)
+      .where('key', '=', id.key)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
     return row && { fingerprint: row.fingerprint, toolId: row.tool_id, message: row.message, result: row.result };
   }
 
   /** Store the result unless another request did first; either way, the stored text. */
   async complete(id: RecordKey, result: string): Promise<string> {
-    const [rows]: [{ result: string }[], number] = await this.db.query(
-      `UPDATE idempotency_records SET result = $4, completed_at = now()
-        WHERE agent_id = $1 AND caller = $2 AND key = $3 AND result IS NULL
-       RETURNING result`,
-      [id.agentId, id.caller, id.key, result],
-    );
-    if (rows[0]) return rows[0].result;
+    const stored = await this.db
+      .updateTable('idempotency_records')
+      .set({ result, completed_at: now })
+      .where('agent_id', '=', id.agentId)
+      .where('caller', '=', id.caller)
+      .where('key', '=', id.key)
+      .where('result', 'is', null)
+      .returning('result')
+      .executeTakeFirst();
+    if (stored?.result != null) return stored.result;
     return (await this.find(id))?.result ?? result;
   }
 
   /** Forget an unfinished record (its call was cancelled), so the key can be claimed again. */
   async release(id: RecordKey): Promise<void> {
-    await this.db.query(
-      `DELETE FROM idempotency_records WHERE agent_id = $1 AND caller = $2 AND key = $3 AND result IS NULL`,
-      [id.agentId, id.caller, id.key],
-    );
+    await this.db
+      .deleteFrom('idempotency_records')
+      .where('agent_id', '=', id.agentId)
+      .where('caller', '=', id.caller)
+      .where('key', '=', id.key)
+      .where('result', 'is', null)
+      .execute();
   }
 
-  /** Delete one batch of expired records; returns how many. */
+  /** Delete one batch of expired records; returns how many. `ctid` is not a column of the schema, hence SQL. */
   async purgeExpired(): Promise<number> {
-    const [, affected]: [unknown, number] = await this.db.query(
-      `DELETE FROM idempotency_records WHERE ctid IN (
-         SELECT ctid FROM idempotency_records WHERE expires_at <= now() LIMIT ${PURGE_BATCH})`,
-    );
-    return affected;
+    const { numAffectedRows } = await sql`
+      DELETE FROM idempotency_records WHERE ctid IN (
+        SELECT ctid FROM idempotency_records WHERE expires_at <= now() LIMIT ${sql.lit(PURGE_BATCH)})`.execute(this.db);
+    return Number(numAffectedRows ?? 0);
   }
 }

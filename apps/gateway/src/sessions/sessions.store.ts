@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { notifySql } from '../cache/cache-invalidation.service';
+import { InjectKysely } from '@mcpgw/persistence';
+import { sql } from 'kysely';
+import { notifyChange } from '../database/notify-change';
+import type { GatewayDb } from '../database/schema';
 
 export interface SessionRow {
   id: string;
@@ -17,73 +18,92 @@ export interface SessionRow {
 }
 
 const PURGE_BATCH = 1000;
+const now = sql<Date>`now()`;
 
 /** MCP sessions in PostgreSQL, so every gateway replica can serve every session. */
 @Injectable()
 export class SessionsStore {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
   async insert(session: Omit<SessionRow, 'last_seen_at' | 'ended_at' | 'log_level'> & { client_info: unknown }): Promise<void> {
-    await this.db.query(
-      `INSERT INTO mcp_sessions (id, agent_id, principal, channel_id, protocol_version, client_info, expires_at, client_capabilities)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        session.id,
-        session.agent_id,
-        session.principal,
-        session.channel_id,
-        session.protocol_version,
-        JSON.stringify(session.client_info ?? null),
-        session.expires_at,
-        JSON.stringify(session.client_capabilities ?? null),
-      ],
-    );
+    await this.db
+      .insertInto('mcp_sessions')
+      .values({
+        id: session.id,
+        agent_id: session.agent_id,
+        principal: session.principal,
+        channel_id: session.channel_id,
+        protocol_version: session.protocol_version,
+        // JSON text, so an absent value is the JSON null, as it always was.
+        client_info: JSON.stringify(session.client_info ?? null),
+        expires_at: session.expires_at,
+        client_capabilities: JSON.stringify(session.client_capabilities ?? null),
+      })
+      .execute();
   }
 
   async find(id: string): Promise<SessionRow | undefined> {
-    const [row] = await this.db.query(
-      `SELECT id, agent_id, principal, channel_id, protocol_version, expires_at, last_seen_at, ended_at, log_level,
-              client_capabilities
-         FROM mcp_sessions WHERE id = $1`,
-      [id],
-    );
-    return row;
+    return this.db
+      .selectFrom('mcp_sessions')
+      .select([
+        'id',
+        'agent_id',
+        'principal',
+        'channel_id',
+        'protocol_version',
+        'expires_at',
+        'last_seen_at',
+        'ended_at',
+        'log_level',
+        'client_capabilities',
+      ])
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async touch(id: string, expiresAt: Date): Promise<void> {
-    await this.db.query(
-      `UPDATE mcp_sessions SET last_seen_at = now(), expires_at = $2 WHERE id = $1 AND ended_at IS NULL`,
-      [id, expiresAt],
-    );
+    await this.db
+      .updateTable('mcp_sessions')
+      .set({ last_seen_at: now, expires_at: expiresAt })
+      .where('id', '=', id)
+      .where('ended_at', 'is', null)
+      .execute();
   }
 
   /** Set the session's log level and tell every replica's cache. */
   async setLogLevel(id: string, level: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.query(`UPDATE mcp_sessions SET log_level = $2 WHERE id = $1`, [id, level]);
-      await tx.query(notifySql('session'), [id]);
+    await this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('mcp_sessions').set({ log_level: level }).where('id', '=', id).execute();
+      await notifyChange('session', id).execute(tx);
     });
   }
 
   /** True when this call ended the session (false: already ended or unknown). Tells every replica. */
   async end(id: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const [, affected]: [unknown, number] = await tx.query(
-        `UPDATE mcp_sessions SET ended_at = now() WHERE id = $1 AND ended_at IS NULL`,
-        [id],
-      );
-      if (affected > 0) await tx.query(notifySql('session'), [id]);
-      return affected > 0;
+    return this.db.transaction().execute(async (tx) => {
+      const { numUpdatedRows } = await tx
+        .updateTable('mcp_sessions')
+        .set({ ended_at: now })
+        .where('id', '=', id)
+        .where('ended_at', 'is', null)
+        .executeTakeFirst();
+      if (numUpdatedRows > 0n) await notifyChange('session', id).execute(tx);
+      return numUpdatedRows > 0n;
     });
   }
 
   /** Delete one batch of sessions that ended or expired before `before`; returns how many. */
   async purge(before: Date): Promise<number> {
-    const [, affected]: [unknown, number] = await this.db.query(
-      `DELETE FROM mcp_sessions WHERE id IN (
-         SELECT id FROM mcp_sessions WHERE expires_at < $1 OR ended_at < $1 LIMIT ${PURGE_BATCH})`,
-      [before],
-    );
-    return affected;
+    const { numDeletedRows } = await this.db
+      .deleteFrom('mcp_sessions')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('mcp_sessions')
+          .select('id')
+          .where((eb) => eb.or([eb('expires_at', '<', before), eb('ended_at', '<', before)]))
+          .limit(PURGE_BATCH),
+      )
+      .executeTakeFirst();
+    return Number(numDeletedRows);
   }
 }

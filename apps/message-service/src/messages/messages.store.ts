@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { AgentReply, ChannelView, ChatMessage, Envelope, StoredMessage } from '@mcpgw/contracts';
-import { GroupCommit } from '@mcpgw/persistence';
+import type { AgentReply, ChannelView, Envelope, StoredMessage } from '@mcpgw/contracts';
+import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
+import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import type { MessagingDb } from '../database/schema';
 
 export type InsertOutcome =
   | { kind: 'stored'; channelId: string; seq: number }
@@ -13,6 +13,7 @@ export type InsertOutcome =
   /** The message already has another reply (a redelivered message answered twice). */
   | { kind: 'already_answered'; channelId: string; seq: number };
 
+/** What an insert returns per stored row (`seq` is a bigint, read as text). */
 interface Row {
   id: string;
   seq: string;
@@ -34,10 +35,13 @@ interface NewRow {
 /**
  * Messages that start conversations, with their channels. A message id already
  * stored makes no channel and no row (the caller then reports the original).
+ * SQL, not the builder: a data-modifying CTE over unnest of one array per column.
  */
-const INSERT_ON_NEW_CHANNELS = `
+function insertOnNewChannels(rows: NewRow[]) {
+  const [ids, channelIds, agentIds, envelopes] = columns(rows, ['id', 'channelId', 'agentId', 'json']);
+  return sql<Row>`
   WITH input AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS i(id, channel_id, agent_id, envelope)
+    SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${envelopes}::jsonb[]) AS i(id, channel_id, agent_id, envelope)
   ), channel AS (
     INSERT INTO channels (id, agent_id)
     SELECT i.channel_id, i.agent_id FROM input i
@@ -48,20 +52,24 @@ const INSERT_ON_NEW_CHANNELS = `
   SELECT i.id, i.channel_id, 'chat_message', i.envelope FROM input i JOIN channel ON channel.id = i.channel_id
   ON CONFLICT (id) DO NOTHING
   RETURNING id, seq, channel_id`;
+}
 
 /**
  * Messages and replies on existing channels. A row is skipped when its channel
  * does not exist, when it answers a message that is not on that channel, or
  * when its id (or a reply to the same message) is already stored.
  */
-const INSERT_ON_CHANNELS = `
+function insertOnChannels(rows: NewRow[]) {
+  const [ids, channelIds, types, inReplyTos, envelopes] = columns(rows, ['id', 'channelId', 'type', 'inReplyTo', 'json']);
+  return sql<Row>`
   INSERT INTO messages (id, channel_id, type, in_reply_to, envelope)
   SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::jsonb[]) AS i(id, channel_id, type, in_reply_to, envelope)
+    FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[]) AS i(id, channel_id, type, in_reply_to, envelope)
    WHERE EXISTS (SELECT 1 FROM channels WHERE id = i.channel_id)
      AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
   ON CONFLICT DO NOTHING
   RETURNING id, seq, channel_id`;
+}
 
 /** The batch as one array per column, the way unnest takes it. */
 function columns<K extends keyof NewRow>(rows: NewRow[], keys: K[]): NewRow[K][][] {
@@ -77,14 +85,15 @@ function columns<K extends keyof NewRow>(rows: NewRow[], keys: K[]): NewRow[K][]
 export class MessagesStore {
   private readonly writes = new GroupCommit<NewRow, InsertOutcome | undefined>((rows) => this.insertBatch(rows));
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(@InjectKysely() private readonly db: MessagingDb) {}
 
   async createChannel(agentId: string): Promise<ChannelView> {
-    const [row] = await this.db.query(
-      `INSERT INTO channels (agent_id) VALUES ($1) RETURNING id, agent_id, created_at`,
-      [agentId],
-    );
-    return { id: row.id, agent_id: row.agent_id, created_at: new Date(row.created_at).toISOString() };
+    const row = await this.db
+      .insertInto('channels')
+      .values({ agent_id: agentId })
+      .returning(['id', 'agent_id', 'created_at'])
+      .executeTakeFirstOrThrow();
+    return { id: row.id, agent_id: row.agent_id, created_at: row.created_at.toISOString() };
   }
 
   /**
@@ -112,13 +121,11 @@ export class MessagesStore {
     const onExisting = rows.filter((row) => !row.newChannel);
     const inserted = new Map<string, Row>();
     const results = await Promise.all([
-      onNew.length ? this.db.query(INSERT_ON_NEW_CHANNELS, columns(onNew, ['id', 'channelId', 'agentId', 'json'])) : [],
-      onExisting.length
-        ? this.db.query(INSERT_ON_CHANNELS, columns(onExisting, ['id', 'channelId', 'type', 'inReplyTo', 'json']))
-        : [],
+      onNew.length ? insertOnNewChannels(onNew).execute(this.db) : undefined,
+      onExisting.length ? insertOnChannels(onExisting).execute(this.db) : undefined,
     ]);
     // PostgreSQL answers with lower-case UUIDs; a sender may have written capitals.
-    for (const row of results.flat() as Row[]) inserted.set(row.id, row);
+    for (const result of results) for (const row of result?.rows ?? []) inserted.set(row.id, row);
     return rows.map((row) => {
       const id = row.id.toLowerCase();
       const stored = inserted.get(id);
@@ -130,12 +137,20 @@ export class MessagesStore {
   }
 
   async list(channelId: string, limit: number): Promise<StoredMessage[] | undefined> {
-    const rows: { seq: string; envelope: Envelope }[] = await this.db.query(
-      `SELECT seq, envelope FROM (
-         SELECT seq, envelope FROM messages WHERE channel_id = $1 ORDER BY seq DESC LIMIT $2
-       ) latest ORDER BY seq ASC`,
-      [channelId, limit],
-    );
+    // The latest `limit`, oldest first.
+    const rows = await this.db
+      .selectFrom((db) =>
+        db
+          .selectFrom('messages')
+          .select(['seq', 'envelope'])
+          .where('channel_id', '=', channelId)
+          .orderBy('seq', 'desc')
+          .limit(limit)
+          .as('latest'),
+      )
+      .select(['seq', 'envelope'])
+      .orderBy('seq', 'asc')
+      .execute();
     if (rows.length === 0 && !(await this.channelExists(channelId))) return undefined;
     return rows.map((row) => ({ seq: Number(row.seq), envelope: row.envelope }));
   }
@@ -145,19 +160,18 @@ export class MessagesStore {
     channelId: string,
     messageId: string,
   ): Promise<{ messageExists: boolean; reply?: AgentReply }> {
-    const [row] = await this.db.query(
-      `SELECT
-         EXISTS (SELECT 1 FROM messages WHERE id = $2 AND channel_id = $1) AS message_exists,
-         (SELECT envelope FROM messages
-           WHERE channel_id = $1 AND in_reply_to = $2 AND type = 'agent_reply') AS reply`,
-      [channelId, messageId],
-    );
-    return { messageExists: row.message_exists, reply: row.reply ?? undefined };
+    // Two scalar subqueries in one row: SQL reads better than the builder here.
+    const { rows } = await sql<{ message_exists: boolean; reply: AgentReply | null }>`
+      SELECT
+        EXISTS (SELECT 1 FROM messages WHERE id = ${messageId} AND channel_id = ${channelId}) AS message_exists,
+        (SELECT envelope FROM messages
+          WHERE channel_id = ${channelId} AND in_reply_to = ${messageId} AND type = 'agent_reply') AS reply`.execute(this.db);
+    return { messageExists: rows[0].message_exists, reply: rows[0].reply ?? undefined };
   }
 
   private async channelExists(channelId: string): Promise<boolean> {
-    const rows = await this.db.query(`SELECT 1 FROM channels WHERE id = $1`, [channelId]);
-    return rows.length > 0;
+    const row = await this.db.selectFrom('channels').select(sql<number>`1`.as('found')).where('id', '=', channelId).executeTakeFirst();
+    return row !== undefined;
   }
 
   /** Why an envelope was not stored (the rare path: a re-post, a bad channel, a second reply). */
@@ -166,18 +180,20 @@ export class MessagesStore {
     if (same.kind === 'duplicate' || !envelope.channel_id) return same;
     if (!(await this.channelExists(envelope.channel_id))) return { kind: 'no_channel' };
     if (inReplyTo) {
-      const [row] = await this.db.query(
-        `SELECT seq, channel_id FROM messages
-          WHERE channel_id = $1 AND in_reply_to = $2 AND type = 'agent_reply'`,
-        [envelope.channel_id, inReplyTo],
-      );
+      const row = await this.db
+        .selectFrom('messages')
+        .select(['seq', 'channel_id'])
+        .where('channel_id', '=', envelope.channel_id)
+        .where('in_reply_to', '=', inReplyTo)
+        .where('type', '=', 'agent_reply')
+        .executeTakeFirst();
       if (row) return { kind: 'already_answered', channelId: row.channel_id, seq: Number(row.seq) };
     }
     return { kind: 'no_message_to_answer' };
   }
 
   private async existing(id: string, kind: 'duplicate'): Promise<InsertOutcome> {
-    const [row]: Row[] = await this.db.query(`SELECT seq, channel_id FROM messages WHERE id = $1`, [id]);
+    const row = await this.db.selectFrom('messages').select(['seq', 'channel_id']).where('id', '=', id).executeTakeFirst();
     return row ? { kind, channelId: row.channel_id, seq: Number(row.seq) } : { kind: 'no_channel' };
   }
 }

@@ -1,0 +1,97 @@
+import type {
+  ChatMessage,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  SkillDefinition,
+} from '@mcpgw/contracts';
+import type { Generated, Json, Timestamp } from '@mcpgw/persistence';
+import type { Kysely } from 'kysely';
+
+/**
+ * The gateway's tables (schema `gateway`) as the migrations beside this file
+ * make them, for Kysely. Change a migration, change this file: nothing checks
+ * one against the other but the e2e tests.
+ */
+
+export interface AgentsTable {
+  id: string;
+  workspace_id: string;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+  resources: Generated<Json<ResourceDefinition[]>>;
+  resource_templates: Generated<Json<ResourceTemplateDefinition[]>>;
+  prompts: Generated<Json<PromptDefinition[]>>;
+}
+
+export interface ToolsTable {
+  id: Generated<string>;
+  agent_id: string;
+  name: string;
+  definition: Json<SkillDefinition>;
+  registered_at: Generated<Timestamp>;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  agent_id: string;
+  digest: Buffer;
+  label: string | null;
+  created_at: Generated<Timestamp>;
+  revoked_at: Timestamp | null;
+}
+
+export interface McpSessionsTable {
+  id: string;
+  agent_id: string;
+  principal: string;
+  channel_id: string;
+  protocol_version: string;
+  client_info: Json<unknown> | null;
+  created_at: Generated<Timestamp>;
+  last_seen_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  ended_at: Timestamp | null;
+  log_level: string | null;
+  client_capabilities: Json<Record<string, unknown> | null> | null;
+}
+
+export interface IdempotencyRecordsTable {
+  agent_id: string;
+  caller: string;
+  key: string;
+  fingerprint: Buffer;
+  tool_id: string;
+  message: Json<ChatMessage>;
+  result: string | null;
+  created_at: Generated<Timestamp>;
+  completed_at: Timestamp | null;
+  expires_at: Timestamp;
+}
+
+export interface GrantRevocationsTable {
+  grant_id: string;
+  revoked_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+}
+
+export interface PersonalAccessTokensTable {
+  id: string;
+  digest: Buffer;
+  label: string | null;
+  created_at: Generated<Timestamp>;
+  revoked_at: Timestamp | null;
+}
+
+export interface GatewayTables {
+  agents: AgentsTable;
+  tools: ToolsTable;
+  api_keys: ApiKeysTable;
+  mcp_sessions: McpSessionsTable;
+  idempotency_records: IdempotencyRecordsTable;
+  grant_revocations: GrantRevocationsTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+}
+
+/** What the gateway's stores inject (`@InjectKysely()`). */
+export type GatewayDb = Kysely<GatewayTables>;

@@ -1,0 +1,33 @@
+import type { Envelope } from '@mcpgw/contracts';
+import type { Generated, Int8, Json, Timestamp } from '@mcpgw/persistence';
+import type { Kysely } from 'kysely';
+
+/**
+ * The message service's tables (schema `messaging`) as the migration beside
+ * this file makes them, for Kysely. Change a migration, change this file.
+ */
+
+export interface ChannelsTable {
+  id: Generated<string>;
+  agent_id: string;
+  created_at: Generated<Timestamp>;
+}
+
+export interface MessagesTable {
+  seq: Generated<Int8>;
+  id: string;
+  channel_id: string;
+  /** CHECK (type IN ('chat_message', 'agent_reply')). */
+  type: Envelope['type'];
+  in_reply_to: string | null;
+  envelope: Json<Envelope>;
+  created_at: Generated<Timestamp>;
+}
+
+export interface MessagingTables {
+  channels: ChannelsTable;
+  messages: MessagesTable;
+}
+
+/** What the message service's store injects (`@InjectKysely()`). */
+export type MessagingDb = Kysely<MessagingTables>;

@@ -1,0 +1,116 @@
+import { Logger } from '@nestjs/common';
+import {
+  PostgresDialect,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type PostgresDialectConfig,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import { sqlMeter, type SqlMeter } from './sql-meter';
+
+/**
+ * Kysely's PostgreSQL dialect, counting into the same `SqlMeter` as TypeORM's
+ * `MeteredSqlLogger`, with the same rules: every statement, BEGIN and COMMIT
+ * included, counts once; a commit is an explicit COMMIT or a statement outside
+ * a transaction. A wrapped driver (not Kysely's `log` option) because only the
+ * driver knows whether a connection is inside a transaction.
+ *
+ * The pool is not ours (TypeORM opened it), so `destroy` ends nothing.
+ */
+export class MeteredPostgresDialect extends PostgresDialect {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly meter: SqlMeter = sqlMeter,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    return new MeteredDriver(super.createDriver(), this.meter);
+  }
+}
+
+const log = new Logger('Sql');
+
+/** One per pooled pg client (cached), so a query allocates nothing here. */
+class MeteredConnection implements DatabaseConnection {
+  inTransaction = false;
+
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly meter: SqlMeter,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.meter.statement(query.sql, this.inTransaction);
+    try {
+      return await this.inner.executeQuery<R>(query);
+    } catch (error) {
+      // The text, never the parameters: they may be secrets.
+      log.error({ msg: 'query failed', error: (error as Error).message, query: query.sql.slice(0, 200) });
+      throw error;
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    this.meter.statement(query.sql, this.inTransaction);
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+class MeteredDriver implements Driver {
+  private readonly connections = new WeakMap<DatabaseConnection, MeteredConnection>();
+
+  constructor(
+    private readonly inner: Driver,
+    private readonly meter: SqlMeter,
+  ) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await this.inner.acquireConnection();
+    let connection = this.connections.get(inner);
+    if (!connection) this.connections.set(inner, (connection = new MeteredConnection(inner, this.meter)));
+    return connection;
+  }
+
+  // Transaction control goes to the inner driver with its own connection (it
+  // marks a connection whose ROLLBACK failed, so the pool discards it), and is
+  // counted here, in the transaction, like TypeORM's START TRANSACTION/COMMIT.
+  async beginTransaction(connection: MeteredConnection, settings: TransactionSettings): Promise<void> {
+    connection.inTransaction = true;
+    this.meter.statement('BEGIN', true);
+    await this.inner.beginTransaction(connection.inner, settings);
+  }
+
+  async commitTransaction(connection: MeteredConnection): Promise<void> {
+    this.meter.statement('COMMIT', true);
+    try {
+      await this.inner.commitTransaction(connection.inner);
+    } finally {
+      connection.inTransaction = false;
+    }
+  }
+
+  async rollbackTransaction(connection: MeteredConnection): Promise<void> {
+    this.meter.statement('ROLLBACK', true);
+    try {
+      await this.inner.rollbackTransaction(connection.inner);
+    } finally {
+      connection.inTransaction = false;
+    }
+  }
+
+  releaseConnection(connection: MeteredConnection): Promise<void> {
+    connection.inTransaction = false;
+    return this.inner.releaseConnection(connection.inner);
+  }
+
+  /** The pool belongs to TypeORM's DataSource, which closes it. */
+  async destroy(): Promise<void> {}
+}
