@@ -1,6 +1,6 @@
 import { AgentInbox, type ChatMessage } from '@mcpgw/contracts';
 import { encodeJson } from '@mcpgw/bus';
-import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { agentInboxState, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 describe('duplicate message ids', () => {
   let env: TestStack;
   let nc: NatsConnection;
+
+  /** Every inbox message up to this stream sequence is acknowledged (acked or terminated) by a pod. */
+  const acknowledged = async () => (await agentInboxState(nc, env.stack.settings.busPrefix, env.agentId)).ackFloor;
 
   /** The message service's REST mirror. */
   const post = (path: string, body: unknown) =>
@@ -46,10 +49,10 @@ describe('duplicate message ids', () => {
     // The same envelope again, under another JetStream msgID, so only the pod can catch it.
     const js = nc.jetstream();
     const subject = AgentInbox.subject(env.stack.settings.busPrefix, env.agentId);
-    await js.publish(subject, encodeJson(message), { msgID: `${message.id}-retry` });
+    const copy = await js.publish(subject, encodeJson(message), { msgID: `${message.id}-retry` });
 
     const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
-    await pod.waitForLog((l) => l.msg === 'duplicate dropped' && l.message_id === message.id, 10_000);
+    await expect.poll(acknowledged, { timeout: 10_000 }).toBeGreaterThanOrEqual(copy.seq);
     const runs = pod.logs.filter((l) => l.msg === 'skill started' && l.message_id === message.id);
     expect(runs).toHaveLength(1);
   });
@@ -57,9 +60,9 @@ describe('duplicate message ids', () => {
   it('survives an inbox message that is not JSON, and keeps answering', async () => {
     const js = nc.jetstream();
     const subject = AgentInbox.subject(env.stack.settings.busPrefix, env.agentId);
-    await js.publish(subject, new TextEncoder().encode('{not json'), { msgID: `garbage-${Date.now()}` });
+    const garbage = await js.publish(subject, new TextEncoder().encode('{not json'), { msgID: `garbage-${Date.now()}` });
     const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
-    await pod.waitForLog((l) => l.msg === 'dropping malformed inbox message', 10_000);
+    await expect.poll(acknowledged, { timeout: 10_000 }).toBeGreaterThanOrEqual(garbage.seq);
     expect(pod.running).toBe(true);
     const channel = await post('/channels', { agent_id: env.agentId });
     const id = randomUUID();

@@ -1,5 +1,6 @@
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { agentInboxState, connectMcp, scrapeMetric, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { connect, type NatsConnection } from 'nats';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -10,6 +11,9 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 describe('idempotency keys', () => {
   let env: TestStack;
   let db: Client;
+  let nc: NatsConnection;
+  /** Stream sequence of the last message JetStream handed to a pod of the agent. */
+  const delivered = async () => (await agentInboxState(nc, env.stack.settings.busPrefix, env.agentId)).delivered;
   let shortTtlUrl: string;
   let unique = 0;
   const fresh = (label: string) => `${label}-${Date.now()}-${unique++}`;
@@ -40,9 +44,11 @@ describe('idempotency keys', () => {
     }/${env.agentId}/mcp`;
     db = new Client({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
+    nc = await connect({ servers: env.stack.settings.natsUrl });
   });
 
   afterAll(async () => {
+    await nc?.close();
     await db?.end();
     await env?.stop();
   });
@@ -180,7 +186,9 @@ describe('idempotency keys', () => {
       .toBe(1);
     const impatient = new AbortController();
     const duplicate = second.client.callTool({ name: 'counter', arguments: args }, undefined, { signal: impatient.signal }).catch((e: Error) => e);
-    setTimeout(() => impatient.abort(), 200);
+    // Give up only once the duplicate has joined the first call's message and waits on it.
+    await expect.poll(() => scrapeMetric(env.gatewayUrls[1], 'mcpgw_idempotent_joins_waiting')).toBe(1);
+    impatient.abort();
     expect(await duplicate).toBeInstanceOf(Error);
     expect(count(await original)).toBe(1);
     expect(await executions(first, counterKey)).toBe(1);
@@ -192,10 +200,13 @@ describe('idempotency keys', () => {
     const counterKey = fresh('cancelled');
     const args = { key: counterKey, delay_ms: 3_000, idempotency_key: fresh('idem') };
     const controller = new AbortController();
+    const before = await delivered();
     const cancelled = mcp.client.callTool({ name: 'counter', arguments: args }, undefined, { signal: controller.signal }).catch((e: Error) => e);
     await expect
       .poll(async () => (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount)
       .toBe(1);
+    // Cancel once the pod has the message (it counts before it sleeps), not merely once the key is claimed.
+    await expect.poll(delivered).toBeGreaterThan(before);
     controller.abort();
     expect(await cancelled).toBeInstanceOf(Error);
     await expect

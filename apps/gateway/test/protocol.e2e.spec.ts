@@ -1,4 +1,4 @@
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { agentInboxState, connectMcp, inboxMessageId, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -7,6 +7,7 @@ import {
   LoggingMessageNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import { connect, type NatsConnection } from 'nats';
 import { request as httpRequest } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
   let env: TestStack;
   let mcp: McpConnection;
   let db: PgClient;
+  let nc: NatsConnection;
+  const inbox = () => agentInboxState(nc, env.stack.settings.busPrefix, env.agentId);
 
   const raw = (body: unknown, headers: Record<string, string> = {}) =>
     fetch(env.mcpUrl(), {
@@ -31,9 +34,11 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
     db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
+    nc = await connect({ servers: env.stack.settings.natsUrl });
   });
 
   afterAll(async () => {
+    await nc?.close();
     await db?.end();
     await mcp?.close();
     await env?.stop();
@@ -160,15 +165,19 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
   describe('cancellation', () => {
     it('cancelling a tools/call stops the agent: the skill is aborted and no reply is stored', async () => {
       const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
-      const since = pod.logs.length;
+      const before = (await inbox()).delivered;
       const controller = new AbortController();
       const call = mcp.client
         .callTool({ name: 'sleep', arguments: { ms: 5_000 } }, undefined, { signal: controller.signal })
         .catch((e: Error) => e);
-      const started = await pod.waitForLog((l) => l.msg === 'skill started' && l.skill === 'sleep', 5_000, 'skill started', since);
+      // The pod holds the message (JetStream handed it over; the skill runs): the only call in flight.
+      await expect.poll(async () => (await inbox()).delivered, { timeout: 5_000 }).toBeGreaterThan(before);
+      const seq = (await inbox()).delivered;
+      const started = { message_id: await inboxMessageId(nc, env.stack.settings.busPrefix, seq) };
       controller.abort('changed my mind');
       expect(await call).toBeInstanceOf(Error);
-      await pod.waitForLog((l) => l.msg === 'skill cancelled' && l.message_id === started.message_id, 3_000);
+      // Acknowledged long before the 5 s sleep could end, and with no reply: the skill was cancelled.
+      await expect.poll(async () => (await inbox()).ackFloor, { timeout: 3_000 }).toBeGreaterThanOrEqual(seq);
       const replies = await db.query(`SELECT 1 FROM messaging.messages WHERE in_reply_to = $1`, [started.message_id]);
       expect(replies.rowCount).toBe(0);
       expect(pod.logs.some((l) => l.msg === 'skill answered' && l.message_id === started.message_id)).toBe(false);

@@ -7,3 +7,4 @@ export * from './test-stack';
 export * from './mcp-client';
 export * from './grant-key-file';
 export * from './metrics';
+export * from './agent-inbox';

@@ -75,3 +75,12 @@ export function busTotal(counters: CallCounters, direction: 'out' | 'in', except
   }
   return total;
 }
+
+/** A gauge (or any metric) of one process, summed over its label sets; 0 when it has no sample yet. */
+export async function scrapeMetric(baseUrl: string, name: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/metrics`);
+  if (!response.ok) throw new Error(`${baseUrl}/metrics: HTTP ${response.status}`);
+  return parsePrometheus(await response.text())
+    .filter((sample) => sample.name === name)
+    .reduce((sum, sample) => sum + sample.value, 0);
+}

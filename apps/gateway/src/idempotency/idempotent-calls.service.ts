@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { METRICS_REGISTRY } from '@mcpgw/observability';
+import { Gauge, type Registry } from 'prom-client';
 import { CallCancelledError, IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
 import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions, type PreparedCall } from '../calls/call-pipeline.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -21,12 +23,21 @@ export interface IdempotentResult {
 export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(IdempotentCalls.name);
   private purgeTimer?: NodeJS.Timeout;
+  /** Retries waiting on a call another request runs: how many piled up on slow calls (and a state tests wait on). */
+  private readonly joinsWaiting: Gauge;
 
   constructor(
     private readonly pipeline: CallPipeline,
     private readonly store: IdempotencyStore,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
-  ) {}
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.joinsWaiting = new Gauge({
+      name: 'mcpgw_idempotent_joins_waiting',
+      help: 'keyed tools/call requests that joined the message of a call another request runs, waiting for its result',
+      registers: [registry],
+    });
+  }
 
   onApplicationBootstrap(): void {
     this.purgeTimer = setInterval(() => void this.purgeExpired(), this.env.IDEMPOTENCY_PURGE_INTERVAL_MS).unref();
@@ -68,8 +79,13 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       // post the same message again. The message service knows it, so this joins the
       // first posting and returns its reply; it never runs the tool a second time.
       const joined = { toolId: record.toolId, message: record.message };
-      const outcome = await this.pipeline.execute(joined, request.timeoutMs, { ...options, ownsMessage: false });
-      return { resultText: await this.store.complete(id, render(outcome)), replayed: true };
+      this.joinsWaiting.inc();
+      try {
+        const outcome = await this.pipeline.execute(joined, request.timeoutMs, { ...options, ownsMessage: false });
+        return { resultText: await this.store.complete(id, render(outcome)), replayed: true };
+      } finally {
+        this.joinsWaiting.dec();
+      }
     }
     throw new InternalCallError(`idempotency record ${key} kept changing`);
   }

@@ -6,6 +6,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { AgentMcpController } from './agent-surface/agent-mcp.controller';
 import { AgentMcpHandler } from './agent-surface/agent-mcp.handler';
+import { AgentTools } from './agent-surface/agent-tools';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
 import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
@@ -18,6 +19,6 @@ import { CallMetrics } from '../metrics/call-metrics';
 @Module({
   imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
   controllers: [AgentMcpController, GrantMcpController],
-  providers: [AgentMcpHandler, ResourcesAndPrompts, ListChangedStreams, GrantMcpHandler, CallMetrics, CallRunner],
+  providers: [AgentMcpHandler, AgentTools, ResourcesAndPrompts, ListChangedStreams, GrantMcpHandler, CallMetrics, CallRunner],
 })
 export class McpModule {}

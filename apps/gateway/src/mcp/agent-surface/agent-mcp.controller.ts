@@ -4,15 +4,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
-import { classify, failure, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
-import { checkStatelessRequest, isStatelessRequest } from '../protocol/stateless';
+import { batchText, classify, failure, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
+import { isStatelessRequest } from '../protocol/stateless';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
 import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
 import { OriginGuard } from '../transport/origin.guard';
 import { SseStream } from '../transport/sse-stream';
-import { AgentMcpHandler, type AgentRequestContext } from './agent-mcp.handler';
+import type { AgentRequestContext } from './agent-context';
+import { AgentMcpHandler } from './agent-mcp.handler';
+import { wantsStream } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { ListChangedStreams } from './list-changed.streams';
+import { STATELESS_STREAM, routeStateless, statelessStatus, whenClientLeaves } from './stateless-requests';
 
 const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -96,7 +99,7 @@ export class AgentMcpController {
         return;
       }
 
-      await this.respond(classified.message, ctx, req, reply, primesStreams(session?.protocolVersion ?? version));
+      await this.respond(classified.message, ctx, req, reply, { priming: primesStreams(session?.protocolVersion ?? version), eventIds: true });
     } catch (error) {
       const incident = randomUUID();
       this.logger.error({ msg: 'unhandled error on surface A', incident, agent_id: agentId, error: (error as Error).message });
@@ -104,20 +107,20 @@ export class AgentMcpController {
     }
   }
 
-  /** One request, answered as JSON, or as an event stream when it streams notifications. */
+  /**
+   * One request, answered as JSON, or as an event stream when it streams
+   * notifications. A stateless request is cancelled by closing it.
+   */
   private async respond(
     request: JsonRpcRequest,
     ctx: AgentRequestContext,
     req: FastifyRequest,
     reply: FastifyReply,
-    priming: boolean,
-    eventIds = true,
+    { priming, eventIds }: { priming: boolean; eventIds: boolean },
   ): Promise<void> {
     const accept = req.headers.accept;
-    // Closing the request cancels it in 2026-07-28; earlier revisions say a disconnect is not a cancel.
     const disconnected = ctx.stateless ? whenClientLeaves(reply) : undefined;
-    if (acceptsSse(accept) && this.handler.wantsStream(request, ctx)) {
-      // 2026-07-28 streams are not resumable: no event ids.
+    if (acceptsSse(accept) && wantsStream(request, ctx)) {
       const stream = new SseStream(reply, eventIds ? randomUUID() : undefined);
       stream.open({}, priming);
       try {
@@ -136,33 +139,20 @@ export class AgentMcpController {
       void reply.status(204).send();
       return;
     }
-    sendRpc(reply, accept, ctx.stateless && handled.unknownMethod ? 404 : 200, handled.response, handled.headers);
+    sendRpc(reply, accept, ctx.stateless ? statelessStatus(handled) : 200, handled.response, handled.headers);
   }
 
-  /** 2026-07-28: no handshake, no session; every request carries what it needs in `_meta`. */
-  private async stateless(
-    body: unknown,
-    req: FastifyRequest,
-    reply: FastifyReply,
-    ctx: AgentRequestContext,
-  ): Promise<void> {
-    const accept = req.headers.accept;
-    const classified = classify(body);
-    if (classified.kind === 'invalid') {
-      return sendRpc(reply, accept, 400, failure(classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`));
-    }
-    if (classified.kind !== 'request') {
-      if (classified.kind === 'notification') this.notification(classified.message, ctx);
-      void reply.status(202).send();
-      return;
-    }
-    const check = checkStatelessRequest(classified.message, {
+  /** 2026-07-28 (rules in `stateless-requests.ts`): write what the route says, or serve the request. */
+  private async stateless(body: unknown, req: FastifyRequest, reply: FastifyReply, ctx: AgentRequestContext): Promise<void> {
+    const route = routeStateless(body, {
       version: header(req, VERSION_HEADER),
       method: header(req, 'mcp-method'),
       name: header(req, 'mcp-name'),
     });
-    if (!check.ok) return sendRpc(reply, accept, check.status, failure(check.id, check.code, check.message, check.data));
-    await this.respond(classified.message, { ...ctx, stateless: { logLevel: check.logLevel } }, req, reply, false, false);
+    if (route.kind === 'answer') return sendRpc(reply, req.headers.accept, route.status, route.response);
+    if (route.kind === 'request') return this.respond(route.request, { ...ctx, stateless: route.stateless }, req, reply, STATELESS_STREAM);
+    if (route.kind === 'notification') this.notification(route.message, ctx);
+    void reply.status(202).send();
   }
 
   /** A server-to-client stream for the session: notifications/tools/list_changed. */
@@ -196,9 +186,12 @@ export class AgentMcpController {
     void reply.status(204).send();
   }
 
-  /** 2025-03-26 batches: each request answered in one array; notifications only: 202. */
+  /**
+   * 2025-03-26 batches: each request answered in one array; notifications only: 202.
+   * A tool result is JSON text already and goes into the array as it is.
+   */
   private async batch(items: unknown[], ctx: AgentRequestContext, reply: FastifyReply, accept: string | undefined): Promise<void> {
-    const responses: JsonRpcResponse[] = [];
+    const responses: (JsonRpcResponse | string)[] = [];
     await Promise.all(
       items.map(async (item) => {
         const classified = classify(item);
@@ -208,9 +201,7 @@ export class AgentMcpController {
           this.notification(classified.message, ctx);
         } else if (classified.kind === 'request') {
           const handled = await this.handler.handle(classified.message, ctx);
-          if (handled.response) {
-            responses.push(typeof handled.response === 'string' ? JSON.parse(handled.response) : handled.response);
-          }
+          if (handled.response) responses.push(handled.response);
         }
       }),
     );
@@ -218,7 +209,7 @@ export class AgentMcpController {
       void reply.status(202).send();
       return;
     }
-    sendRpc(reply, accept, 200, responses);
+    sendRpc(reply, accept, 200, batchText(responses));
   }
 
   private notification(message: { method: string; params?: Record<string, unknown> }, ctx: AgentRequestContext): void {
@@ -238,13 +229,4 @@ export class AgentMcpController {
 function header(req: FastifyRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Aborts when the client closes the connection before it got its answer. */
-function whenClientLeaves(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }

@@ -24,11 +24,6 @@ export function toCallResult(outcome: CallOutcome) {
   };
 }
 
-/**
- * Turns the agent's events into MCP notifications for one request: progress
- * only with a progressToken and only when it grows (MCP requires it to
- * increase); log lines at or above the session's level.
- */
 const INPUT_ID_PREFIX = 'mcpgw-input';
 
 /** The JSON-RPC id of a request relayed to the client: names the message and the question. */
@@ -42,6 +37,11 @@ export function parseInputRequestId(id: unknown): { messageId: string; key: stri
   return match ? { messageId: match[1], key: match[2] } : undefined;
 }
 
+/**
+ * Turns the agent's events into MCP notifications for one request: progress
+ * only with a progressToken and only when it grows (MCP requires it to
+ * increase); log lines at or above the session's level.
+ */
 export function eventRelay(
   progressToken: string | number | undefined,
   /** `null`: no log lines at all (2026-07-28 without a logLevel in `_meta`). */

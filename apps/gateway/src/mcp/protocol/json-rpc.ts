@@ -51,6 +51,15 @@ export function rawResult(id: JsonRpcId, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 }
 
+/**
+ * A batch's answer: the responses as one JSON array. Those that are JSON text
+ * already (tool results) go in as they are, so no result is parsed to be
+ * written again.
+ */
+export function batchText(responses: readonly (JsonRpcResponse | string)[]): string {
+  return `[${responses.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join(',')}]`;
+}
+
 export function failure(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }

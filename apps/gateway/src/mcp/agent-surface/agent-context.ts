@@ -1,0 +1,36 @@
+import type { LogLevel } from '@mcpgw/contracts';
+import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
+import type { McpSession } from '../../sessions/sessions.service';
+import type { JsonRpcResponse } from '../protocol/json-rpc';
+
+/** Who asks, in which session (if any), and how the answer travels: what every surface A method needs. */
+export interface AgentRequestContext {
+  agentId: string;
+  principal: ApiKeyPrincipal;
+  session?: McpSession;
+  /** Set when the response is an event stream: notifications for this request go here. */
+  notify?: (notification: object) => void;
+  /** Aborted when the client goes away before its answer. */
+  disconnected?: AbortSignal;
+  /** Set for a 2026-07-28 request: no session; results carry resultType; conversations by handle. */
+  stateless?: { logLevel?: LogLevel };
+}
+
+export interface Handled {
+  /** An object, or JSON text when the result must go out byte for byte; null: no response (cancelled). */
+  response: JsonRpcResponse | string | null;
+  /** HTTP headers to add, e.g. Mcp-Session-Id after initialize. */
+  headers?: Record<string, string>;
+  /** The method is not one this server knows (2026-07-28 answers that with HTTP 404). */
+  unknownMethod?: boolean;
+}
+
+/** 2026-07-28 results say they are complete (no further input is required). */
+export function complete<T extends object>(ctx: Pick<AgentRequestContext, 'stateless'>, value: T): T {
+  return ctx.stateless ? { resultType: 'complete', ...value } : value;
+}
+
+/** 2026-07-28 list and read results say how long they may be cached: ours are this key's only. */
+export function cacheable<T extends object>(ctx: Pick<AgentRequestContext, 'stateless'>, value: T): T {
+  return ctx.stateless ? { ...value, ttlMs: 0, cacheScope: 'private' } : value;
+}

@@ -1,0 +1,122 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { LogLevel } from '@mcpgw/contracts';
+import { CallCancelledError } from '../../calls/call-errors';
+import type { CallOutcome, CallRequest, ExecuteOptions } from '../../calls/call-pipeline.service';
+import { CallRunner } from '../../calls/call-runner.service';
+import { callTimeout } from '../../calls/call-timeout';
+import { InFlightCalls } from '../../calls/in-flight-calls.service';
+import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
+import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
+import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
+import { CONVERSATION_META_KEY, ConversationHandles } from '../../sessions/conversation-handles';
+import { failure, rawResult, result, type JsonRpcRequest } from '../protocol/json-rpc';
+import { decodeCursor, page } from '../protocol/pagination';
+import { cacheable, complete, type AgentRequestContext, type Handled } from './agent-context';
+import { AgentSurfaceCode, agentSurfaceError } from './errors';
+import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
+
+/**
+ * Surface A's tools: `tools/list` from the catalogue, `tools/call` through the
+ * shared CallRunner (as surface B does), with this surface's extras: in-flight
+ * tracking for cancellation, event streaming, and stateless conversation handles.
+ */
+@Injectable()
+export class AgentTools {
+  constructor(
+    private readonly catalogue: ToolCatalogueService,
+    private readonly calls: CallRunner,
+    private readonly inFlight: InFlightCalls,
+    private readonly conversations: ConversationHandles,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  async list(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    const offset = decodeCursor(request.params?.cursor);
+    if (offset === undefined) return { response: failure(request.id, AgentSurfaceCode.InvalidParams, 'Invalid cursor') };
+    const { tools } = await this.catalogue.forAgent(ctx.agentId);
+    const { items, nextCursor } = page(tools, offset, this.env.MCP_PAGE_SIZE);
+    const listed = { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) };
+    return { response: result(request.id, complete(ctx, cacheable(ctx, listed))) };
+  }
+
+  async call(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    const params = request.params ?? {};
+    const invalid = (message: string) => ({ response: failure(request.id, AgentSurfaceCode.InvalidParams, message) });
+    if (typeof params.name !== 'string' || params.name.length === 0) {
+      return invalid('params.name must be a tool name (see tools/list)');
+    }
+    const args = params.arguments ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      return invalid('params.arguments must be an object');
+    }
+    const keyed = takeIdempotencyKey(args as Record<string, unknown>);
+    if (!keyed.ok) return invalid(keyed.problem);
+
+    const callerId = `apikey:${ctx.principal.id}`;
+    let channelId = ctx.session?.channelId;
+    const handle = (params._meta as Record<string, unknown> | undefined)?.[CONVERSATION_META_KEY];
+    if (ctx.stateless && handle !== undefined) {
+      channelId = this.conversations.channelOf(handle, ctx.agentId, callerId);
+      if (!channelId) return invalid(`_meta["${CONVERSATION_META_KEY}"] is not a conversation handle of this agent and key`);
+    }
+    const call: CallRequest = {
+      agentId: ctx.agentId,
+      callerId,
+      tool: params.name,
+      arguments: keyed.arguments,
+      channelId,
+      timeoutMs: callTimeout(params._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
+    };
+    // A stateless result names its conversation, so the client can continue it.
+    const shape = (outcome: CallOutcome) =>
+      ctx.stateless
+        ? complete(ctx, {
+            ...toCallResult(outcome),
+            _meta: { [CONVERSATION_META_KEY]: this.conversations.mint(outcome.channelId, ctx.agentId, callerId) },
+          })
+        : toCallResult(outcome);
+    const running = this.inFlight.begin(InFlightCalls.key(call.callerId, ctx.session?.id, request.id));
+    const options: ExecuteOptions = {
+      signal: ctx.disconnected ? AbortSignal.any([running.signal, ctx.disconnected]) : running.signal,
+      ...(ctx.notify ? { onEvent: relayFor(params._meta, ctx) } : {}),
+    };
+    try {
+      const ran = await this.calls.run('agent', call, keyed.key, shape, options);
+      if (!ran.ok) {
+        if (ran.error instanceof CallCancelledError) return { response: null };
+        const { code, message, data } = agentSurfaceError(ran.error);
+        return { response: failure(request.id, code, message, data) };
+      }
+      // The result is JSON text already: spliced into the response, never parsed and written again.
+      if (!ran.replayed) return { response: rawResult(request.id, ran.resultText) };
+      return { response: rawResult(request.id, markReplay(ran.resultText)), headers: { [REPLAYED_HEADER]: 'true' } };
+    } finally {
+      running.end();
+    }
+  }
+}
+
+/** A request that may stream: tools/call with a progress token, or with a log level set. */
+export function wantsStream(request: JsonRpcRequest, ctx: Pick<AgentRequestContext, 'session' | 'stateless'>): boolean {
+  if (request.method !== 'tools/call') return false;
+  const meta = (request.params?._meta ?? {}) as Record<string, unknown>;
+  return (
+    meta.progressToken !== undefined ||
+    (ctx.stateless?.logLevel ?? ctx.session?.logLevel) !== undefined ||
+    // The agent may ask the client mid-call (sampling, elicitation): only a stream can carry that.
+    (!ctx.stateless && !!ctx.session?.answersClientRequests)
+  );
+}
+
+/** The agent's events as this request's notifications, on the stream `ctx.notify` writes to. */
+function relayFor(meta: unknown, ctx: AgentRequestContext) {
+  const token = (meta as { progressToken?: unknown } | undefined)?.progressToken;
+  const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  return eventRelay(progressToken, logThreshold(ctx), ctx.notify!, !ctx.stateless && !!ctx.session?.answersClientRequests);
+}
+
+/** Log lines go to a legacy session at its level (all, if none set); stateless only with a logLevel. */
+function logThreshold(ctx: AgentRequestContext): LogLevel | undefined | null {
+  return ctx.stateless ? (ctx.stateless.logLevel ?? null) : ctx.session?.logLevel;
+}
