@@ -1,16 +1,7 @@
-import type { NatsConnection } from 'nats';
 import type { DataSource } from 'typeorm';
 import type { ReadinessCheck } from './health.module';
 
-export function natsReadiness(nc: NatsConnection): ReadinessCheck {
-  return {
-    name: 'nats',
-    check: async () => {
-      if (nc.isClosed()) throw new Error('connection closed');
-      await nc.flush();
-    },
-  };
-}
+// The bus's own check is `BusClient.readiness()` (libs/bus holds the NATS connection).
 
 export function databaseReadiness(dataSource: DataSource): ReadinessCheck {
   return {

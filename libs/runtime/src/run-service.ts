@@ -6,7 +6,6 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { BUS_OPTIONS, BusExceptionFilter, BusServer, NATS_CONNECTION, type BusOptions } from '@mcpgw/bus';
 import { EnvValidationError } from '@mcpgw/config';
 import { JsonLogger } from '@mcpgw/observability';
-import type { NatsConnection } from 'nats';
 import { ServiceErrorHttpFilter } from './service-error-http.filter';
 
 export interface ServiceSpec {
@@ -55,7 +54,7 @@ export async function runService(spec: ServiceSpec): Promise<NestFastifyApplicat
   await spec.configure?.(app);
   if (spec.busQueue) {
     const bus = app.get<BusOptions>(BUS_OPTIONS);
-    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), bus.prefix, spec.busQueue);
+    const strategy = new BusServer(app.get(NATS_CONNECTION), bus.prefix, spec.busQueue);
     // Deferred, so that the bus handlers are built after the global filter is set. The HTTP app
     // runs the lifecycle hooks (onModuleInit…) once, below; the bus part must not run them a
     // second time, or every service would subscribe, LISTEN and start its timers twice.
