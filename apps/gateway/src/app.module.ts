@@ -1,10 +1,9 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
 import { sqlMetrics } from '@mcpgw/persistence';
-import { HealthModule, MetricsModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
-import type { NatsConnection } from 'nats';
+import { HealthModule, MetricsModule, databaseReadiness } from '@mcpgw/observability';
 import type { DataSource } from 'typeorm';
 import { AgentsModule } from './agents/agents.module';
 import { CacheModule } from './cache/cache.module';
@@ -21,10 +20,10 @@ import { McpModule } from './mcp/mcp.module';
       useFactory: (env: GatewayEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `gateway-${env.SERVICE_INSTANCE}` }),
     }),
     CacheModule,
-    MetricsModule.forService('gateway', [busMessagesMetric, ...sqlMetrics]),
+    MetricsModule.forService('gateway', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
     HealthModule.forChecks({
-      inject: [getDataSourceToken(), NATS_CONNECTION],
-      useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],
+      inject: [getDataSourceToken(), BusClient],
+      useFactory: (db: DataSource, bus: BusClient) => [databaseReadiness(db), bus.readiness()],
     }),
     AgentsModule,
     McpModule,

@@ -1,10 +1,9 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
-import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
 import { sqlMetrics } from '@mcpgw/persistence';
-import { HealthModule, MetricsModule, databaseReadiness, natsReadiness } from '@mcpgw/observability';
-import type { NatsConnection } from 'nats';
+import { HealthModule, MetricsModule, databaseReadiness } from '@mcpgw/observability';
 import type { DataSource } from 'typeorm';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
 import { messagingDatabase } from './database/database';
@@ -37,10 +36,10 @@ import { WaitService } from './wait/wait.service';
         name: `message-service-${env.SERVICE_INSTANCE}`,
       }),
     }),
-    MetricsModule.forService('message-service', [busMessagesMetric, ...sqlMetrics]),
+    MetricsModule.forService('message-service', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
     HealthModule.forChecks({
-      inject: [getDataSourceToken(), NATS_CONNECTION],
-      useFactory: (db: DataSource, nc: NatsConnection) => [databaseReadiness(db), natsReadiness(nc)],
+      inject: [getDataSourceToken(), BusClient],
+      useFactory: (db: DataSource, bus: BusClient) => [databaseReadiness(db), bus.readiness()],
     }),
   ],
   controllers: [MessagesMsController, MessagesHttpController],

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BusEvent, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
+import { CallCancelled, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
 import { CallCancelledError } from '../../calls/call-errors';
@@ -240,7 +240,7 @@ export class AgentMcpHandler {
   cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
     if (!ctx.session) return; // request ids name nothing outside a session
     const key = InFlightCalls.key(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
-    if (!this.inFlight.cancel(key)) this.bus.publish(BusEvent.CallCancelled, { key });
+    if (!this.inFlight.cancel(key)) this.bus.publish(CallCancelled, { key });
   }
 }
 
