@@ -22,7 +22,7 @@ export class BusTimeoutError extends ServiceError {
 }
 
 /** What a publish takes: the value, or its bytes already encoded. Typed by the address alone. */
-export type Payload<T> = NoInfer<T> | Encoded<NoInfer<T>>;
+export type Outgoing<T> = NoInfer<T> | Encoded<NoInfer<T>>;
 
 /** Headers of the direct reply path (`ReplyHeaders`); the only ones apps set. */
 export type BusHeaders = Partial<Record<ReplyHeader, string>>;
@@ -65,12 +65,12 @@ export class BusClient {
    * A request to one subject that also takes requests (e.g. the replies subject
    * of the message service replica that waits for the reply).
    */
-  requestAt<T, R>(to: Address<T, R>, payload: Payload<T>, timeoutMs = 5_000): Promise<R> {
+  requestAt<T, R>(to: Address<T, R>, payload: Outgoing<T>, timeoutMs = 5_000): Promise<R> {
     return this.call(to.subject(this.options.prefix), to.family, bytesOf(payload), timeoutMs);
   }
 
   /** Fire-and-forget (at-most-once): an event, or a per-call subject. */
-  publish<T>(to: Address<T, unknown>, payload: Payload<T>, headers?: BusHeaders): void {
+  publish<T>(to: Address<T, unknown>, payload: Outgoing<T>, headers?: BusHeaders): void {
     this.nc.publish(to.subject(this.options.prefix), bytesOf(payload), headers && { headers: toNatsHeaders(headers) });
   }
 
@@ -135,7 +135,7 @@ export class BusClient {
   }
 }
 
-function bytesOf<T>(payload: Payload<T>): Uint8Array {
+function bytesOf<T>(payload: Outgoing<T>): Uint8Array {
   return payload instanceof Uint8Array ? payload : encodeJson(payload);
 }
 

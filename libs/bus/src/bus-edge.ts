@@ -12,16 +12,21 @@ const lastWarned = new Map<string, { at: number; suppressed: number }>();
 /**
  * The edge: a payload as it arrives from the bus, decoded and checked against
  * its subject's contract, once. What fails is counted
- * (`mcpgw_bus_dropped_total`) and logged, and never reaches a handler.
+ * (`mcpgw_bus_dropped_total`) and logged ("dropping malformed <what>"), and
+ * never reaches a handler.
  */
-export function admit<T>(address: Pick<Address<T, unknown>, 'family' | 'check'>, data: Uint8Array): Parsed<T> {
+export function admit<T>(
+  address: Pick<Address<T, unknown>, 'family' | 'check'>,
+  data: Uint8Array,
+  what = `payload on ${address.family}`,
+): Parsed<T> {
   const plain = decodeJson(data);
   const parsed: Parsed<T> = plain === undefined ? { ok: false, errors: ['payload is not JSON'] } : address.check(plain);
-  if (!parsed.ok) refused(address.family, parsed.errors);
+  if (!parsed.ok) refused(address.family, what, parsed.errors);
   return parsed;
 }
 
-function refused(family: string, errors: string[]): void {
+function refused(family: string, what: string, errors: string[]): void {
   busMeter.drop(family);
   const now = Date.now();
   const last = lastWarned.get(family);
@@ -30,5 +35,5 @@ function refused(family: string, errors: string[]): void {
     return;
   }
   lastWarned.set(family, { at: now, suppressed: 0 });
-  logger.warn({ msg: 'dropped an invalid bus payload', family, errors: errors.slice(0, 5), suppressed: last?.suppressed ?? 0 });
+  logger.warn({ msg: `dropping malformed ${what}`, family, errors: errors.slice(0, 5), suppressed: last?.suppressed ?? 0 });
 }
