@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ServiceError,
   subject,
@@ -13,6 +13,8 @@ import { ErrorCode, NatsError, headers as natsHeaders, type Msg, type NatsConnec
 import { admit } from './bus-edge';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 import { decodeJson, encodeJson, type Encoded } from './json';
+
+const logger = new Logger('Bus');
 
 /** The bus did not answer in time. */
 export class BusTimeoutError extends ServiceError {
@@ -87,7 +89,7 @@ export class BusClient {
     return this.nc.subscribe(from.subject(this.options.prefix), {
       queue: options.queue,
       callback: (error, msg) => {
-        if (error) return;
+        if (error) return logger.warn(`subscription ${from.family}: ${error.message}`);
         const parsed = admit(from, msg.data);
         if (parsed.ok) return onMessage(received(parsed.value, msg));
         if (msg.reply) respond(msg, { ok: false, error: { code: 'invalid_request', message: 'invalid payload', details: parsed.errors } });
