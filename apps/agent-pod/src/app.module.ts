@@ -1,8 +1,7 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
-import { HealthModule, MetricsModule, natsReadiness } from '@mcpgw/observability';
-import type { NatsConnection } from 'nats';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
+import { HealthModule, MetricsModule } from '@mcpgw/observability';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
 import { CancellationsService } from './inbox/cancellations.service';
 import { InboxConsumerService } from './inbox/inbox-consumer.service';
@@ -43,12 +42,12 @@ class PodModule {}
       inject: [AGENT_POD_ENV],
       useFactory: (env: AgentPodEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `agent-pod-${env.POD_ID}` }),
     }),
-    MetricsModule.forService('agent-pod', [busMessagesMetric]),
+    MetricsModule.forService('agent-pod', [busMessagesMetric, busDroppedMetric]),
     HealthModule.forChecks({
       imports: [PodModule],
-      inject: [NATS_CONNECTION, RegistrationService, InboxConsumerService],
-      useFactory: (nc: NatsConnection, registration: RegistrationService, inbox: InboxConsumerService) => [
-        natsReadiness(nc),
+      inject: [BusClient, RegistrationService, InboxConsumerService],
+      useFactory: (bus: BusClient, registration: RegistrationService, inbox: InboxConsumerService) => [
+        bus.readiness(),
         registration.readiness(),
         inbox.readiness(),
       ],

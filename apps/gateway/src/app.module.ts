@@ -1,9 +1,8 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
 import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
-import { HealthModule, MetricsModule, natsReadiness, type ReadinessCheck } from '@mcpgw/observability';
-import type { NatsConnection } from 'nats';
+import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { AgentsModule } from './agents/agents.module';
 import { CacheModule } from './cache/cache.module';
 import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
@@ -19,10 +18,10 @@ import { McpModule } from './mcp/mcp.module';
       useFactory: (env: GatewayEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `gateway-${env.SERVICE_INSTANCE}` }),
     }),
     CacheModule,
-    MetricsModule.forService('gateway', [busMessagesMetric, ...sqlMetrics]),
+    MetricsModule.forService('gateway', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
     HealthModule.forChecks({
-      inject: [DATABASE_READINESS, NATS_CONNECTION],
-      useFactory: (database: ReadinessCheck, nc: NatsConnection) => [database, natsReadiness(nc)],
+      inject: [DATABASE_READINESS, BusClient],
+      useFactory: (database: ReadinessCheck, bus: BusClient) => [database, bus.readiness()],
     }),
     AgentsModule,
     McpModule,

@@ -187,7 +187,7 @@ describe('idempotency keys', () => {
     const impatient = new AbortController();
     const duplicate = second.client.callTool({ name: 'counter', arguments: args }, undefined, { signal: impatient.signal }).catch((e: Error) => e);
     // Give up only once the duplicate has joined the first call's message and waits on it.
-    await expect.poll(() => scrapeMetric(env.gatewayUrls[1], 'mcpgw_idempotent_joins_waiting')).toBe(1);
+    await expect.poll(() => scrapeMetric(env.stack.managementUrlOf(env.gatewayUrls[1]), 'mcpgw_idempotent_joins_waiting')).toBe(1);
     impatient.abort();
     expect(await duplicate).toBeInstanceOf(Error);
     expect(count(await original)).toBe(1);

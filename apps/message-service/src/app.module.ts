@@ -1,9 +1,8 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusModule, NATS_CONNECTION, busMessagesMetric } from '@mcpgw/bus';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
 import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
-import { HealthModule, MetricsModule, natsReadiness, type ReadinessCheck } from '@mcpgw/observability';
-import type { NatsConnection } from 'nats';
+import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
 import { DatabaseModule } from './database/database.module';
 import { AgentDeliveryService } from './delivery/agent-delivery.service';
@@ -28,10 +27,10 @@ import { WaitService } from './wait/wait.service';
         name: `message-service-${env.SERVICE_INSTANCE}`,
       }),
     }),
-    MetricsModule.forService('message-service', [busMessagesMetric, ...sqlMetrics]),
+    MetricsModule.forService('message-service', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
     HealthModule.forChecks({
-      inject: [DATABASE_READINESS, NATS_CONNECTION],
-      useFactory: (database: ReadinessCheck, nc: NatsConnection) => [database, natsReadiness(nc)],
+      inject: [DATABASE_READINESS, BusClient],
+      useFactory: (database: ReadinessCheck, bus: BusClient) => [database, bus.readiness()],
     }),
   ],
   controllers: [MessagesMsController, MessagesHttpController],

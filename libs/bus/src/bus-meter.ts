@@ -9,10 +9,20 @@ export type BusDirection = 'out' | 'in';
  */
 export class BusMeter {
   private readonly counts = new Map<string, number>();
+  private readonly drops = new Map<string, number>();
 
   count(direction: BusDirection, family: string): void {
     const key = `${direction} ${family}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** A received payload that failed its subject's check and was dropped. */
+  drop(family: string): void {
+    this.drops.set(family, (this.drops.get(family) ?? 0) + 1);
+  }
+
+  *dropped(): Iterable<[{ family: string }, number]> {
+    for (const [family, value] of this.drops) yield [{ family }, value];
   }
 
   /** `[labels, count]` pairs, for /metrics. */
@@ -32,6 +42,14 @@ export const busMessagesMetric = {
   help: 'NATS messages published (out) and delivered (in) by this process, per subject family',
   labelNames: ['direction', 'family'] as const,
   read: () => busMeter.entries(),
+};
+
+/** The Prometheus counter `mcpgw_bus_dropped_total`: payloads refused at the edge. */
+export const busDroppedMetric = {
+  name: 'mcpgw_bus_dropped_total',
+  help: 'Messages received from the bus whose payload failed its contract check and were dropped, per subject family',
+  labelNames: ['family'] as const,
+  read: () => busMeter.dropped(),
 };
 
 /**

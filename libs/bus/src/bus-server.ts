@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import { subject, type BusReply } from '@mcpgw/contracts';
+import { subject, type BusReply, type EventSpec } from '@mcpgw/contracts';
 import { defaultIfEmpty, isObservable, lastValueFrom } from 'rxjs';
+import { admit } from './bus-edge';
 import { failureFrame } from './bus-reply';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { decodeJson, encodeJson } from './json';
@@ -9,11 +10,18 @@ import { decodeJson, encodeJson } from './json';
 /** Handler extras: `{ fanout: true }` gives every replica its own copy of an event. */
 export type BusHandlerExtras = {
   fanout?: boolean;
+  /** The event's contract: its payload is checked before the handler runs; an invalid one is dropped. */
+  event?: EventSpec<unknown>;
 };
+
+/** The extras of an `@EventPattern(spec.pattern, onEvent(spec))` handler: a fan-out copy per replica, checked. */
+export function onEvent<T>(spec: EventSpec<T>): BusHandlerExtras {
+  return { fanout: true, event: spec as EventSpec<unknown> };
+}
 
 /**
  * A Nest transport strategy for our bus contract. Handlers are ordinary
- * `@MessagePattern(BusPattern.X)` / `@EventPattern(BusEvent.Y)` methods; this
+ * `@MessagePattern(BusPattern.X)` / `@EventPattern(Event.pattern, onEvent(Event))` methods; this
  * strategy adds the deployment prefix, puts request handlers in one queue group
  * per app (replicas share the work) and answers with `BusReply` frames.
  *
@@ -63,6 +71,12 @@ export class BusServer extends Server implements CustomTransportStrategy {
   }
 
   private async dispatch(pattern: string, handler: MessageHandler, msg: Msg): Promise<void> {
+    const event = (handler.extras as BusHandlerExtras | undefined)?.event;
+    if (event) {
+      const parsed = admit(event, msg.data);
+      if (parsed.ok) await this.runEvent(pattern, handler, parsed.value);
+      return;
+    }
     const payload = decodeJson(msg.data);
     if (payload === undefined) {
       return this.respond(msg, { ok: false, error: { code: 'invalid_request', message: 'payload is not JSON' } });
@@ -77,6 +91,16 @@ export class BusServer extends Server implements CustomTransportStrategy {
         msg,
         failureFrame(error, () => this.logger.error(`${pattern} failed: ${(error as Error).stack ?? error}`)),
       );
+    }
+  }
+
+  /** An event has nobody to answer: a failure is logged. */
+  private async runEvent(pattern: string, handler: MessageHandler, payload: unknown): Promise<void> {
+    try {
+      const returned: unknown = await handler(payload);
+      if (isObservable(returned)) await lastValueFrom(returned.pipe(defaultIfEmpty(undefined)));
+    } catch (error) {
+      this.logger.error(`${pattern} failed: ${(error as Error).stack ?? error}`);
     }
   }
 

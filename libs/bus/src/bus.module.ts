@@ -8,6 +8,8 @@ import {
 } from '@nestjs/common';
 import { connect, type NatsConnection } from 'nats';
 import { BusClient } from './bus-client';
+import { InboxPublisher } from './jetstream/inbox-publisher';
+import { InboxReader } from './jetstream/inbox-reader';
 import { meterConnection } from './bus-meter';
 import { coalesceWrites } from './write-coalescing';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
@@ -50,7 +52,7 @@ class BusLifecycle implements OnApplicationShutdown {
   }
 }
 
-/** One NATS connection per app, the typed client, and a clean drain on shutdown. */
+/** One NATS connection per app, the typed client and inbox ends, and a clean drain on shutdown. */
 @Module({})
 export class BusModule {
   static forRootAsync(options: BusModuleAsyncOptions): DynamicModule {
@@ -68,8 +70,8 @@ export class BusModule {
       module: BusModule,
       global: true,
       imports: options.imports,
-      providers: [optionsProvider, connectionProvider, BusClient, BusLifecycle],
-      exports: [BUS_OPTIONS, NATS_CONNECTION, BusClient],
+      providers: [optionsProvider, connectionProvider, BusClient, InboxPublisher, InboxReader, BusLifecycle],
+      exports: [BUS_OPTIONS, NATS_CONNECTION, BusClient, InboxPublisher, InboxReader],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { BusPattern, InvalidRequestError } from '@mcpgw/contracts';
+import { BusPattern, InvalidRequestError, defineEvent } from '@mcpgw/contracts';
 import { Controller, Logger, Module } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
@@ -10,6 +10,9 @@ import { BusServer } from '../src/bus-server';
 import { decodeJson } from '../src/json';
 
 const seen: unknown[] = [];
+
+/** An event of the test's own, with a check that lets anything through. */
+const probeEvent = defineEvent<unknown>('probe.event', (plain) => ({ ok: true, value: plain }));
 
 @Controller()
 class ProbeController {
@@ -86,7 +89,7 @@ describe('BusServer and BusClient over NATS', () => {
   });
 
   it('delivers fan-out events', async () => {
-    client.publish('probe.event' as never, { hello: 1 });
+    client.publish(probeEvent, { hello: 1 });
     await expect.poll(() => seen, { timeout: 2_000 }).toContainEqual({ hello: 1 });
   });
 });

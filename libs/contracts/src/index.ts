@@ -1,6 +1,11 @@
 import 'reflect-metadata';
 export * from './bus/subjects';
 export * from './bus/operations';
+export * from './bus/define';
+export * from './bus/payload-checks';
+export * from './bus/events';
+export * from './bus/call-subjects';
+export * from './bus/agent-inbox';
 export * from './envelopes/content';
 export * from './envelopes/chat-message';
 export * from './envelopes/agent-reply';

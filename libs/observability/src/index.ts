@@ -2,5 +2,4 @@ export * from './json-logger';
 export * from './health.module';
 export * from './readiness';
 export * from './management-server';
-export * from './readiness-checks';
 export * from './metrics.module';

@@ -15,7 +15,6 @@ import {
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import type { NatsConnection } from 'nats';
 import { ServiceErrorHttpFilter } from './service-error-http.filter';
 
 /** What every service's environment has; each app's env adds its own settings. */
@@ -73,7 +72,7 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   await spec.configure?.(app);
   if (spec.busQueue) {
     const bus = app.get<BusOptions>(BUS_OPTIONS);
-    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), bus.prefix, spec.busQueue);
+    const strategy = new BusServer(app.get(NATS_CONNECTION), bus.prefix, spec.busQueue);
     // Deferred, so that the bus handlers are built after the global filter is set. The HTTP app
     // runs the lifecycle hooks (onModuleInit…) once, below; the bus part must not run them a
     // second time, or every service would subscribe, LISTEN and start its timers twice.

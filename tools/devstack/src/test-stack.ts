@@ -1,5 +1,4 @@
-import { deleteInboxStream } from '@mcpgw/bus';
-import { connect } from 'nats';
+import { removeInboxStream } from '@mcpgw/bus';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -61,9 +60,7 @@ export async function isolatedEnvironment(label = 'run'): Promise<Isolation> {
     remove: async () => {
       rmSync(dirname(grantKeyFile), { recursive: true, force: true });
       await dropDatabase(ADMIN_URL, database).catch(() => undefined);
-      const nc = await connect({ servers: NATS_URL });
-      await deleteInboxStream(nc, `test_${tag}`);
-      await nc.close();
+      await removeInboxStream(NATS_URL, `test_${tag}`);
     },
   };
 }

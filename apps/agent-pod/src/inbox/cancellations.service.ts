@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { AgentCancel, CancelRequest, parseAs } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, type BusOptions } from '@mcpgw/bus';
-import type { NatsConnection, Subscription } from 'nats';
+import { AgentCancel } from '@mcpgw/contracts';
+import { BusClient, type BusSubscription } from '@mcpgw/bus';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { RecentlySeen } from './recently-seen';
 
@@ -22,22 +21,17 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
   private readonly logger = new Logger(CancellationsService.name);
   private readonly running = new Map<string, AbortController>();
   private readonly cancelledEarly = new RecentlySeen(10_000);
-  private subscription?: Subscription;
+  private subscription?: BusSubscription;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    private readonly bus: BusClient,
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.subscription = this.nc.subscribe(AgentCancel.subject(this.bus.prefix, this.env.AGENT_ID), {
-      callback: (err, msg) => {
-        if (err) return;
-        const parsed = parseAs(CancelRequest, decodeJson(msg.data));
-        if (parsed.ok) this.cancel(parsed.value.message_id, parsed.value.reason);
-      },
-    });
+    this.subscription = this.bus.subscribe(AgentCancel.at(this.env.AGENT_ID), ({ payload }) =>
+      this.cancel(payload.message_id, payload.reason),
+    );
   }
 
   onApplicationShutdown(): void {

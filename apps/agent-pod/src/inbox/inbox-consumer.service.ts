@@ -5,10 +5,9 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { AgentInbox, ChatMessage, ReplyHeaders, parseAs, type AgentReply } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, ackSubjectOf, decodeJson, ensureAgentConsumer, type BusOptions } from '@mcpgw/bus';
+import type { AgentReply } from '@mcpgw/contracts';
+import { InboxReader, type BoundInbox, type InboxDelivery } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
-import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { SkillCancelledError } from './cancellations.service';
@@ -23,7 +22,8 @@ const FETCH_EXPIRES_MS = 5_000;
  * one durable consumer, so each message goes to one pod (JetStream's queue
  * group). A message is acked only after its reply is stored; while a skill runs
  * the pod tells JetStream it is still working, so a live pod keeps its message
- * and a dead pod's message is redelivered after the ack wait. See README.md.
+ * and a dead pod's message is redelivered after the ack wait. The bus checks
+ * each message first (a malformed one is terminated there). See README.md.
  */
 @Injectable()
 export class InboxConsumerService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -40,8 +40,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private batch?: { stop(): void };
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    private readonly inbox: InboxReader,
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
     private readonly runner: SkillRunner,
     private readonly replier: ReplierService,
@@ -53,18 +52,14 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     this.logger.log({ msg: 'consuming', agent_id: this.env.AGENT_ID });
   }
 
-  /** The agent's durable consumer, made (again) if it is not there. */
-  private async consumer(): Promise<Consumer> {
-    const durable = await this.bindConsumer();
-    return this.nc.jetstream().consumers.get(AgentInbox.streamName(this.bus.prefix), durable);
-  }
-
-  /** The message service owns the inbox stream; until it has made it, wait. */
-  private async bindConsumer(): Promise<string> {
-    const jsm = await this.nc.jetstreamManager();
+  /**
+   * The agent's durable consumer, made (again) if it is not there. The message
+   * service owns the inbox stream; until it has made it, wait.
+   */
+  private async consumer(): Promise<BoundInbox> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await ensureAgentConsumer(jsm, this.bus.prefix, this.env.AGENT_ID, {
+        return await this.inbox.bind(this.env.AGENT_ID, {
           ackWaitMs: this.env.INBOX_ACK_WAIT_MS,
           maxDeliver: this.env.INBOX_MAX_DELIVER,
         });
@@ -100,7 +95,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
    * with memory storage restarted) binds the consumer again, which waits for
    * the message service to make the stream again.
    */
-  private async pull(first: Consumer): Promise<void> {
+  private async pull(first: BoundInbox): Promise<void> {
     let consumer = first;
     while (this.running) {
       const free = this.env.POD_CONCURRENCY - this.inFlight.size;
@@ -109,7 +104,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         continue;
       }
       try {
-        const batch = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
+        const batch = await consumer.fetch(free, FETCH_EXPIRES_MS);
         this.batch = batch;
         for await (const msg of batch) {
           this.handle(msg).catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
@@ -129,20 +124,14 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     }
   }
 
-  private async handle(msg: JsMsg): Promise<void> {
-    const parsed = parseAs(ChatMessage, decodeJson(msg.data));
-    if (!parsed.ok || !parsed.value.channel_id) {
-      this.logger.error({ msg: 'dropping malformed inbox message', seq: msg.seq, errors: parsed.ok ? [] : parsed.errors });
-      msg.term();
-      return;
-    }
-    const message = parsed.value;
+  private async handle(msg: InboxDelivery): Promise<void> {
+    const { message } = msg;
     if (this.completed.has(message.id)) return this.answerCopy(msg, message.id);
     if (this.inFlight.has(message.id)) return; // already running here; its ack will follow
     this.inFlight.add(message.id);
     const heartbeat = setInterval(() => msg.working(), Math.max(this.env.INBOX_ACK_WAIT_MS / 3, 100));
     try {
-      const reply = await this.runner.answer(message, msg.info.redeliveryCount);
+      const reply = await this.runner.answer(message, msg.redeliveryCount);
       this.completed.add(message.id, reply);
       await this.sendReply(msg, reply);
     } catch (error) {
@@ -168,28 +157,23 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
    * acks once the reply is stored (if it never does, the message comes back
    * and is answered from `completed`). A redelivery: stored by request, acked here.
    */
-  private async sendReply(msg: JsMsg, reply: AgentReply): Promise<void> {
-    const replica = replicaOf(msg);
-    if (replica && !msg.info.redelivered) return this.replier.sendDirect(reply, replica, ackSubjectOf(msg));
+  private async sendReply(msg: InboxDelivery, reply: AgentReply): Promise<void> {
+    const replica = msg.replyTo;
+    if (replica && !msg.redelivered) return this.replier.sendDirect(reply, replica, msg.ackSubject);
     await this.replier.store(reply, replica);
     msg.ack();
   }
 
   /** A copy of a message this pod finished: its reply again (storing it is idempotent), never the skill. */
-  private async answerCopy(msg: JsMsg, messageId: string): Promise<void> {
+  private async answerCopy(msg: InboxDelivery, messageId: string): Promise<void> {
     this.logger.log({ msg: 'duplicate dropped', message_id: messageId }); // the skill does not run again
     const reply = this.completed.get(messageId);
     try {
-      if (reply) await this.replier.store(reply, replicaOf(msg));
+      if (reply) await this.replier.store(reply, msg.replyTo);
       msg.ack();
     } catch (error) {
       this.logger.error({ msg: 'could not store the reply again; will be redelivered', message_id: messageId, error: (error as Error).message });
       msg.nak(1_000);
     }
   }
-}
-
-/** The message service replica that delivered the message and waits for its reply (its replies subject). */
-function replicaOf(msg: JsMsg): string | undefined {
-  return msg.headers?.get(ReplyHeaders.replyTo) || undefined;
 }

@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { CallEvents, type CallEvent } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, encodeJson, type BusOptions } from '@mcpgw/bus';
-import type { NatsConnection } from 'nats';
+import { BusClient } from '@mcpgw/bus';
 
 /**
  * Progress and log events of a message in flight, on core NATS: whoever watches
@@ -10,12 +9,9 @@ import type { NatsConnection } from 'nats';
  */
 @Injectable()
 export class CallEventsPublisher {
-  constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
-  ) {}
+  constructor(private readonly bus: BusClient) {}
 
   publish(event: CallEvent): void {
-    this.nc.publish(CallEvents.subject(this.bus.prefix, event.in_reply_to), encodeJson(event));
+    this.bus.publish(CallEvents.at(event.in_reply_to), event);
   }
 }

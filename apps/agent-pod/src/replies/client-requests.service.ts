@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { CallInput, type ClientRequestMethod, type InputResponse } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, type BusOptions } from '@mcpgw/bus';
-import type { NatsConnection } from 'nats';
+import { BusClient, type BusSubscription } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
 import { CallEventsPublisher } from './call-events.publisher';
 
@@ -25,8 +24,7 @@ export class ClientRequestError extends Error {
 @Injectable()
 export class ClientRequestsService {
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    private readonly bus: BusClient,
     private readonly events: CallEventsPublisher,
   ) {}
 
@@ -38,18 +36,15 @@ export class ClientRequestsService {
     timeoutMs = DEFAULT_TIMEOUT_MS,
   ): Promise<Record<string, unknown>> {
     const key = randomUUID();
-    const subscription = this.nc.subscribe(CallInput.subject(this.bus.prefix, messageId));
+    let subscription: BusSubscription | undefined;
     const answer = new Promise<InputResponse>((resolve, reject) => {
       const timer = setTimeout(() => reject(new ClientRequestError(`the client did not answer ${method} in time`)), timeoutMs);
       signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-      void (async () => {
-        for await (const msg of subscription) {
-          const response = decodeJson(msg.data) as InputResponse | undefined;
-          if (response?.key !== key) continue;
-          clearTimeout(timer);
-          return resolve(response);
-        }
-      })();
+      subscription = this.bus.subscribe(CallInput.at(messageId), ({ payload }) => {
+        if (payload.key !== key) return;
+        clearTimeout(timer);
+        resolve(payload);
+      });
     });
     try {
       this.events.publish({ type: 'input_request', in_reply_to: messageId, key, method, params });
@@ -57,7 +52,7 @@ export class ClientRequestsService {
       if (response.error) throw new ClientRequestError(response.error.message, response.error.code);
       return response.result ?? {};
     } finally {
-      subscription.unsubscribe();
+      subscription?.unsubscribe();
     }
   }
 }

@@ -7,8 +7,7 @@ import {
   type ChatMessage,
   type ContentItemDto,
 } from '@mcpgw/contracts';
-import { BusClient, NATS_CONNECTION, encodeJson } from '@mcpgw/bus';
-import { headers, type NatsConnection } from 'nats';
+import { BusClient, type ReplicaAddress } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
@@ -26,7 +25,6 @@ const ATTEMPTS = 3;
 export class ReplierService {
   constructor(
     private readonly bus: BusClient,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
   ) {}
 
@@ -46,10 +44,8 @@ export class ReplierService {
   }
 
   /** Fire and forget: the replica stores the reply, then acks `ackSubject` for us. */
-  sendDirect(reply: AgentReply, replicaSubject: string, ackSubject: string): void {
-    const hdrs = headers();
-    hdrs.set(ReplyHeaders.ack, ackSubject);
-    this.nc.publish(replicaSubject, encodeJson(reply), { headers: hdrs });
+  sendDirect(reply: AgentReply, replica: ReplicaAddress, ackSubject: string): void {
+    this.bus.publish(replica, reply, { [ReplyHeaders.ack]: ackSubject });
   }
 
   /**
@@ -57,10 +53,10 @@ export class ReplierService {
    * then. Tried first at the replica that delivered the message (it may hold
    * the waiter), then at any replica.
    */
-  async store(reply: AgentReply, replicaSubject?: string): Promise<void> {
+  async store(reply: AgentReply, replica?: ReplicaAddress): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        if (replicaSubject && attempt === 1 && (await this.storeAt(replicaSubject, reply))) return;
+        if (replica && attempt === 1 && (await this.storeAt(replica, reply))) return;
         await this.bus.request(BusPattern.PostMessage, { envelope: reply });
         return;
       } catch (error) {
@@ -71,9 +67,9 @@ export class ReplierService {
   }
 
   /** Store the reply at one replica (its replies subject takes the bare envelope); false when that replica is gone. */
-  private async storeAt(replicaSubject: string, reply: AgentReply): Promise<boolean> {
+  private async storeAt(replica: ReplicaAddress, reply: AgentReply): Promise<boolean> {
     try {
-      await this.bus.requestAt(replicaSubject, BusPattern.PostMessage, reply);
+      await this.bus.requestAt(replica, reply);
       return true;
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'unavailable') return false;

@@ -13,8 +13,7 @@ import {
   type ContentItem,
   type WaitResult,
 } from '@mcpgw/contracts';
-import { BUS_OPTIONS, BusClient, BusTimeoutError, NATS_CONNECTION, encodeJson, type BusOptions } from '@mcpgw/bus';
-import type { NatsConnection } from 'nats';
+import { BusClient, BusTimeoutError } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -87,8 +86,6 @@ export class CallPipeline {
   constructor(
     private readonly catalogue: ToolCatalogueService,
     private readonly bus: BusClient,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly busOptions: BusOptions,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -135,7 +132,7 @@ export class CallPipeline {
     const { signal, onEvent } = options;
     if (signal?.aborted) throw new CallCancelledError();
     const startedAt = Date.now();
-    const watch = onEvent && new CallWatch(this.nc, this.busOptions.prefix, message.id, onEvent);
+    const watch = onEvent && new CallWatch(this.bus, message.id, onEvent);
     const cancelAgent = () => {
       if (options.ownsMessage !== false) this.cancelAgent(message, 'cancelled by the client');
     };
@@ -225,13 +222,13 @@ export class CallPipeline {
 
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
   answerInput(messageId: string, response: InputResponse): void {
-    this.nc.publish(CallInput.subject(this.busOptions.prefix, messageId), encodeJson(response));
+    this.bus.publish(CallInput.at(messageId), response);
   }
 
   /** Tell every pod of the agent to stop working on the message (the one running it will). */
   private cancelAgent(message: ChatMessage, reason: string): void {
     const cancel: CancelRequest = { type: 'cancel', message_id: message.id, reason };
-    this.nc.publish(AgentCancel.subject(this.busOptions.prefix, message.agent_id), encodeJson(cancel));
+    this.bus.publish(AgentCancel.at(message.agent_id), cancel);
   }
 
   /** Bus failures become typed call errors; anything unexpected is logged once, here. */

@@ -1,31 +1,20 @@
-import { CallEvents, InputRequestEvent, LogEvent, ProgressEvent, parseAs, type CallEvent } from '@mcpgw/contracts';
-import { decodeJson } from '@mcpgw/bus';
-import type { NatsConnection, Subscription } from 'nats';
+import { CallEvents, type CallEvent } from '@mcpgw/contracts';
+import type { BusClient, BusSubscription } from '@mcpgw/bus';
 
 /**
  * Watches one message in flight: the agent's progress and log events (core
- * NATS), and when the agent last showed a sign of life. Start it before the
- * message is posted, stop it when the call ends.
+ * NATS, checked by the bus), and when the agent last showed a sign of life.
+ * Start it before the message is posted, stop it when the call ends.
  */
 export class CallWatch {
-  private readonly subscription: Subscription;
+  private readonly subscription: BusSubscription;
   private lastActivity = Date.now();
 
-  constructor(nc: NatsConnection, prefix: string, messageId: string, onEvent: (event: CallEvent) => void) {
-    this.subscription = nc.subscribe(CallEvents.subject(prefix, messageId), {
-      callback: (err, msg) => {
-        if (err) return;
-        const plain = decodeJson(msg.data) as { type?: unknown } | undefined;
-        const parsed =
-          plain?.type === 'progress'
-            ? parseAs(ProgressEvent, plain)
-            : plain?.type === 'input_request'
-              ? parseAs(InputRequestEvent, plain)
-              : parseAs(LogEvent, plain);
-        if (!parsed.ok || parsed.value.in_reply_to !== messageId) return;
-        this.lastActivity = Date.now();
-        onEvent(parsed.value);
-      },
+  constructor(bus: BusClient, messageId: string, onEvent: (event: CallEvent) => void) {
+    this.subscription = bus.subscribe(CallEvents.at(messageId), ({ payload }) => {
+      if (payload.in_reply_to !== messageId) return;
+      this.lastActivity = Date.now();
+      onEvent(payload);
     });
   }
 

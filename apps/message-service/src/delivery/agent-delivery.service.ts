@@ -1,15 +1,11 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { AgentInbox, ReplyHeaders, UnavailableError, type ChatMessage } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, encodeJson, ensureInboxStream, restoreInboxStream, type BusOptions } from '@mcpgw/bus';
-import { headers, type JetStreamClient, type NatsConnection } from 'nats';
+import { UnavailableError, type InboxMessage } from '@mcpgw/contracts';
+import { InboxPublisher } from '@mcpgw/bus';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { REPLICA_REPLIES_SUBJECT } from '../replies/replica-replies.subject';
 
 /** How often the inbox stream is checked (and made again if it was lost). */
 const STREAM_CHECK_MS = 3_000;
-
-/** JetStream de-duplicates on this header within the stream's window. */
-const MSG_ID_HEADER = 'Nats-Msg-Id';
 
 /**
  * Hands stored chat messages to agent pods through JetStream: at-least-once,
@@ -26,19 +22,15 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
 export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(AgentDeliveryService.name);
   private streamCheck?: NodeJS.Timeout;
-  private readonly js: JetStreamClient;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    private readonly inboxes: InboxPublisher,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
     @Inject(REPLICA_REPLIES_SUBJECT) private readonly repliesSubject: string,
-  ) {
-    this.js = nc.jetstream();
-  }
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    await ensureInboxStream(this.nc, this.bus.prefix, this.env.INBOX_STORAGE);
+    await this.inboxes.ensureStream(this.env.INBOX_STORAGE);
     this.streamCheck = setInterval(() => void this.checkStream(), STREAM_CHECK_MS).unref();
   }
 
@@ -53,7 +45,7 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
    */
   private async checkStream(): Promise<void> {
     try {
-      if (await restoreInboxStream(this.nc, this.bus.prefix, this.env.INBOX_STORAGE)) {
+      if (await this.inboxes.restoreStream(this.env.INBOX_STORAGE)) {
         this.logger.warn('the inbox stream was gone: made it again');
       }
     } catch (error) {
@@ -61,35 +53,23 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  async deliver(message: ChatMessage): Promise<void> {
+  async deliver(message: InboxMessage): Promise<void> {
     try {
-      await this.js.publish(this.inbox(message), encodeJson(message), { headers: this.headers(message) });
+      await this.inboxes.deliver(message, this.repliesSubject);
     } catch (error) {
       throw this.unavailable(message, error);
     }
   }
 
-  deliverForWaiter(message: ChatMessage): void {
+  deliverForWaiter(message: InboxMessage): void {
     try {
-      this.nc.publish(this.inbox(message), encodeJson(message), { headers: this.headers(message) });
+      this.inboxes.deliverUnconfirmed(message, this.repliesSubject);
     } catch (error) {
       throw this.unavailable(message, error);
     }
   }
 
-  private inbox(message: ChatMessage): string {
-    return AgentInbox.subject(this.bus.prefix, message.agent_id);
-  }
-
-  /** The de-duplication id (JetStream drops a second copy within its window) and where to reply. */
-  private headers(message: ChatMessage) {
-    const hdrs = headers();
-    hdrs.set(MSG_ID_HEADER, message.id);
-    hdrs.set(ReplyHeaders.replyTo, this.repliesSubject);
-    return hdrs;
-  }
-
-  private unavailable(message: ChatMessage, error: unknown): UnavailableError {
+  private unavailable(message: InboxMessage, error: unknown): UnavailableError {
     return new UnavailableError(`could not hand the message to agent ${message.agent_id}: ${(error as Error).message}`);
   }
 }

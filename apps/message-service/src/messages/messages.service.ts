@@ -9,8 +9,10 @@ import {
   type BusPattern,
   type ChannelView,
   type ChatMessage,
+  type InboxMessage,
   type StoredMessage,
 } from '@mcpgw/contracts';
+import type { Encoded } from '@mcpgw/bus';
 import { AgentDeliveryService } from '../delivery/agent-delivery.service';
 import { ReplyNotices } from '../wait/reply-notices.service';
 import { MessagesStore, type InsertOutcome } from './messages.store';
@@ -59,11 +61,12 @@ export class MessagesService {
     return this.postChatMessage(envelope, 'for_waiter');
   }
 
-  /** Post an agent_reply; `raw` is its JSON as received, passed on to other replicas as it is. */
-  postReply(plain: unknown, raw?: Uint8Array): Promise<PostResult> {
-    const envelope = this.parse(plain);
-    if (envelope.type !== 'agent_reply') throw new InvalidRequestError('expected an agent_reply');
-    return this.storeReply(envelope, raw);
+  /**
+   * Post an agent_reply the bus already checked (a pod's direct reply); `raw`
+   * is its JSON as received, passed on to other replicas as it is.
+   */
+  postReply(reply: AgentReply, raw?: Encoded<AgentReply>): Promise<PostResult> {
+    return this.storeReply(reply, raw);
   }
 
   async list(channelId: unknown, limit: unknown = 100): Promise<StoredMessage[]> {
@@ -94,7 +97,7 @@ export class MessagesService {
   ): Promise<PostResult & { existingReply?: AgentReply }> {
     const outcome = await this.store.insert(message);
     const result = this.accepted(outcome, message);
-    const deliver = (stored: ChatMessage) =>
+    const deliver = (stored: InboxMessage) =>
       delivery === 'confirmed' ? this.delivery.deliver(stored) : this.delivery.deliverForWaiter(stored);
     if (!result.duplicate) {
       await deliver({ ...message, channel_id: result.channel_id });
@@ -108,7 +111,7 @@ export class MessagesService {
     return { ...result, existingReply: reply };
   }
 
-  private async storeReply(reply: AgentReply, raw?: Uint8Array): Promise<PostResult> {
+  private async storeReply(reply: AgentReply, raw?: Encoded<AgentReply>): Promise<PostResult> {
     const outcome = await this.store.insert(reply);
     if (outcome.kind === 'already_answered') {
       // At-least-once delivery can make an agent answer twice; the first answer stands.

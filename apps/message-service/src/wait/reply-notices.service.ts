@@ -1,8 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ReplyStored, parseEnvelope, type AgentReply } from '@mcpgw/contracts';
-import { BUS_OPTIONS, NATS_CONNECTION, decodeJson, encodeJson, type BusOptions } from '@mcpgw/bus';
+import { Inject, Injectable } from '@nestjs/common';
+import { ReplyStored, type AgentReply } from '@mcpgw/contracts';
+import { BusClient, type Encoded } from '@mcpgw/bus';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
-import type { NatsConnection } from 'nats';
 import { Gauge, type Registry } from 'prom-client';
 import { ReplyWaiters } from './reply-waiters';
 
@@ -14,12 +13,10 @@ import { ReplyWaiters } from './reply-waiters';
  */
 @Injectable()
 export class ReplyNotices {
-  private readonly logger = new Logger(ReplyNotices.name);
   readonly waiters = new ReplyWaiters();
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
+    private readonly bus: BusClient,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     const waiters = this.waiters;
@@ -34,9 +31,9 @@ export class ReplyNotices {
   }
 
   /** A reply was just stored here. `raw` is its JSON as received, sent on as it is. */
-  stored(reply: AgentReply, raw?: Uint8Array): void {
+  stored(reply: AgentReply, raw?: Encoded<AgentReply>): void {
     this.waiters.wake(reply);
-    this.nc.publish(ReplyStored.subject(this.bus.prefix, reply.in_reply_to), raw ?? encodeJson(reply));
+    this.bus.publish(ReplyStored.at(reply.in_reply_to), raw ?? reply);
   }
 
   /**
@@ -45,14 +42,8 @@ export class ReplyNotices {
    * heard: read the database after this, not before.
    */
   async listen(messageId: string): Promise<{ stop(): void }> {
-    const subscription = this.nc.subscribe(ReplyStored.subject(this.bus.prefix, messageId), {
-      callback: (error, msg) => {
-        if (error) return this.logger.warn(`reply notice for ${messageId}: ${error.message}`);
-        const parsed = parseEnvelope(decodeJson(msg.data));
-        if (parsed.ok && parsed.value.type === 'agent_reply') this.waiters.wake(parsed.value);
-      },
-    });
-    await this.nc.flush();
+    const subscription = this.bus.subscribe(ReplyStored.at(messageId), ({ payload }) => this.waiters.wake(payload));
+    await this.bus.flush();
     return { stop: () => subscription.unsubscribe() };
   }
 }

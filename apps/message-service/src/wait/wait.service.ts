@@ -7,8 +7,7 @@ import {
   type BusResponse,
   type WaitResult,
 } from '@mcpgw/contracts';
-import { NATS_CONNECTION } from '@mcpgw/bus';
-import type { NatsConnection } from 'nats';
+import { BusClient } from '@mcpgw/bus';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
@@ -27,7 +26,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     private readonly store: MessagesStore,
     private readonly messages: MessagesService,
     private readonly notices: ReplyNotices,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly bus: BusClient,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
   ) {}
 
@@ -109,9 +108,8 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
 
   /** Wake-ups sent while this replica was cut off from NATS are lost: look in the database once. */
   private async recheckAfterReconnects(): Promise<void> {
-    for await (const status of this.nc.status()) {
+    for await (const _ of this.bus.reconnects()) {
       if (this.stopped) return;
-      if (status.type !== 'reconnect') continue;
       const pending = this.notices.waiters.pending();
       this.logger.warn(`bus reconnected: rechecking ${pending.length} open waits`);
       for (const { channelId, messageId } of pending) {

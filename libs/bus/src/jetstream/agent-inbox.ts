@@ -4,6 +4,7 @@ import {
   DeliverPolicy,
   RetentionPolicy,
   StorageType,
+  connect,
   type JetStreamManager,
   type JsMsg,
   type NatsConnection,
@@ -107,6 +108,16 @@ export function ackSubjectOf(msg: JsMsg): string {
 export async function deleteInboxStream(nc: NatsConnection, prefix: string): Promise<void> {
   const jsm = await nc.jetstreamManager();
   await jsm.streams.delete(AgentInbox.streamName(prefix)).catch(() => undefined);
+}
+
+/** The same, on a connection of its own to `url` (tools that hold none). */
+export async function removeInboxStream(url: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: url });
+  try {
+    await deleteInboxStream(nc, prefix);
+  } finally {
+    await nc.close();
+  }
 }
 
 function isNotFound(error: unknown): boolean {

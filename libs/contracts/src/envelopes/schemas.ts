@@ -126,14 +126,19 @@ const schemas = new Map<unknown, SchemaObject>([
 let ajv: Ajv | undefined;
 const compiled = new Map<unknown, ValidateFunction>();
 
+/** Compile a schema with the one shared ajv instance (and its formats). */
+export function compileSchema(schema: SchemaObject): ValidateFunction {
+  ajv ??= new Ajv({ allErrors: true, strict: true, formats: { uuid: UUID, iso8601: ISO8601 } });
+  return ajv.compile(schema);
+}
+
 /** The compiled validator of a contract class, compiled on first use; undefined for classes without a schema. */
 export function compiledValidator(cls: unknown): ValidateFunction | undefined {
   const known = compiled.get(cls);
   if (known) return known;
   const schema = schemas.get(cls);
   if (!schema) return undefined;
-  ajv ??= new Ajv({ allErrors: true, strict: true, formats: { uuid: UUID, iso8601: ISO8601 } });
-  const validate = ajv.compile(schema);
+  const validate = compileSchema(schema);
   compiled.set(cls, validate);
   return validate;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BusEvent, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
+import { CallCancelled, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { CallPipeline } from '../../calls/call-pipeline.service';
 import { InFlightCalls } from '../../calls/in-flight-calls.service';
@@ -127,7 +127,7 @@ export class AgentMcpHandler {
   cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
     if (!ctx.session) return; // request ids name nothing outside a session
     const key = InFlightCalls.key(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
-    if (!this.inFlight.cancel(key)) this.bus.publish(BusEvent.CallCancelled, { key });
+    if (!this.inFlight.cancel(key)) this.bus.publish(CallCancelled, { key });
   }
 }
 

@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AgentInbox, ReplyHeaders, type InboxMessage } from '@mcpgw/contracts';
+import { headers, type JetStreamClient, type MsgHdrs, type NatsConnection } from 'nats';
+import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
+import { encodeJson } from '../json';
+import { ensureInboxStream, restoreInboxStream, type InboxStorage } from './agent-inbox';
+
+/** JetStream de-duplicates on this header within the stream's window. */
+const MSG_ID_HEADER = 'Nats-Msg-Id';
+
+/** JetStream's positive acknowledgement. */
+const ACK = new TextEncoder().encode('+ACK');
+
+/**
+ * The message service's side of the agent inboxes: the stream, and chat
+ * messages into it, each naming where its reply goes (`Mcpgw-Reply-To`) and
+ * de-duplicated by message id. Our own service writes here, so nothing is
+ * checked on the way in; the pod checks what it pulls.
+ */
+@Injectable()
+export class InboxPublisher {
+  private js?: JetStreamClient;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(BUS_OPTIONS) private readonly options: BusOptions,
+  ) {}
+
+  ensureStream(storage: InboxStorage): Promise<void> {
+    return ensureInboxStream(this.nc, this.options.prefix, storage);
+  }
+
+  /** Make the stream again if it is gone; true when it had to. */
+  restoreStream(storage: InboxStorage): Promise<boolean> {
+    return restoreInboxStream(this.nc, this.options.prefix, storage);
+  }
+
+  /** Resolves once JetStream has the message (its ack). */
+  async deliver(message: InboxMessage, replyTo: string): Promise<void> {
+    this.js ??= this.nc.jetstream();
+    await this.js.publish(this.subject(message), encodeJson(message), { headers: inboxHeaders(message, replyTo) });
+  }
+
+  /** The same message, without waiting for JetStream's ack: one message fewer, for a caller that waits for the reply anyway. */
+  deliverUnconfirmed(message: InboxMessage, replyTo: string): void {
+    this.nc.publish(this.subject(message), encodeJson(message), { headers: inboxHeaders(message, replyTo) });
+  }
+
+  /** Ack an inbox message for the pod that answered it (its ack subject came in `Mcpgw-Ack`). */
+  ackFor(ackSubject: string): void {
+    this.nc.publish(ackSubject, ACK);
+  }
+
+  private subject(message: InboxMessage): string {
+    return AgentInbox.subject(this.options.prefix, message.agent_id);
+  }
+}
+
+/** The de-duplication id (JetStream drops a second copy within its window) and where to reply. */
+function inboxHeaders(message: InboxMessage, replyTo: string): MsgHdrs {
+  const hdrs = headers();
+  hdrs.set(MSG_ID_HEADER, message.id);
+  hdrs.set(ReplyHeaders.replyTo, replyTo);
+  return hdrs;
+}

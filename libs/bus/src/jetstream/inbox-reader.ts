@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AgentInbox, ReplicaReplies, ReplyHeaders, type InboxMessage } from '@mcpgw/contracts';
+import type { Consumer, JsMsg, NatsConnection } from 'nats';
+import { admit } from '../bus-edge';
+import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
+import { ackSubjectOf, ensureAgentConsumer, type InboxConsumerSettings } from './agent-inbox';
+
+/** The replies subject of one message service replica. */
+export type ReplicaAddress = ReturnType<typeof ReplicaReplies.exact>;
+
+/** One chat message pulled from an agent's inbox, already checked. */
+export interface InboxDelivery {
+  readonly message: InboxMessage;
+  readonly seq: number;
+  readonly redelivered: boolean;
+  readonly redeliveryCount: number;
+  /** Where its reply goes: the replies subject of the replica that delivered it, if it named one. */
+  readonly replyTo: ReplicaAddress | undefined;
+  /** The subject that acks it; whoever holds it can ack (the replica does, for the pod). */
+  readonly ackSubject: string;
+  ack(): void;
+  nak(delayMs?: number): void;
+  /** Still working on it: JetStream restarts its ack wait. */
+  working(): void;
+}
+
+/** One pull: the checked messages, and a way to end it early. */
+export interface InboxBatch extends AsyncIterable<InboxDelivery> {
+  stop(): void;
+}
+
+/** An agent's durable consumer, bound. */
+export interface BoundInbox {
+  fetch(maxMessages: number, expiresMs: number): Promise<InboxBatch>;
+}
+
+/**
+ * The pod's side of the inbox. Each pulled message is checked against the
+ * inbox contract (a ChatMessage with its channel) before the pod sees it; an
+ * invalid one is terminated (never redelivered), counted and logged.
+ */
+@Injectable()
+export class InboxReader {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(BUS_OPTIONS) private readonly options: BusOptions,
+  ) {}
+
+  /** Bind (make, if need be) the agent's durable consumer. Fails with "stream not found" until the stream exists. */
+  async bind(agentId: string, settings: InboxConsumerSettings): Promise<BoundInbox> {
+    const durable = await ensureAgentConsumer(await this.nc.jetstreamManager(), this.options.prefix, agentId, settings);
+    const consumer = await this.nc.jetstream().consumers.get(AgentInbox.streamName(this.options.prefix), durable);
+    return { fetch: (max, expires) => fetchChecked(consumer, max, expires) };
+  }
+}
+
+async function fetchChecked(consumer: Consumer, maxMessages: number, expiresMs: number): Promise<InboxBatch> {
+  const batch = await consumer.fetch({ max_messages: maxMessages, expires: expiresMs });
+  return { stop: () => batch.stop(), [Symbol.asyncIterator]: () => checked(batch) };
+}
+
+async function* checked(batch: AsyncIterable<JsMsg>): AsyncGenerator<InboxDelivery> {
+  for await (const msg of batch) {
+    const parsed = admit(AgentInbox, msg.data, 'inbox message');
+    if (parsed.ok) yield new PulledMessage(parsed.value, msg);
+    else msg.term();
+  }
+}
+
+class PulledMessage implements InboxDelivery {
+  constructor(
+    readonly message: InboxMessage,
+    private readonly msg: JsMsg,
+  ) {}
+
+  get seq(): number {
+    return this.msg.seq;
+  }
+  get redelivered(): boolean {
+    return this.msg.info.redelivered;
+  }
+  get redeliveryCount(): number {
+    return this.msg.info.redeliveryCount;
+  }
+  get replyTo(): ReplicaAddress | undefined {
+    const subject = this.msg.headers?.get(ReplyHeaders.replyTo);
+    return subject ? ReplicaReplies.exact(subject) : undefined;
+  }
+  get ackSubject(): string {
+    return ackSubjectOf(this.msg);
+  }
+  ack(): void {
+    this.msg.ack();
+  }
+  nak(delayMs?: number): void {
+    this.msg.nak(delayMs);
+  }
+  working(): void {
+    this.msg.working();
+  }
+}

@@ -1,0 +1,62 @@
+import type { AgentReply } from '../envelopes/agent-reply';
+import { defineSubject } from './define';
+import type { BusResponse } from './operations';
+import type { BusPattern } from './subjects';
+import {
+  checkAgentReply,
+  checkCallEvent,
+  checkCancelRequest,
+  checkInputResponse,
+} from './payload-checks';
+
+/*
+ * Core NATS subjects of one call (or one agent, or one replica), with what
+ * travels on each. Nobody listening costs nothing, so a call pays only for
+ * the ones someone hears. The inbox itself (JetStream) is in agent-inbox.ts.
+ */
+
+/** Progress, log and input-request events of one message in flight (agent -> gateway). */
+export const CallEvents = defineSubject({
+  family: 'calls.*.events',
+  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.events`,
+  check: checkCallEvent,
+});
+
+/** The MCP client's answers to the agent's input requests (gateway -> agent). */
+export const CallInput = defineSubject({
+  family: 'calls.*.input',
+  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.input`,
+  check: checkInputResponse,
+});
+
+/** Fan-out to every pod of an agent: stop working on a message. */
+export const AgentCancel = defineSubject({
+  family: 'agents.*.cancel',
+  subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.cancel`,
+  check: checkCancelRequest,
+});
+
+/**
+ * "The reply to this message is stored", with the reply. Heard only by
+ * replicas that wait for a message they did not deliver (a joined retry, a
+ * wait on another replica).
+ */
+export const ReplyStored = defineSubject({
+  family: 'calls.*.stored',
+  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.stored`,
+  check: checkAgentReply,
+});
+
+/**
+ * Per message service replica: the replies to the chat messages this replica
+ * delivered. A pod sends its reply here (the subject travels with the message,
+ * in the `Mcpgw-Reply-To` header), so the replica holding the waiter stores it
+ * and answers the gateway with no other hop. Published with the `Mcpgw-Ack`
+ * header (the replica acks for the pod), or sent as a request and answered
+ * like `ms.messages.post`. See apps/agent-pod/src/inbox/README.md.
+ */
+export const ReplicaReplies = defineSubject<[replicaId: string], AgentReply, BusResponse<typeof BusPattern.PostMessage>>({
+  family: 'ms.replicas.*.replies',
+  subject: (prefix, replicaId) => `${prefix}.ms.replicas.${replicaId}.replies`,
+  check: checkAgentReply,
+});

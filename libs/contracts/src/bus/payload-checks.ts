@@ -1,0 +1,68 @@
+import type { SchemaObject, ValidateFunction } from 'ajv';
+import type { AgentReply } from '../envelopes/agent-reply';
+import { CancelRequest, InputRequestEvent, LogEvent, ProgressEvent, type CallEvent, type InputResponse } from '../envelopes/call-events';
+import { ChatMessage } from '../envelopes/chat-message';
+import { compileSchema, describeErrors } from '../envelopes/schemas';
+import { parseAs, parseEnvelope, type Parsed } from '../envelopes/validate';
+import type { PayloadCheck } from './define';
+
+/*
+ * The checks of what travels on the per-call subjects, the inbox and the
+ * events: the envelope validators of `envelopes/` where the payload is an
+ * envelope, compiled schemas of their own for the rest. Each runs once, where
+ * the payload arrives from the bus.
+ */
+
+/** A chat message in an agent's inbox: stored, so it has its channel. */
+export type InboxMessage = ChatMessage & { channel_id: string };
+
+/** `CallCancelled`: a client cancelled the request with this in-flight key. */
+export interface CallCancelledEvent {
+  key: string;
+}
+
+export const checkAgentReply: PayloadCheck<AgentReply> = (plain) => {
+  const parsed = parseEnvelope(plain);
+  if (parsed.ok && parsed.value.type !== 'agent_reply') return { ok: false, errors: ['type must be agent_reply'] };
+  return parsed as Parsed<AgentReply>;
+};
+
+export const checkInboxMessage: PayloadCheck<InboxMessage> = (plain) => {
+  const parsed = parseAs(ChatMessage, plain);
+  if (parsed.ok && !parsed.value.channel_id) return { ok: false, errors: ['channel_id is required'] };
+  return parsed as Parsed<InboxMessage>;
+};
+
+export const checkCallEvent: PayloadCheck<CallEvent> = (plain) => {
+  const type = (plain as { type?: unknown } | null)?.type;
+  if (type === 'progress') return parseAs(ProgressEvent, plain);
+  if (type === 'input_request') return parseAs(InputRequestEvent, plain);
+  return parseAs(LogEvent, plain);
+};
+
+export const checkCancelRequest: PayloadCheck<CancelRequest> = (plain) => parseAs(CancelRequest, plain);
+
+export const checkInputResponse: PayloadCheck<InputResponse> = bySchema<InputResponse>({
+  type: 'object',
+  required: ['key'],
+  properties: {
+    key: { type: 'string' },
+    result: { type: 'object' },
+    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'number' }, message: { type: 'string' } } },
+  },
+});
+
+export const checkCallCancelled: PayloadCheck<CallCancelledEvent> = bySchema<CallCancelledEvent>({
+  type: 'object',
+  required: ['key'],
+  properties: { key: { type: 'string' } },
+});
+
+/** A check by a schema of its own, compiled on first use. */
+function bySchema<T>(schema: SchemaObject): PayloadCheck<T> {
+  let validate: ValidateFunction | undefined;
+  return (plain) => {
+    validate ??= compileSchema(schema);
+    return validate(plain) ? { ok: true, value: plain as T } : { ok: false, errors: describeErrors(validate.errors) };
+  };
+}
