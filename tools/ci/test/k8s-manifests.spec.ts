@@ -99,6 +99,8 @@ function render(overlay: string): Obj[] {
     maxBuffer: 16 << 20,
   });
   if (run.status !== 0) throw new Error(`kubectl kustomize deploy/k8s/overlays/${overlay} failed:\n${run.stderr}`);
+  // Warnings are deprecated fields (bases, patchesStrategicMerge, commonLabels…): keep the overlays current.
+  if (run.stderr.trim()) throw new Error(`kubectl kustomize deploy/k8s/overlays/${overlay} warned:\n${run.stderr}`);
   return yamlObjects(run.stdout);
 }
 
