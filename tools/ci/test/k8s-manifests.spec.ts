@@ -1,0 +1,597 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+
+/**
+ * The Kubernetes manifests (deploy/k8s) render with kustomize, validate against the
+ * Kubernetes OpenAPI schemas (kubernetes-models), and agree with the apps: entry files
+ * that exist, environment variables that the apps' env classes declare, probes on the
+ * management port the app listens on, the security and network rules of the README.
+ * docker-compose.yml is held to the same port contract. Negative controls feed broken
+ * copies of the rendered objects to the same checks, so the checks are shown to fail.
+ */
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const requireFromRoot = createRequire(join(root, 'package.json'));
+const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+const OVERLAYS = ['dev', 'prod'] as const;
+const APPS = ['gateway', 'message-service', 'agent-pod'] as const;
+type App = (typeof APPS)[number];
+
+/** What the port contract says each app listens on for /health, /ready and /metrics. */
+const MANAGEMENT_PORT_DEFAULT: Record<App, number> = { gateway: 9000, 'message-service': 9100, 'agent-pod': 9200 };
+
+/**
+ * Variables the manifests set before the apps' env classes declare them: they come with
+ * the management-port/NATS-credentials change (management server on its own port and
+ * host, NATS credentials from a file), built in parallel with these manifests. Names
+ * already in an env class are taken from the class; once all three classes have them,
+ * this set has no effect and can be deleted.
+ */
+const PENDING_ENV: ReadonlySet<string> = new Set(['MANAGEMENT_PORT', 'MANAGEMENT_HOST', 'NATS_CREDS']);
+
+// ---------------------------------------------------------------------------------------
+// Inputs: the env classes, the rendered overlays, the example Secrets.
+
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  [k: string]: any;
+};
+
+/**
+ * Every variable an app reads: the keys of what its loadEnv returns for an empty
+ * environment (validateEnv merges the properties of each env class it is given), so a
+ * renamed or removed property is gone from this list at once.
+ */
+async function envNamesOf(app: App): Promise<Set<string>> {
+  const module = (await import(resolve(root, `apps/${app}/src/config/${app}.env.ts`))) as {
+    loadEnv: (env: object) => object;
+  };
+  const names = new Set(Object.keys(module.loadEnv({})));
+  for (const name of PENDING_ENV) names.add(name);
+  return names;
+}
+
+function yamlObjects(text: string): Obj[] {
+  return parseAllDocuments(text)
+    .map((doc) => {
+      if (doc.errors.length) throw new Error(doc.errors.map((e) => e.message).join('\n'));
+      return doc.toJS() as Obj | null;
+    })
+    .filter((o): o is Obj => o !== null);
+}
+
+function kubectlStatus(): { ok: true } | { ok: false; absent: boolean; reason: string } {
+  const run = spawnSync(KUBECTL, ['version', '--client'], { encoding: 'utf8' });
+  if (run.error) {
+    return {
+      ok: false,
+      absent: true,
+      reason: `${KUBECTL} not found (${run.error.message}): deploy/k8s cannot be rendered; CI needs a kubectl ≥ 1.22 (see .ci/run)`,
+    };
+  }
+  const out = `${run.stdout}${run.stderr}`;
+  // kubectl ≥ 1.24 prints its kustomize version; older ones embed kustomize ≤ v4.4 (1.21-1.23) or v2.0.3 (≤ 1.20).
+  const kustomize = /Kustomize Version: v(\d+)\.(\d+)/.exec(out);
+  const minor = Number(/Minor:"(\d+)/.exec(out)?.[1] ?? /Client Version: v1\.(\d+)/.exec(out)?.[1] ?? 0);
+  const recent = kustomize
+    ? Number(kustomize[1]) >= 5 || (Number(kustomize[1]) === 4 && Number(kustomize[2]) >= 2)
+    : minor >= 22;
+  if (recent) return { ok: true };
+  return {
+    ok: false,
+    absent: false,
+    reason:
+      `${KUBECTL} is too old to render deploy/k8s: its kustomize is ${kustomize ? `v${kustomize[1]}.${kustomize[2]}` : `the one of kubectl 1.${minor}`}, ` +
+      `and the overlays use labels/components/replicas (kustomize ≥ v4.2, kubectl ≥ 1.22). Debian bookworm's ` +
+      `kubernetes-client is 1.20 (kustomize v2.0.3); install a recent kubectl or set KUBECTL to one.\n${out}`,
+  };
+}
+
+function render(overlay: string): Obj[] {
+  const run = spawnSync(KUBECTL, ['kustomize', join(root, 'deploy/k8s/overlays', overlay)], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
+  if (run.status !== 0) throw new Error(`kubectl kustomize deploy/k8s/overlays/${overlay} failed:\n${run.stderr}`);
+  // Warnings are deprecated fields (bases, patchesStrategicMerge, commonLabels…): keep the overlays current.
+  if (run.stderr.trim()) throw new Error(`kubectl kustomize deploy/k8s/overlays/${overlay} warned:\n${run.stderr}`);
+  return yamlObjects(run.stdout);
+}
+
+const exampleSecrets = (): Obj[] => yamlObjects(readFileSync(join(root, 'deploy/k8s/secret.example.yaml'), 'utf8'));
+
+// ---------------------------------------------------------------------------------------
+// Schema validation.
+
+/** The kubernetes-models class of an object: `apps/v1` + `Deployment` → kubernetes-models/apps/v1 Deployment. */
+function modelOf(o: Obj): { validate(): void } {
+  let group: Record<string, new (data: object) => { validate(): void }>;
+  try {
+    group = requireFromRoot(`kubernetes-models/${o.apiVersion}`);
+  } catch {
+    throw new Error(`${o.kind}/${o.metadata?.name}: no kubernetes-models schema for apiVersion ${o.apiVersion}`);
+  }
+  const Model = group[o.kind];
+  if (typeof Model !== 'function')
+    throw new Error(`${o.kind}/${o.metadata?.name}: unknown kind ${o.kind} in ${o.apiVersion}`);
+  return new Model(o);
+}
+
+function schemaProblems(objects: Obj[]): string[] {
+  const problems: string[] = [];
+  for (const o of objects) {
+    try {
+      modelOf(o).validate();
+    } catch (error) {
+      problems.push(`${o.kind}/${o.metadata?.name}: ${(error as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------
+// Consistency with the apps.
+
+const OUR_LABEL = 'app.kubernetes.io/part-of';
+const ENTRY = /^apps\/([a-z-]+)\/dist\/((?:[a-z-]+\/)*[a-z-]+)\.js$/;
+
+function podSpecOf(o: Obj): any | undefined {
+  if (o.kind === 'Deployment' || o.kind === 'StatefulSet' || o.kind === 'Job') return o.spec?.template?.spec;
+  return undefined;
+}
+
+function ours(o: Obj): boolean {
+  return o.metadata?.labels?.[OUR_LABEL] === 'mcp-agent-gateway';
+}
+
+/**
+ * Every rule of the README that can be read off the rendered objects, as a list of
+ * problems (empty: all good). `secrets` are the Secrets that exist when the objects are
+ * applied but are not rendered (the prod ones, from secret.example.yaml).
+ */
+function consistencyProblems(objects: Obj[], envNames: Record<App, Set<string>>, secrets: Obj[]): string[] {
+  const problems: string[] = [];
+  const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+  const secretKeys = (name: string): string[] | undefined => {
+    const s = find('Secret', name) ?? secrets.find((x) => x.metadata.name === name);
+    return s ? Object.keys({ ...s.data, ...s.stringData }) : undefined;
+  };
+
+  for (const o of objects.filter(ours)) {
+    const pod = podSpecOf(o);
+    if (!pod) continue;
+    const where = `${o.kind}/${o.metadata.name}`;
+    if (pod.securityContext?.runAsNonRoot !== true || pod.securityContext?.runAsUser !== 1000)
+      problems.push(`${where}: must run as non-root uid 1000 (user node)`);
+    if (pod.securityContext?.seccompProfile?.type !== 'RuntimeDefault')
+      problems.push(`${where}: seccompProfile must be RuntimeDefault`);
+    const readOnlyMounts = new Map<string, boolean>();
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+      const at = `${where} container ${c.name}`;
+      for (const m of c.volumeMounts ?? [])
+        readOnlyMounts.set(m.name, (readOnlyMounts.get(m.name) ?? true) && m.readOnly === true);
+      const sc = c.securityContext ?? {};
+      if (
+        sc.allowPrivilegeEscalation !== false ||
+        sc.readOnlyRootFilesystem !== true ||
+        !sc.capabilities?.drop?.includes('ALL')
+      ) {
+        problems.push(
+          `${at}: needs allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL`,
+        );
+      }
+      if (
+        !c.resources?.requests?.cpu ||
+        !c.resources?.requests?.memory ||
+        !c.resources?.limits?.cpu ||
+        !c.resources?.limits?.memory
+      ) {
+        problems.push(`${at}: needs cpu and memory requests and limits`);
+      }
+
+      // The command: node apps/<app>/dist/<file>.js, whose source exists.
+      const command: string[] = [...(c.command ?? []), ...(c.args ?? [])];
+      const entry = command[0] === 'node' && command.length === 2 ? ENTRY.exec(command[1]) : null;
+      if (!entry || !(APPS as readonly string[]).includes(entry[1])) {
+        problems.push(
+          `${at}: command ${JSON.stringify(command)} is not node apps/<app>/dist/<file>.js of one of ${APPS.join(', ')}`,
+        );
+        continue;
+      }
+      const app = entry[1] as App;
+      if (!existsSync(join(root, 'apps', app, 'src', `${entry[2]}.ts`)))
+        problems.push(`${at}: apps/${app}/src/${entry[2]}.ts does not exist (built to ${command[1]})`);
+
+      // The environment: every variable, set directly or pulled whole from a ConfigMap or Secret.
+      const env = new Map<string, string | undefined>();
+      for (const from of c.envFrom ?? []) {
+        if (from.prefix) problems.push(`${at}: envFrom with a prefix is not checked; do not use one`);
+        if (from.configMapRef) {
+          const cm = find('ConfigMap', from.configMapRef.name);
+          if (!cm) problems.push(`${at}: ConfigMap ${from.configMapRef.name} is not rendered`);
+          for (const [k, v] of Object.entries<string>(cm?.data ?? {})) env.set(k, v);
+        }
+        if (from.secretRef) {
+          const keys = secretKeys(from.secretRef.name);
+          if (!keys)
+            problems.push(
+              `${at}: Secret ${from.secretRef.name} is neither rendered nor in deploy/k8s/secret.example.yaml`,
+            );
+          for (const k of keys ?? []) env.set(k, undefined);
+        }
+      }
+      for (const e of c.env ?? []) env.set(e.name, e.value);
+      for (const name of env.keys()) {
+        if (!envNames[app].has(name))
+          problems.push(`${at}: ${name} is not a variable of ${app} (apps/${app}/src/config/${app}.env.ts)`);
+      }
+
+      // The served app: management port, probes, graceful shutdown.
+      if (o.kind === 'Deployment' && entry[2] === 'main') {
+        const management = (c.ports ?? []).filter((p: any) => p.name === 'management');
+        const port = Number(env.get('MANAGEMENT_PORT') ?? MANAGEMENT_PORT_DEFAULT[app]);
+        if (management.length !== 1 || management[0].containerPort !== port) {
+          problems.push(`${at}: needs one containerPort named management equal to its MANAGEMENT_PORT (${port})`);
+        }
+        if (env.get('MANAGEMENT_HOST') !== '0.0.0.0')
+          problems.push(`${at}: MANAGEMENT_HOST must be 0.0.0.0 so that the kubelet and Prometheus reach it`);
+        const probe = (name: string, path: string, required: boolean) => {
+          const p = c[name];
+          if (!p) {
+            if (required) problems.push(`${at}: no ${name}`);
+            return;
+          }
+          if (p.httpGet?.port !== 'management' || p.httpGet?.path !== path)
+            problems.push(`${at}: ${name} must be GET ${path} on port management`);
+        };
+        probe('readinessProbe', '/ready', true);
+        probe('livenessProbe', '/health', true);
+        probe('startupProbe', '/health', false);
+        if (!c.lifecycle?.preStop) problems.push(`${at}: needs a preStop pause so that endpoints drain before SIGTERM`);
+        if ((pod.terminationGracePeriodSeconds ?? 30) < 45)
+          problems.push(`${at}: terminationGracePeriodSeconds must be ≥ 45 (30 s drain + preStop)`);
+        const spread = pod.topologySpreadConstraints ?? [];
+        if (!spread.some((t: any) => t.topologyKey === 'kubernetes.io/hostname'))
+          problems.push(`${where}: needs a topologySpreadConstraint over kubernetes.io/hostname`);
+      }
+    }
+    for (const v of pod.volumes ?? []) {
+      if (v.secret && readOnlyMounts.get(v.name) !== true)
+        problems.push(`${where}: Secret volume ${v.name} must be mounted read-only everywhere`);
+    }
+  }
+
+  // Services: the management port is named `management` wherever it is exposed.
+  for (const s of objects.filter((o) => o.kind === 'Service' && ours(o))) {
+    for (const p of s.spec.ports ?? []) {
+      if ([9000, 9100, 9200].includes(p.port) && p.name !== 'management')
+        problems.push(`Service/${s.metadata.name}: port ${p.port} must be named management`);
+    }
+    if (s.spec.type && s.spec.type !== 'ClusterIP')
+      problems.push(
+        `Service/${s.metadata.name}: ${s.spec.type}; publish the gateway through an Ingress or route instead`,
+      );
+  }
+  problems.push(...networkProblems(objects));
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------
+// Network policies: who may talk to whom, computed from the selectors.
+
+function selects(selector: any, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = e.key in labels;
+    if (e.operator === 'In' && !(has && e.values.includes(labels[e.key]))) return false;
+    if (e.operator === 'NotIn' && has && e.values.includes(labels[e.key])) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}
+
+/** The ports a pod with these labels may reach (egress) or be reached on from anywhere (ingress without `from`). */
+function allowed(policies: Obj[], labels: Record<string, string>, direction: 'egress' | 'ingress') {
+  const ports = new Set<string>();
+  let fromAnywhere: string[] = [];
+  for (const p of policies.filter((x) => selects(x.spec.podSelector, labels))) {
+    for (const rule of p.spec[direction] ?? []) {
+      const list = (rule.ports ?? [{ port: '*' }]).map((x: any) => String(x.port));
+      list.forEach((x: string) => ports.add(x));
+      if (direction === 'ingress' && !rule.from) fromAnywhere = fromAnywhere.concat(list);
+      if (direction === 'egress' && !rule.to) ports.add('* (any destination)');
+    }
+  }
+  return { ports, fromAnywhere };
+}
+
+function networkProblems(objects: Obj[]): string[] {
+  const problems: string[] = [];
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  const deny = policies.find(
+    (p) => Object.keys(p.spec.podSelector ?? {}).length === 0 && !p.spec.ingress && !p.spec.egress,
+  );
+  if (!deny || !['Ingress', 'Egress'].every((t) => deny.spec.policyTypes?.includes(t)))
+    problems.push('NetworkPolicy: no default deny of ingress and egress');
+  const expectedEgress: Record<string, string[]> = {
+    gateway: ['4222', '53', '5432'],
+    'message-service': ['4222', '53', '5432'],
+    'agent-pod': ['4222', '53'],
+    migrate: ['53', '5432'],
+  };
+  for (const [name, expected] of Object.entries(expectedEgress)) {
+    const egress = [...allowed(policies, { 'app.kubernetes.io/name': name }, 'egress').ports].sort();
+    if (egress.join() !== expected.join())
+      problems.push(
+        `NetworkPolicy: ${name} may reach ports ${egress.join(', ') || 'none'}, expected ${expected.join(', ')}`,
+      );
+    const open = allowed(policies, { 'app.kubernetes.io/name': name }, 'ingress').fromAnywhere;
+    const expectedOpen = name === 'gateway' ? ['http'] : [];
+    if (open.join() !== expectedOpen.join())
+      problems.push(
+        `NetworkPolicy: ${name} is open to any source on ${open.join(', ') || 'nothing'}, expected ${expectedOpen.join(', ') || 'nothing'}`,
+      );
+  }
+  for (const p of policies) {
+    for (const rule of p.spec.ingress ?? []) {
+      if (!(rule.ports ?? []).some((x: any) => x.port === 'management')) continue;
+      const fromMonitoring = (rule.from ?? []).every(
+        (f: any) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring',
+      );
+      if (!rule.from || !fromMonitoring)
+        problems.push(
+          `NetworkPolicy/${p.metadata.name}: the management port is open to more than the monitoring namespace`,
+        );
+    }
+  }
+  return problems;
+}
+
+/** Prod only: two replicas or more of everything (directly or through an autoscaler), each under a disruption budget. */
+function availabilityProblems(objects: Obj[]): string[] {
+  const problems: string[] = [];
+  for (const d of objects.filter((o) => o.kind === 'Deployment' && ours(o))) {
+    const hpa = objects.find(
+      (o) =>
+        o.kind === 'HorizontalPodAutoscaler' &&
+        o.spec.scaleTargetRef.kind === 'Deployment' &&
+        o.spec.scaleTargetRef.name === d.metadata.name,
+    );
+    const min = hpa ? hpa.spec.minReplicas : d.spec.replicas;
+    if (!(min >= 2)) problems.push(`Deployment/${d.metadata.name}: fewer than 2 replicas (${min ?? 'default 1'})`);
+    if (hpa && d.spec.replicas !== undefined)
+      problems.push(`Deployment/${d.metadata.name}: sets replicas although an autoscaler owns them`);
+    const labels = d.spec.template.metadata.labels;
+    if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && selects(o.spec.selector, labels)))
+      problems.push(`Deployment/${d.metadata.name}: no PodDisruptionBudget`);
+  }
+  for (const name of ['gateway', 'agent-pod']) {
+    const targets = objects
+      .filter((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/name'] === name)
+      .map((o) => o.metadata.name);
+    const scaled = objects.some(
+      (o) =>
+        o.kind === 'HorizontalPodAutoscaler' &&
+        targets.includes(o.spec.scaleTargetRef.name) &&
+        o.spec.metrics?.some((m: any) => m.resource?.name === 'cpu'),
+    );
+    if (!scaled) problems.push(`${name}: no CPU HorizontalPodAutoscaler`);
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------
+
+const kubectl = kubectlStatus();
+const skipRender = !kubectl.ok && kubectl.absent && process.env.CI !== 'true';
+if (skipRender)
+  console.warn(
+    `k8s-manifests: SKIPPED rendering deploy/k8s (outside CI only): ${(kubectl as { reason: string }).reason}`,
+  );
+
+let envNames: Record<App, Set<string>>;
+beforeAll(async () => {
+  envNames = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await envNamesOf(app)]))) as Record<
+    App,
+    Set<string>
+  >;
+});
+
+describe('the env classes the manifests are checked against', () => {
+  it('are read from the apps (so a renamed variable fails the manifests)', () => {
+    expect(envNames.gateway).toContain('GATEWAY_PORT');
+    expect(envNames.gateway).toContain('DATABASE_URL');
+    expect(envNames['message-service']).toContain('MESSAGE_SERVICE_PORT');
+    expect(envNames['agent-pod']).toContain('AGENT_ID');
+    expect(envNames['agent-pod']).not.toContain('DATABASE_URL');
+  });
+});
+
+describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
+  const rendered: Partial<Record<(typeof OVERLAYS)[number], Obj[]>> = {};
+  const get = (overlay: (typeof OVERLAYS)[number]): Obj[] => {
+    if (!kubectl.ok) throw new Error(kubectl.reason);
+    return (rendered[overlay] ??= render(overlay));
+  };
+
+  it('have a kubectl recent enough to render them', () => {
+    if (!kubectl.ok) throw new Error(kubectl.reason);
+  });
+
+  describe.each(OVERLAYS)('overlay %s', (overlay) => {
+    it('renders with kubectl kustomize', () => {
+      const kinds = new Set(get(overlay).map((o) => o.kind));
+      for (const kind of ['Deployment', 'Service', 'ConfigMap', 'Job', 'NetworkPolicy']) expect(kinds).toContain(kind);
+    });
+
+    it('validates against the Kubernetes OpenAPI schemas', () => {
+      expect(schemaProblems(get(overlay))).toEqual([]);
+    });
+
+    it('agrees with the apps: entry files, env variables, management port, probes, security, network', () => {
+      expect(consistencyProblems(get(overlay), envNames, exampleSecrets())).toEqual([]);
+    });
+  });
+
+  it('prod: two replicas or more, disruption budgets, CPU autoscaling of the gateway and agent pods', () => {
+    expect(availabilityProblems(get('prod'))).toEqual([]);
+  });
+
+  it('prod: commits no Secret; every Secret it references is in secret.example.yaml with placeholders only', () => {
+    const objects = get('prod');
+    expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
+    const referenced = new Set<string>();
+    for (const o of objects) {
+      const pod = podSpecOf(o);
+      for (const c of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])])
+        for (const f of c.envFrom ?? []) if (f.secretRef) referenced.add(f.secretRef.name);
+      for (const v of pod?.volumes ?? []) if (v.secret) referenced.add(v.secret.secretName);
+    }
+    const examples = exampleSecrets();
+    expect([...referenced].filter((name) => !examples.some((s) => s.metadata.name === name))).toEqual([]);
+    for (const s of examples) {
+      expect(s.data, `${s.metadata.name}: use stringData placeholders`).toBeUndefined();
+      for (const [k, v] of Object.entries<string>(s.stringData))
+        expect(v, `${s.metadata.name}.${k}`).toContain('REPLACE_ME');
+    }
+    expect(schemaProblems(examples)).toEqual([]);
+  });
+
+  describe('negative controls: the same checks on broken copies of the rendered prod objects', () => {
+    const broken = (change: (objects: Obj[]) => void): string[] => {
+      const objects = structuredClone(get('prod'));
+      change(objects);
+      return [
+        ...consistencyProblems(objects, envNames, exampleSecrets()),
+        ...schemaProblems(objects),
+        ...availabilityProblems(objects),
+      ];
+    };
+    const gateway = (objects: Obj[]) =>
+      objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway')!.spec.template.spec.containers[0];
+    const gatewayConfig = (objects: Obj[]) =>
+      objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('mcpgw-gateway-'))!;
+
+    it('the unbroken copy passes', () => {
+      expect(broken(() => undefined)).toEqual([]);
+    });
+
+    it('a misspelled variable on a container fails', () => {
+      expect(broken((o) => (gateway(o).env[0].name = 'SERVICE_INSTANSE'))).toEqual([
+        expect.stringContaining('SERVICE_INSTANSE is not a variable of gateway'),
+      ]);
+    });
+
+    it('a variable of another app in a ConfigMap fails', () => {
+      expect(broken((o) => (gatewayConfig(o).data.AGENT_ID = 'demo-agent'))).toContainEqual(
+        expect.stringContaining('AGENT_ID is not a variable of gateway'),
+      );
+    });
+
+    it('a management port that differs from MANAGEMENT_PORT fails', () => {
+      expect(broken((o) => (gatewayConfig(o).data.MANAGEMENT_PORT = '9001'))).toContainEqual(
+        expect.stringContaining('equal to its MANAGEMENT_PORT (9001)'),
+      );
+    });
+
+    it('a probe on the public port or another path fails', () => {
+      const problems = broken((o) => {
+        gateway(o).readinessProbe.httpGet.port = 'http';
+        gateway(o).livenessProbe.httpGet.path = '/healthz';
+      });
+      expect(problems).toContainEqual(expect.stringContaining('readinessProbe must be GET /ready on port management'));
+      expect(problems).toContainEqual(expect.stringContaining('livenessProbe must be GET /health on port management'));
+    });
+
+    it('an entry file that does not exist fails', () => {
+      expect(broken((o) => (gateway(o).command = ['node', 'apps/gateway/dist/server.js']))).toContainEqual(
+        expect.stringContaining('apps/gateway/src/server.ts does not exist'),
+      );
+    });
+
+    it('a schema violation and an unknown kind fail', () => {
+      const problems = broken((o) => {
+        gateway(o).ports[0].containerPort = '3000';
+        o.push({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } });
+      });
+      expect(problems).toContainEqual(expect.stringContaining('containerPort must be integer'));
+      expect(problems).toContainEqual(expect.stringContaining('Widget/w: no kubernetes-models schema'));
+    });
+
+    it('a writable root filesystem, an open management port and a wider egress fail', () => {
+      const problems = broken((o) => {
+        gateway(o).securityContext.readOnlyRootFilesystem = false;
+        const monitoring = o.find((x) => x.metadata.name === 'allow-ingress-management-from-monitoring')!;
+        delete monitoring.spec.ingress[0].from;
+        const postgresql = o.find((x) => x.metadata.name === 'allow-egress-postgresql')!;
+        postgresql.spec.podSelector.matchExpressions[0].values.push('agent-pod');
+      });
+      expect(problems).toContainEqual(expect.stringContaining('readOnlyRootFilesystem true'));
+      expect(problems).toContainEqual(
+        expect.stringContaining('management port is open to more than the monitoring namespace'),
+      );
+      expect(problems).toContainEqual(expect.stringContaining('agent-pod may reach ports 4222, 53, 5432'));
+    });
+
+    it('a single replica without an autoscaler fails in prod', () => {
+      expect(
+        broken(
+          (o) => (o.find((x) => x.kind === 'Deployment' && x.metadata.name === 'message-service')!.spec.replicas = 1),
+        ),
+      ).toContainEqual(expect.stringContaining('message-service: fewer than 2 replicas'));
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// docker-compose.yml: the same port contract.
+
+describe('docker-compose.yml', () => {
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, any>;
+  };
+
+  it('publishes only the gateway public port; healthchecks use each app’s management port; env names are the apps’', () => {
+    const problems: string[] = [];
+    for (const [name, service] of Object.entries(compose.services)) {
+      const app = (APPS as readonly string[]).includes(name) ? (name as App) : undefined;
+      if (service.ports && name !== 'gateway') problems.push(`${name}: publishes ${service.ports.join(', ')}`);
+      if (!app) continue;
+      const env: Record<string, string> = service.environment ?? {};
+      for (const key of Object.keys(env))
+        if (!envNames[app].has(key)) problems.push(`${name}: ${key} is not a variable of ${app}`);
+      const management = Number(env.MANAGEMENT_PORT ?? MANAGEMENT_PORT_DEFAULT[app]);
+      const check = JSON.stringify(service.healthcheck?.test ?? []);
+      if (!check.includes(`http://127.0.0.1:${management}/ready`))
+        problems.push(`${name}: healthcheck must GET /ready on its management port ${management}`);
+      if (
+        app === 'gateway' &&
+        JSON.stringify(service.ports) !== JSON.stringify([`${env.GATEWAY_PORT}:${env.GATEWAY_PORT}`])
+      ) {
+        problems.push(`gateway: must publish exactly GATEWAY_PORT (${env.GATEWAY_PORT})`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  const dockerCompose = spawnSync('docker-compose', ['version'], { encoding: 'utf8' });
+  it.skipIf(Boolean(dockerCompose.error))(
+    'passes docker-compose config -q (skipped: docker-compose is not installed)',
+    () => {
+      const run = spawnSync('docker-compose', ['-f', join(root, 'docker-compose.yml'), 'config', '-q'], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+    },
+  );
+});
