@@ -1,6 +1,6 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
 import { HealthModule, MetricsModule } from '@mcpgw/observability';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
 import { CancellationsService } from './inbox/cancellations.service';
@@ -40,7 +40,7 @@ class PodModule {}
     EnvModule.forRoot(AGENT_POD_ENV, loadEnv),
     BusModule.forRootAsync({
       inject: [AGENT_POD_ENV],
-      useFactory: (env: AgentPodEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `agent-pod-${env.POD_ID}` }),
+      useFactory: (env: AgentPodEnv) => busOptionsFromEnv(env, `agent-pod-${env.POD_ID}`),
     }),
     MetricsModule.forService('agent-pod', [busMessagesMetric, busDroppedMetric]),
     HealthModule.forChecks({

@@ -1,6 +1,6 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
 import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { AgentsModule } from './agents/agents.module';
@@ -15,7 +15,7 @@ import { McpModule } from './mcp/mcp.module';
     DatabaseModule,
     BusModule.forRootAsync({
       inject: [GATEWAY_ENV],
-      useFactory: (env: GatewayEnv) => ({ url: env.NATS_URL, prefix: env.BUS_PREFIX, name: `gateway-${env.SERVICE_INSTANCE}` }),
+      useFactory: (env: GatewayEnv) => busOptionsFromEnv(env, `gateway-${env.SERVICE_INSTANCE}`),
     }),
     CacheModule,
     MetricsModule.forService('gateway', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),

@@ -1,6 +1,6 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusClient, BusModule, busDroppedMetric, busMessagesMetric } from '@mcpgw/bus';
+import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
 import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
@@ -21,11 +21,7 @@ import { WaitService } from './wait/wait.service';
     DatabaseModule,
     BusModule.forRootAsync({
       inject: [MESSAGE_SERVICE_ENV],
-      useFactory: (env: MessageServiceEnv) => ({
-        url: env.NATS_URL,
-        prefix: env.BUS_PREFIX,
-        name: `message-service-${env.SERVICE_INSTANCE}`,
-      }),
+      useFactory: (env: MessageServiceEnv) => busOptionsFromEnv(env, `message-service-${env.SERVICE_INSTANCE}`),
     }),
     MetricsModule.forService('message-service', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
     HealthModule.forChecks({

@@ -5,6 +5,13 @@ export interface BusOptions {
   prefix: string;
   /** Connection name, shown by `nats server report connections`. */
   name: string;
+  /** Path of a NATS credentials file (user JWT and seed); unset: connect without credentials. */
+  credsFile?: string;
+}
+
+/** Bus options from the shared NATS settings (libs/config `NatsEnv`). */
+export function busOptionsFromEnv(env: { NATS_URL: string; BUS_PREFIX: string; NATS_CREDS: string }, name: string): BusOptions {
+  return { url: env.NATS_URL, prefix: env.BUS_PREFIX, name, credsFile: env.NATS_CREDS || undefined };
 }
 
 export const BUS_OPTIONS = Symbol('BUS_OPTIONS');

@@ -6,7 +6,8 @@ import {
   type OnApplicationShutdown,
   type Provider,
 } from '@nestjs/common';
-import { connect, type NatsConnection } from 'nats';
+import { connect, credsAuthenticator, type Authenticator, type NatsConnection } from 'nats';
+import { readFileSync } from 'node:fs';
 import { BusClient } from './bus-client';
 import { InboxPublisher } from './jetstream/inbox-publisher';
 import { InboxReader } from './jetstream/inbox-reader';
@@ -27,6 +28,7 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
   const nc = await connect({
     servers: options.url.split(','),
     name: options.name,
+    authenticator: options.credsFile ? credentialsFrom(options.credsFile) : undefined,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // No stack capture per request: it costs on every call and only helps debugging.
@@ -42,6 +44,17 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
     }
   })();
   return nc;
+}
+
+/** The credentials file is read once, at start-up; a missing one stops the app with its name. */
+function credentialsFrom(path: string): Authenticator {
+  let creds: Uint8Array;
+  try {
+    creds = readFileSync(path);
+  } catch (error) {
+    throw new Error(`NATS_CREDS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  return credsAuthenticator(creds);
 }
 
 class BusLifecycle implements OnApplicationShutdown {

@@ -7,6 +7,10 @@ export class NatsEnv {
 
   @Matches(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, { message: 'must be dot-separated subject tokens' })
   BUS_PREFIX: string = 'mcpgw';
+
+  /** A NATS credentials file (user JWT and seed) for this process; empty: connect without. */
+  @IsString()
+  NATS_CREDS: string = '';
 }
 
 /** PostgreSQL. Each service keeps its tables in its own schema of this database. */

@@ -1,0 +1,29 @@
+import { appEntry } from '@mcpgw/devstack';
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+/** A pod that cannot start says why, naming the setting, and exits non-zero. */
+function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [appEntry('agent-pod')], { env: { ...process.env, ...env }, timeout: 20_000 }, (_e, _out, stderr) =>
+      resolve({ code: child.exitCode, stderr }),
+    );
+  });
+}
+
+describe('agent pod start-up failures', () => {
+  it('an unreadable NATS credentials file stops it, naming NATS_CREDS, with no stack trace', async () => {
+    const { code, stderr } = await start({ NATS_CREDS: '/nonexistent/pod.creds', MANAGEMENT_PORT: '0' });
+    expect(code).toBe(1);
+    expect(stderr).toContain('NATS_CREDS: cannot read /nonexistent/pod.creds (ENOENT)');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a management port that is not a number stops it, naming MANAGEMENT_PORT', async () => {
+    const { code, stderr } = await start({ MANAGEMENT_PORT: 'nine' });
+    expect(code).toBe(2);
+    expect(stderr).toContain('agent-pod: invalid configuration');
+    expect(stderr).toContain('MANAGEMENT_PORT="nine"');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
