@@ -73,7 +73,15 @@ const depConstraints = [
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'coverage/**', 'tools/conformance/**', '**/*.js', '**/*.mjs'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.nx/**',
+      'coverage/**',
+      'tools/conformance/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
   },
   ...tseslint.configs.recommended,
   {
@@ -84,10 +92,18 @@ export default tseslint.config(
         'error',
         { enforceBuildableLibDependency: false, allow: [], depConstraints, banTransitiveDependencies: false },
       ],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ ...natsOnlyInBus, allowTypeImports: true }, ...sqlOnlyInStores.map((p) => ({ ...p, allowTypeImports: true }))] },
+        {
+          paths: [
+            { ...natsOnlyInBus, allowTypeImports: true },
+            ...sqlOnlyInStores.map((p) => ({ ...p, allowTypeImports: true })),
+          ],
+        },
       ],
       'no-restricted-syntax': ['error', ...rawNatsCalls],
     },

@@ -21,7 +21,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['libs/*/src/**/*.spec.ts', 'apps/*/src/**/*.spec.ts', 'tools/*/src/**/*.spec.ts', 'tools/ci/test/*.spec.ts'] },
+        test: {
+          name: 'unit',
+          include: [
+            'libs/*/src/**/*.spec.ts',
+            'apps/*/src/**/*.spec.ts',
+            'tools/*/src/**/*.spec.ts',
+            'tools/ci/test/*.spec.ts',
+          ],
+        },
       },
       {
         extends: true,

@@ -10,7 +10,10 @@ async function connect() {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { 'X-Agent-API-Key': key } },
   });
-  const client = new Client({ name: 'stateless-probe', version: '1.0.0' }, { versionNegotiation: { mode: negotiation } });
+  const client = new Client(
+    { name: 'stateless-probe', version: '1.0.0' },
+    { versionNegotiation: { mode: negotiation } },
+  );
   await client.connect(transport);
   return { client, transport };
 }
@@ -23,7 +26,10 @@ await client.callTool({ name: 'echo', arguments: { text: 'turn two' }, _meta: { 
 const recalled = await client.callTool({ name: 'recall', arguments: {}, _meta: { 'mcpgw/conversation': handle } });
 const fresh = await client.callTool({ name: 'recall', arguments: {} });
 const progress = [];
-await client.callTool({ name: 'sleep', arguments: { ms: 300, progress_every_ms: 100 } }, { onprogress: (p) => progress.push(p.progress) });
+await client.callTool(
+  { name: 'sleep', arguments: { ms: 300, progress_every_ms: 100 } },
+  { onprogress: (p) => progress.push(p.progress) },
+);
 await client.close();
 
 process.stdout.write(

@@ -21,9 +21,7 @@ describe('delivery to agent pods', () => {
   });
 
   it('two pods of one agent share the calls', async () => {
-    const calls = Array.from({ length: 24 }, () =>
-      mcp.client.callTool({ name: 'sleep', arguments: { ms: 150 } }),
-    );
+    const calls = Array.from({ length: 24 }, () => mcp.client.callTool({ name: 'sleep', arguments: { ms: 150 } }));
     const pods = (await Promise.all(calls)).map((r) => (r.structuredContent as Slept).pod_id);
     const perPod = Object.fromEntries(['pod-1', 'pod-2'].map((id) => [id, pods.filter((p) => p === id).length]));
     expect(perPod['pod-1'] + perPod['pod-2']).toBe(24);
@@ -33,15 +31,13 @@ describe('delivery to agent pods', () => {
 
   it('a pod killed between receiving and answering loses no call: the other pod answers on redelivery', async () => {
     const pods = env.stack.processes.filter((p) => p.name.startsWith('agent-pod'));
-    const startedBefore = new Set(pods.flatMap((p) => p.logs.filter((l) => l.msg === 'skill started').map((l) => l.message_id)));
+    const startedBefore = new Set(
+      pods.flatMap((p) => p.logs.filter((l) => l.msg === 'skill started').map((l) => l.message_id)),
+    );
     const isNewStart = (line: Record<string, unknown>) =>
       line.msg === 'skill started' && line.skill === 'sleep' && !startedBefore.has(line.message_id);
 
-    const call = mcp.client.callTool(
-      { name: 'sleep', arguments: { ms: 2_000 } },
-      undefined,
-      { timeout: 30_000 },
-    );
+    const call = mcp.client.callTool({ name: 'sleep', arguments: { ms: 2_000 } }, undefined, { timeout: 30_000 });
     // Whichever pod took the message: kill it while the skill runs (no reply, no ack).
     const started = await Promise.any(pods.map((p) => p.waitForLog(isNewStart, 10_000).then((line) => ({ p, line }))));
     await started.p.kill();

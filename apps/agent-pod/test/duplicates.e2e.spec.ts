@@ -60,7 +60,9 @@ describe('duplicate message ids', () => {
   it('survives an inbox message that is not JSON, and keeps answering', async () => {
     const js = nc.jetstream();
     const subject = AgentInbox.subject(env.stack.settings.busPrefix, env.agentId);
-    const garbage = await js.publish(subject, new TextEncoder().encode('{not json'), { msgID: `garbage-${Date.now()}` });
+    const garbage = await js.publish(subject, new TextEncoder().encode('{not json'), {
+      msgID: `garbage-${Date.now()}`,
+    });
     const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
     await expect.poll(acknowledged, { timeout: 10_000 }).toBeGreaterThanOrEqual(garbage.seq);
     expect(pod.running).toBe(true);

@@ -13,7 +13,9 @@ describe('a lost inbox stream', () => {
   let mcp: McpConnection;
 
   const echo = (text: string) =>
-    mcp.client.callTool({ name: 'echo', arguments: { text }, _meta: { 'mcpgw/timeoutMs': 1_500 } }, undefined, { timeout: 10_000 });
+    mcp.client.callTool({ name: 'echo', arguments: { text }, _meta: { 'mcpgw/timeoutMs': 1_500 } }, undefined, {
+      timeout: 10_000,
+    });
 
   beforeAll(async () => {
     env = await startTestStack();
@@ -32,7 +34,10 @@ describe('a lost inbox stream', () => {
     await nc.close();
 
     await expect
-      .poll(async () => (await echo('after').catch(() => ({ content: [] }))).content, { timeout: 30_000, interval: 500 })
+      .poll(async () => (await echo('after').catch(() => ({ content: [] }))).content, {
+        timeout: 30_000,
+        interval: 500,
+      })
       .toEqual([{ type: 'text', text: 'after' }]);
   });
 });

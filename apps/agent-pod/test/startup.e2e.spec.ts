@@ -5,8 +5,11 @@ import { describe, expect, it } from 'vitest';
 /** A pod that cannot start says why, naming the setting, and exits non-zero. */
 function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [appEntry('agent-pod')], { env: { ...process.env, ...env }, timeout: 20_000 }, (_e, _out, stderr) =>
-      resolve({ code: child.exitCode, stderr }),
+    const child = execFile(
+      process.execPath,
+      [appEntry('agent-pod')],
+      { env: { ...process.env, ...env }, timeout: 20_000 },
+      (_e, _out, stderr) => resolve({ code: child.exitCode, stderr }),
     );
   });
 }

@@ -100,7 +100,9 @@ describe('the cost of one tools/call', () => {
       const spent = await measure(async () => {
         await Promise.all(
           clients.flatMap((client) =>
-            Array.from({ length: perClient }, (_, i) => client.client.callTool({ name: 'echo', arguments: { text: `at once ${i}` } })),
+            Array.from({ length: perClient }, (_, i) =>
+              client.client.callTool({ name: 'echo', arguments: { text: `at once ${i}` } }),
+            ),
           ),
         );
       });

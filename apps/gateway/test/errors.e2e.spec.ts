@@ -63,7 +63,9 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
     });
 
     it('params without a tool name are -32602', async () => {
-      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { arguments: {} } }));
+      const response = await post(
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { arguments: {} } }),
+      );
       expect(response.status).toBe(200);
       expect(await bodyOf(response)).toMatchObject({ id: 7, error: { code: -32602 } });
     });
@@ -166,7 +168,8 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       await env.stack.admin('apikey', 'revoke', key.id);
       const deadline = Date.now() + 2_000;
       let status = 200;
-      while (status === 200 && Date.now() < deadline) status = (await post(ping, { 'x-agent-api-key': key.key })).status;
+      while (status === 200 && Date.now() < deadline)
+        status = (await post(ping, { 'x-agent-api-key': key.key })).status;
       expect(status).toBe(401);
     });
   });
@@ -202,9 +205,13 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
     });
 
     it('GET without a session, or that does not accept an event stream, is 405', async () => {
-      const noSession = await fetch(env.mcpUrl(), { headers: { accept: 'text/event-stream', 'x-agent-api-key': env.apiKey } });
+      const noSession = await fetch(env.mcpUrl(), {
+        headers: { accept: 'text/event-stream', 'x-agent-api-key': env.apiKey },
+      });
       expect(noSession.status).toBe(405);
-      const json = await fetch(env.mcpUrl(), { headers: { accept: 'application/json', 'x-agent-api-key': env.apiKey } });
+      const json = await fetch(env.mcpUrl(), {
+        headers: { accept: 'application/json', 'x-agent-api-key': env.apiKey },
+      });
       expect(json.status).toBe(405);
     });
   });

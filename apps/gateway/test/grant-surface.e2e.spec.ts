@@ -18,7 +18,11 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
   const path = (workspace = ws, agentId = agent) => `/workspaces/${workspace}/agents/${agentId}/mcp/http`;
   const url = (gateway = 0, p = path()) => `${env.gatewayUrls[gateway]}${p}`;
 
-  const post = async (body: unknown, grant: string | undefined, options: { gateway?: number; path?: string } = {}): Promise<Answer> => {
+  const post = async (
+    body: unknown,
+    grant: string | undefined,
+    options: { gateway?: number; path?: string } = {},
+  ): Promise<Answer> => {
     const response = await fetch(url(options.gateway, options.path), {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(grant ? { authorization: `Bearer ${grant}` } : {}) },
@@ -30,12 +34,30 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
   };
 
   const mint = async (task: string, tools: string[], extra: string[] = []) =>
-    (await env.stack.admin<{ id: string; grant: string }>(
-      'grant', 'mint', '--workspace', ws, '--agent', agent, '--task', task, '--tools', tools.join(','), ...extra,
-    ));
+    await env.stack.admin<{ id: string; grant: string }>(
+      'grant',
+      'mint',
+      '--workspace',
+      ws,
+      '--agent',
+      agent,
+      '--task',
+      task,
+      '--tools',
+      tools.join(','),
+      ...extra,
+    );
 
-  const mintWithKey = async (overrides: Partial<GrantRequest>, jwk = JSON.parse(readFileSync(env.grantKeyFile, 'utf8'))) =>
-    (await mintRuntimeGrant({ workspaceId: ws, agentId: agent, taskId: 't', tools: ['echo'], ttlSeconds: 60, ...overrides }, await importSigningKey(jwk))).token;
+  const mintWithKey = async (
+    overrides: Partial<GrantRequest>,
+    jwk = JSON.parse(readFileSync(env.grantKeyFile, 'utf8')),
+  ) =>
+    (
+      await mintRuntimeGrant(
+        { workspaceId: ws, agentId: agent, taskId: 't', tools: ['echo'], ttlSeconds: 60, ...overrides },
+        await importSigningKey(jwk),
+      )
+    ).token;
 
   const list = { jsonrpc: '2.0', id: 'req_list', method: 'tools/list' };
   const call = (name: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
@@ -52,7 +74,13 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
     unconfiguredUrl = (await env.stack.startGateway({ GRANT_SIGNING_KEY_FILE: '/nonexistent/key.json' })).url;
     db = new Client({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
-    grant = (await mint('T1', ['echo', 'web_search', 'screenshot', 'fail', 'sleep', 'counter', 'crm_lookup'], ['--credentials', 'crm'])).grant;
+    grant = (
+      await mint(
+        'T1',
+        ['echo', 'web_search', 'screenshot', 'fail', 'sleep', 'counter', 'crm_lookup'],
+        ['--credentials', 'crm'],
+      )
+    ).grant;
   });
 
   afterAll(async () => {
@@ -63,12 +91,25 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
   describe('authorization: 401 -32001', () => {
     const cases: [string, () => Promise<Answer>][] = [
       ['no Authorization header', () => post(list, undefined)],
-      ['a scheme other than Bearer', () =>
-        fetch(url(), { method: 'POST', headers: { authorization: `Basic ${grant}` }, body: JSON.stringify(list) }).then(asAnswer)],
+      [
+        'a scheme other than Bearer',
+        () =>
+          fetch(url(), {
+            method: 'POST',
+            headers: { authorization: `Basic ${grant}` },
+            body: JSON.stringify(list),
+          }).then(asAnswer),
+      ],
       ['a malformed grant', () => post(list, 'not.a.grant')],
       ['an expired grant', async () => post(list, await mintWithKey({ ttlSeconds: -5 }))],
-      ['a grant that lives longer than GRANT_MAX_TTL_SECONDS', async () => post(list, await mintWithKey({ ttlSeconds: 90_000 }))],
-      ['a grant signed by a key this gateway does not know', async () => post(list, await mintWithKey({}, await generateSigningJwk()))],
+      [
+        'a grant that lives longer than GRANT_MAX_TTL_SECONDS',
+        async () => post(list, await mintWithKey({ ttlSeconds: 90_000 })),
+      ],
+      [
+        'a grant signed by a key this gateway does not know',
+        async () => post(list, await mintWithKey({}, await generateSigningJwk())),
+      ],
       ['a grant for another workspace than the path', async () => post(list, grant, { path: path('other-ws') })],
       ['a grant for another agent than the path', async () => post(list, grant, { path: path(ws, 'other-agent') })],
       ['an agent API key', () => post(list, env.apiKey)],
@@ -84,11 +125,16 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       expect(pat.token).toMatch(/^pat_/);
       const answer = await post(list, pat.token);
       expect(answer.status).toBe(401);
-      expect(answer.body.error).toMatchObject({ code: -32001, message: expect.stringContaining('personal access token') });
+      expect(answer.body.error).toMatchObject({
+        code: -32001,
+        message: expect.stringContaining('personal access token'),
+      });
     });
 
     it('two Authorization headers, even both valid', async () => {
-      const answer = await rawPost(url(), JSON.stringify(list), { authorization: [`Bearer ${grant}`, `Bearer ${grant}`] });
+      const answer = await rawPost(url(), JSON.stringify(list), {
+        authorization: [`Bearer ${grant}`, `Bearer ${grant}`],
+      });
       expect(answer.status).toBe(401);
       expect(answer.body.error).toMatchObject({ code: -32001, message: expect.stringContaining('exactly one') });
     });
@@ -104,7 +150,8 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       const revokedAt = Date.now();
       for (const gateway of [0, 1]) {
         let status = 200;
-        while (status === 200 && Date.now() - revokedAt < 1_000) status = (await post(list, revocable, { gateway })).status;
+        while (status === 200 && Date.now() - revokedAt < 1_000)
+          status = (await post(list, revocable, { gateway })).status;
         expect(status).toBe(401);
       }
       expect((await post(list, revocable, { gateway: 1 })).body.error.message).toContain('revoked');
@@ -145,7 +192,11 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       expect(answer.status).toBe(200);
     });
 
-    it.each([['a string id', 'req_x'], ['a number id', 42], ['no id', undefined]])('echoes %s', async (_what, id) => {
+    it.each([
+      ['a string id', 'req_x'],
+      ['a number id', 42],
+      ['no id', undefined],
+    ])('echoes %s', async (_what, id) => {
       const answer = await post({ ...list, id }, grant);
       expect(answer.body.id).toBe(id ?? null);
     });
@@ -176,7 +227,9 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       );
       expect(crm).toMatchObject({ kind: 'function', side_effect_class: 'read', _meta: { 'mcpgw/source': 'mock-crm' } });
       const echo = tools.find((t) => t.name === 'echo')!;
-      expect(Object.keys(echo).sort()).toEqual(['description', 'id', 'input_schema', 'name', 'side_effect_class'].sort());
+      expect(Object.keys(echo).sort()).toEqual(
+        ['description', 'id', 'input_schema', 'name', 'side_effect_class'].sort(),
+      );
       expect(echo.id).toMatch(/^[0-9a-f-]{36}$/);
       const counter = all.find((t) => t.name === 'counter')!;
       expect(counter.side_effect_class).toBe('write');
@@ -238,7 +291,10 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
     it('a tool whose credential the grant lacks is 401 -32003', async () => {
       const noCrm = (await mint('T-no-crm', ['crm_lookup'])).grant;
       const answer = await post(call('crm_lookup', { customer_id: 'C-1001' }), noCrm);
-      expect(answer).toMatchObject({ status: 401, body: { error: { code: -32003, message: expect.stringContaining('crm') } } });
+      expect(answer).toMatchObject({
+        status: 401,
+        body: { error: { code: -32003, message: expect.stringContaining('crm') } },
+      });
     });
 
     it("the agent's own tool error is a 200 isError result", async () => {
@@ -289,7 +345,9 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
 
     it('keeps every tool id when the agent registers again', async () => {
       const ids = async () =>
-        ((await post(list, grant)).body.result.tools as { name: string; id: string }[]).map((t) => `${t.name}=${t.id}`).sort();
+        ((await post(list, grant)).body.result.tools as { name: string; id: string }[])
+          .map((t) => `${t.name}=${t.id}`)
+          .sort();
       const before = await ids();
       await env.stack.startPod({ POD_ID: 'pod-again' });
       expect(await ids()).toEqual(before);
@@ -334,13 +392,21 @@ async function asAnswer(response: Response): Promise<Answer> {
 }
 
 /** One request with exactly these header lines (fetch would merge repeated headers). */
-function rawPost(target: string, body: string, headers: Record<string, string | string[]>): Promise<Omit<Answer, 'headers'>> {
+function rawPost(
+  target: string,
+  body: string,
+  headers: Record<string, string | string[]>,
+): Promise<Omit<Answer, 'headers'>> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(target, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = httpRequest(
+      target,
+      { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -1,4 +1,11 @@
-import { agentInboxState, connectMcp, scrapeMetric, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  agentInboxState,
+  connectMcp,
+  scrapeMetric,
+  startTestStack,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connect, type NatsConnection } from 'nats';
 import { Client } from 'pg';
@@ -23,7 +30,12 @@ describe('idempotency keys', () => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { ...HEADERS, 'x-agent-api-key': key },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'counter', arguments: args } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'counter', arguments: args },
+      }),
     });
     return { text: await response.text(), replayed: response.headers.get('idempotent-replayed') };
   };
@@ -100,7 +112,9 @@ describe('idempotency keys', () => {
 
   it.each([[''], ['x'.repeat(256)], ['line\nbreak'], [42]])('refuses the malformed key %j with -32602', async (key) => {
     const mcp = await connectMcp(env.mcpUrl(0), env.apiKey);
-    const error = await mcp.client.callTool({ name: 'counter', arguments: { idempotency_key: key } }).catch((e: unknown) => e);
+    const error = await mcp.client
+      .callTool({ name: 'counter', arguments: { idempotency_key: key } })
+      .catch((e: unknown) => e);
     expect((error as McpError).code).toBe(-32602);
     await mcp.close();
   });
@@ -141,7 +155,8 @@ describe('idempotency keys', () => {
     const args = { key: counterKey, idempotency_key: fresh('idem') };
     const first = JSON.parse((await rawCall(shortTtlUrl, args)).text).result;
     const purged = async () =>
-      (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount === 0;
+      (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount ===
+      0;
     await expect.poll(purged, { timeout: 5_000, interval: 100 }).toBe(true);
     const again = await rawCall(shortTtlUrl, args);
     expect(again.replayed).toBeNull();
@@ -177,17 +192,27 @@ describe('idempotency keys', () => {
   });
 
   it('a duplicate that gives up does not cancel the first call', async () => {
-    const [first, second] = await Promise.all([connectMcp(env.mcpUrl(0), env.apiKey), connectMcp(env.mcpUrl(1), env.apiKey)]);
+    const [first, second] = await Promise.all([
+      connectMcp(env.mcpUrl(0), env.apiKey),
+      connectMcp(env.mcpUrl(1), env.apiKey),
+    ]);
     const counterKey = fresh('patient');
     const args = { key: counterKey, delay_ms: 1_000, idempotency_key: fresh('idem') };
     const original = first.client.callTool({ name: 'counter', arguments: args });
     await expect
-      .poll(async () => (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount)
+      .poll(
+        async () =>
+          (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount,
+      )
       .toBe(1);
     const impatient = new AbortController();
-    const duplicate = second.client.callTool({ name: 'counter', arguments: args }, undefined, { signal: impatient.signal }).catch((e: Error) => e);
+    const duplicate = second.client
+      .callTool({ name: 'counter', arguments: args }, undefined, { signal: impatient.signal })
+      .catch((e: Error) => e);
     // Give up only once the duplicate has joined the first call's message and waits on it.
-    await expect.poll(() => scrapeMetric(env.stack.managementUrlOf(env.gatewayUrls[1]), 'mcpgw_idempotent_joins_waiting')).toBe(1);
+    await expect
+      .poll(() => scrapeMetric(env.stack.managementUrlOf(env.gatewayUrls[1]), 'mcpgw_idempotent_joins_waiting'))
+      .toBe(1);
     impatient.abort();
     expect(await duplicate).toBeInstanceOf(Error);
     expect(count(await original)).toBe(1);
@@ -201,16 +226,24 @@ describe('idempotency keys', () => {
     const args = { key: counterKey, delay_ms: 3_000, idempotency_key: fresh('idem') };
     const controller = new AbortController();
     const before = await delivered();
-    const cancelled = mcp.client.callTool({ name: 'counter', arguments: args }, undefined, { signal: controller.signal }).catch((e: Error) => e);
+    const cancelled = mcp.client
+      .callTool({ name: 'counter', arguments: args }, undefined, { signal: controller.signal })
+      .catch((e: Error) => e);
     await expect
-      .poll(async () => (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount)
+      .poll(
+        async () =>
+          (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount,
+      )
       .toBe(1);
     // Cancel once the pod has the message (it counts before it sleeps), not merely once the key is claimed.
     await expect.poll(delivered).toBeGreaterThan(before);
     controller.abort();
     expect(await cancelled).toBeInstanceOf(Error);
     await expect
-      .poll(async () => (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount)
+      .poll(
+        async () =>
+          (await db.query(`SELECT 1 FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rowCount,
+      )
       .toBe(0);
     const started = Date.now();
     const retry = await mcp.client.callTool({ name: 'counter', arguments: { ...args, delay_ms: 0 } });
@@ -224,10 +257,15 @@ describe('idempotency keys', () => {
     const args = { key: counterKey, delay_ms: 1_500, idempotency_key: fresh('idem') };
     const doomed = rawCall(env.mcpUrl(0), args).catch(() => 'connection lost');
     await expect
-      .poll(async () => (await db.query(`SELECT result FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key])).rows, {
-        timeout: 5_000,
-        interval: 20,
-      })
+      .poll(
+        async () =>
+          (await db.query(`SELECT result FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key]))
+            .rows,
+        {
+          timeout: 5_000,
+          interval: 20,
+        },
+      )
       .toEqual([{ result: null }]);
     await env.stack.serving(env.gatewayUrls[0]).kill();
     expect(await doomed).toBe('connection lost');
@@ -235,7 +273,9 @@ describe('idempotency keys', () => {
     const retry = await rawCall(env.mcpUrl(1), args);
     expect(retry.replayed).toBe('true');
     expect(JSON.parse(retry.text).result.structuredContent.count).toBe(1);
-    const stored = await db.query(`SELECT result FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key]);
+    const stored = await db.query(`SELECT result FROM gateway.idempotency_records WHERE key = $1`, [
+      args.idempotency_key,
+    ]);
     expect(resultText(`{"result":${stored.rows[0].result}}`)).toBe(resultText(retry.text));
     const mcp = await connectMcp(env.mcpUrl(1), env.apiKey);
     expect(await executions(mcp, counterKey)).toBe(1);

@@ -1,4 +1,11 @@
-import { agentInboxState, connectMcp, inboxMessageId, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  agentInboxState,
+  connectMcp,
+  inboxMessageId,
+  startTestStack,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -45,23 +52,31 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
   });
 
   describe('handshake of each revision', () => {
-    it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize for %s answers in that revision', async (version) => {
-      const response = await raw({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      });
-      expect(response.status).toBe(200);
-      expect(response.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]+$/);
-      const body = await response.json();
-      expect(body.result).toMatchObject({ protocolVersion: version, serverInfo: { name: 'mcp-agent-gateway' } });
-      expect(body.result.capabilities).toMatchObject({ tools: { listChanged: true }, logging: {}, completions: {} });
-    });
+    it.each(['2025-03-26', '2025-06-18', '2025-11-25'])(
+      'initialize for %s answers in that revision',
+      async (version) => {
+        const response = await raw({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]+$/);
+        const body = await response.json();
+        expect(body.result).toMatchObject({ protocolVersion: version, serverInfo: { name: 'mcp-agent-gateway' } });
+        expect(body.result.capabilities).toMatchObject({ tools: { listChanged: true }, logging: {}, completions: {} });
+      },
+    );
 
     it('an unknown revision gets the newest one', async () => {
       const body = await (
-        await raw({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-01-01', capabilities: {} } })
+        await raw({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2024-01-01', capabilities: {} },
+        })
       ).json();
       expect(body.result.protocolVersion).toBe('2025-11-25');
     });
@@ -70,24 +85,27 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
       expect(mcp.transport.protocolVersion).toBe('2025-11-25');
     });
 
-    it.each(['2025-03-26', '2025-06-18'])('the official SDK client works in %s, asked for by its initialize', async (version) => {
-      // The SDK always asks for its newest revision; this fetch asks for an older one instead.
-      const older: typeof fetch = (input, init) => {
-        const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
-        if (body?.method === 'initialize') body.params.protocolVersion = version;
-        return fetch(input, body ? { ...init, body: JSON.stringify(body) } : init);
-      };
-      const client = new Client({ name: 'older-client', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(env.mcpUrl()), {
-        fetch: older,
-        requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
-      });
-      await client.connect(transport);
-      expect(transport.protocolVersion).toBe(version);
-      const result = await client.callTool({ name: 'echo', arguments: { text: version } });
-      expect(result.content).toEqual([{ type: 'text', text: version }]);
-      await client.close();
-    });
+    it.each(['2025-03-26', '2025-06-18'])(
+      'the official SDK client works in %s, asked for by its initialize',
+      async (version) => {
+        // The SDK always asks for its newest revision; this fetch asks for an older one instead.
+        const older: typeof fetch = (input, init) => {
+          const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+          if (body?.method === 'initialize') body.params.protocolVersion = version;
+          return fetch(input, body ? { ...init, body: JSON.stringify(body) } : init);
+        };
+        const client = new Client({ name: 'older-client', version: '1.0.0' });
+        const transport = new StreamableHTTPClientTransport(new URL(env.mcpUrl()), {
+          fetch: older,
+          requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+        });
+        await client.connect(transport);
+        expect(transport.protocolVersion).toBe(version);
+        const result = await client.callTool({ name: 'echo', arguments: { text: version } });
+        expect(result.content).toEqual([{ type: 'text', text: version }]);
+        await client.close();
+      },
+    );
   });
 
   describe('streaming', () => {
@@ -142,15 +160,23 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
 
   describe('requests from the agent to the client', () => {
     it('relays sampling and elicitation from the agent to the client and the answers back, through the bus', async () => {
-      const client = new Client({ name: 'answering-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
+      const client = new Client(
+        { name: 'answering-client', version: '1.0.0' },
+        { capabilities: { sampling: {}, elicitation: {} } },
+      );
       client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
         role: 'assistant',
         content: { type: 'text', text: `sampled: ${(request.params.messages[0].content as { text: string }).text}` },
         model: 'test-model',
       }));
-      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
+      client.setRequestHandler(ElicitRequestSchema, async () => ({
+        action: 'accept',
+        content: { username: 'ada', email: 'ada@example.com' },
+      }));
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(env.mcpUrl()), { requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } } }),
+        new StreamableHTTPClientTransport(new URL(env.mcpUrl()), {
+          requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+        }),
       );
       const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hello' } });
       expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: sampled: hello' }]);
@@ -187,24 +213,38 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
   describe('other methods', () => {
     it("lists the agent's resources, templates and prompts, and reads and renders them through the agent", async () => {
       expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain('test://static-text');
-      expect((await mcp.client.listResourceTemplates()).resourceTemplates[0]).toMatchObject({ uriTemplate: 'test://template/{id}/data' });
+      expect((await mcp.client.listResourceTemplates()).resourceTemplates[0]).toMatchObject({
+        uriTemplate: 'test://template/{id}/data',
+      });
       expect((await mcp.client.listPrompts()).prompts.map((p) => p.name)).toContain('test_prompt_with_arguments');
       const read = await mcp.client.readResource({ uri: 'test://template/42/data' });
       expect(JSON.parse(String(read.contents[0].text))).toMatchObject({ id: '42', templateTest: true });
-      const prompt = await mcp.client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
+      const prompt = await mcp.client.getPrompt({
+        name: 'test_prompt_with_arguments',
+        arguments: { arg1: 'a', arg2: 'b' },
+      });
       expect(prompt.messages[0].content).toEqual({ type: 'text', text: "Prompt with arguments: arg1='a', arg2='b'" });
     });
 
     it('an unknown resource is -32002, an unknown prompt or a missing argument -32602', async () => {
-      expect(await mcp.client.readResource({ uri: 'test://nope' }).catch((e: { code?: number }) => e)).toMatchObject({ code: -32002 });
-      expect(await mcp.client.getPrompt({ name: 'nope' }).catch((e: { code?: number }) => e)).toMatchObject({ code: -32602 });
+      expect(await mcp.client.readResource({ uri: 'test://nope' }).catch((e: { code?: number }) => e)).toMatchObject({
+        code: -32002,
+      });
+      expect(await mcp.client.getPrompt({ name: 'nope' }).catch((e: { code?: number }) => e)).toMatchObject({
+        code: -32602,
+      });
       expect(
-        await mcp.client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a' } }).catch((e: { code?: number }) => e),
+        await mcp.client
+          .getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a' } })
+          .catch((e: { code?: number }) => e),
       ).toMatchObject({ code: -32602 });
     });
 
     it('completion/complete answers an empty completion', async () => {
-      const answer = await mcp.client.complete({ ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: 'b' } });
+      const answer = await mcp.client.complete({
+        ref: { type: 'ref/prompt', name: 'x' },
+        argument: { name: 'a', value: 'b' },
+      });
       expect(answer.completion).toEqual({ values: [], total: 0, hasMore: false });
     });
 
@@ -298,7 +338,9 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
     });
 
     it('a batch of notifications only is 202', async () => {
-      const response = await raw([{ jsonrpc: '2.0', method: 'notifications/initialized' }], { 'mcp-protocol-version': '2025-03-26' });
+      const response = await raw([{ jsonrpc: '2.0', method: 'notifications/initialized' }], {
+        'mcp-protocol-version': '2025-03-26',
+      });
       expect(response.status).toBe(202);
     });
 

@@ -1,4 +1,11 @@
-import { connectMcp, parsePrometheus, startTestStack, type McpConnection, type ServiceProcess, type TestStack } from '@mcpgw/devstack';
+import {
+  connectMcp,
+  parsePrometheus,
+  startTestStack,
+  type McpConnection,
+  type ServiceProcess,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const SLICE_MS = 2_000;

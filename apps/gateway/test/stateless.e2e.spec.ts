@@ -13,7 +13,12 @@ type Turns = { turns: { arguments: { text?: string } }[] };
 describe('the stateless revision (2026-07-28)', () => {
   let env: TestStack;
 
-  const post = async (method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}, key?: string) => {
+  const post = async (
+    method: string,
+    params: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+    key?: string,
+  ) => {
     const response = await fetch(env.mcpUrl(), {
       method: 'POST',
       headers: {
@@ -27,13 +32,20 @@ describe('the stateless revision (2026-07-28)', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: META, ...params } }),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: text.startsWith('{') ? JSON.parse(text) : undefined };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      body: text.startsWith('{') ? JSON.parse(text) : undefined,
+    };
   };
   const call = (name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}) =>
     post('tools/call', { name, arguments: args, _meta: { ...META, ...meta } }, { 'mcp-name': name });
 
   beforeAll(async () => {
-    env = await startTestStack({ gatewayEnv: { CONVERSATION_HANDLE_SECRET: 'a-test-secret-of-at-least-32-characters!' } });
+    env = await startTestStack({
+      gatewayEnv: { CONVERSATION_HANDLE_SECRET: 'a-test-secret-of-at-least-32-characters!' },
+    });
   });
 
   afterAll(async () => {
@@ -60,7 +72,10 @@ describe('the stateless revision (2026-07-28)', () => {
     expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toContain('echo');
     const echoed = await call('echo', { text: 'no session needed' });
-    expect(echoed.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'no session needed' }] });
+    expect(echoed.body.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'no session needed' }],
+    });
   });
 
   it('multi-turn through the conversation handle a result returns and the client sends back', async () => {
@@ -70,7 +85,10 @@ describe('the stateless revision (2026-07-28)', () => {
     const second = await call('echo', { text: 'turn two' }, { 'mcpgw/conversation': handle });
     expect(second.body.result._meta['mcpgw/conversation']).toBe(handle);
     const recalled = await call('recall', {}, { 'mcpgw/conversation': handle });
-    expect((recalled.body.result.structuredContent as Turns).turns.map((t) => t.arguments.text)).toEqual(['turn one', 'turn two']);
+    expect((recalled.body.result.structuredContent as Turns).turns.map((t) => t.arguments.text)).toEqual([
+      'turn one',
+      'turn two',
+    ]);
 
     const fresh = await call('recall', {});
     expect((fresh.body.result.structuredContent as Turns).turns).toEqual([]);
@@ -96,7 +114,12 @@ describe('the stateless revision (2026-07-28)', () => {
     expect(answer.headers.get('content-type')).toContain('text/event-stream');
     const messages = answer.text
       .split('\n\n')
-      .map((event) => event.split('\n').find((line) => line.startsWith('data: '))?.slice(6))
+      .map((event) =>
+        event
+          .split('\n')
+          .find((line) => line.startsWith('data: '))
+          ?.slice(6),
+      )
       .filter((data): data is string => !!data)
       .map((data) => JSON.parse(data));
     const progress = messages.filter((m) => m.method === 'notifications/progress');
@@ -106,8 +129,20 @@ describe('the stateless revision (2026-07-28)', () => {
   });
 
   it.each([
-    ['no clientCapabilities in _meta', { _meta: { 'io.modelcontextprotocol/protocolVersion': VERSION } }, {}, 400, -32602],
-    ['an unsupported version in _meta', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2030-01-01' } }, { 'mcp-protocol-version': '2030-01-01' }, 400, -32022],
+    [
+      'no clientCapabilities in _meta',
+      { _meta: { 'io.modelcontextprotocol/protocolVersion': VERSION } },
+      {},
+      400,
+      -32602,
+    ],
+    [
+      'an unsupported version in _meta',
+      { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2030-01-01' } },
+      { 'mcp-protocol-version': '2030-01-01' },
+      400,
+      -32022,
+    ],
     ['a version header that disagrees with _meta', {}, { 'mcp-protocol-version': '2025-11-25' }, 400, -32020],
     ['an Mcp-Method header that disagrees with the body', {}, { 'mcp-method': 'tools/call' }, 400, -32020],
     ['no MCP-Protocol-Version header', {}, { 'mcp-protocol-version': '' }, 400, -32020],
@@ -119,7 +154,11 @@ describe('the stateless revision (2026-07-28)', () => {
   });
 
   it('says which versions it supports when the requested one is not', async () => {
-    const answer = await post('tools/list', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2030-01-01' } }, { 'mcp-protocol-version': '2030-01-01' });
+    const answer = await post(
+      'tools/list',
+      { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2030-01-01' } },
+      { 'mcp-protocol-version': '2030-01-01' },
+    );
     expect(answer.body.error.data).toEqual({
       supported: [VERSION, '2025-11-25', '2025-06-18', '2025-03-26'],
       requested: '2030-01-01',
@@ -140,9 +179,12 @@ describe('the stateless revision (2026-07-28)', () => {
     expect(answer.body.error.code).toBe(-32601);
   });
 
-  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'no/such/method'])('%s is an unknown method: 404 -32601', async (method) => {
-    const answer = await post(method);
-    expect(answer.status).toBe(404);
-    expect(answer.body.error.code).toBe(-32601);
-  });
+  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'no/such/method'])(
+    '%s is an unknown method: 404 -32601',
+    async (method) => {
+      const answer = await post(method);
+      expect(answer.status).toBe(404);
+      expect(answer.body.error.code).toBe(-32601);
+    },
+  );
 });

@@ -155,10 +155,12 @@ describe('tools through the whole path', () => {
     const publicPorts = env.stack.processes.filter((p) => p.running && p.url).map((p) => p.url!);
     expect(publicPorts.length).toBeGreaterThanOrEqual(2);
     for (const url of publicPorts) {
-      for (const path of ['/metrics', '/ready', '/health']) expect((await fetch(`${url}${path}`)).status, `${url}${path}`).toBe(404);
+      for (const path of ['/metrics', '/ready', '/health'])
+        expect((await fetch(`${url}${path}`)).status, `${url}${path}`).toBe(404);
     }
     for (const proc of env.stack.processes.filter((p) => p.running)) {
-      for (const path of ['/metrics', '/ready', '/health']) expect((await fetch(`${proc.managementUrl}${path}`)).status).toBe(200);
+      for (const path of ['/metrics', '/ready', '/health'])
+        expect((await fetch(`${proc.managementUrl}${path}`)).status).toBe(200);
     }
   });
 });

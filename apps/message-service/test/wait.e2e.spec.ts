@@ -70,14 +70,23 @@ describe('waiting for the reply to a message', () => {
   it('finds a reply that arrived before the wait began', async () => {
     const { channelId, message } = await newConversation();
     await call(replicaB, 'POST', `/channels/${channelId}/messages`, reply(channelId, message.id, 'early'));
-    const waited = await call(replicaA, 'POST', `/channels/${channelId}/wait`, { message_id: message.id, timeout_ms: 5_000 });
-    expect(waited.body).toMatchObject({ status: 'replied', reply: { in_reply_to: message.id, content: [{ text: 'early' }] } });
+    const waited = await call(replicaA, 'POST', `/channels/${channelId}/wait`, {
+      message_id: message.id,
+      timeout_ms: 5_000,
+    });
+    expect(waited.body).toMatchObject({
+      status: 'replied',
+      reply: { in_reply_to: message.id, content: [{ text: 'early' }] },
+    });
   });
 
   it('a reply stored through one replica wakes a waiter on the other', async () => {
     const { channelId, message } = await newConversation();
     const started = Date.now();
-    const waiting = call(replicaA, 'POST', `/channels/${channelId}/wait`, { message_id: message.id, timeout_ms: 20_000 });
+    const waiting = call(replicaA, 'POST', `/channels/${channelId}/wait`, {
+      message_id: message.id,
+      timeout_ms: 20_000,
+    });
     await expect.poll(() => openWaits(replicaA)).toBe(1); // the wait is registered: the reply must wake it
     await call(replicaB, 'POST', `/channels/${channelId}/messages`, reply(channelId, message.id, 'late'));
     const waited = await waiting;
@@ -107,18 +116,34 @@ describe('waiting for the reply to a message', () => {
   it('times out when no reply comes', async () => {
     const { channelId, message } = await newConversation();
     const started = Date.now();
-    const waited = await call(replicaB, 'POST', `/channels/${channelId}/wait`, { message_id: message.id, timeout_ms: 500 });
+    const waited = await call(replicaB, 'POST', `/channels/${channelId}/wait`, {
+      message_id: message.id,
+      timeout_ms: 500,
+    });
     expect(waited.body).toEqual({ status: 'timeout' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
   });
 
   it('keeps the first reply when an agent answers twice', async () => {
     const { channelId, message } = await newConversation();
-    const first = await call(replicaA, 'POST', `/channels/${channelId}/messages`, reply(channelId, message.id, 'first'));
-    const second = await call(replicaB, 'POST', `/channels/${channelId}/messages`, reply(channelId, message.id, 'second'));
+    const first = await call(
+      replicaA,
+      'POST',
+      `/channels/${channelId}/messages`,
+      reply(channelId, message.id, 'first'),
+    );
+    const second = await call(
+      replicaB,
+      'POST',
+      `/channels/${channelId}/messages`,
+      reply(channelId, message.id, 'second'),
+    );
     expect(first.body.duplicate).toBe(false);
     expect(second.body.duplicate).toBe(true);
-    const waited = await call(replicaB, 'POST', `/channels/${channelId}/wait`, { message_id: message.id, timeout_ms: 1_000 });
+    const waited = await call(replicaB, 'POST', `/channels/${channelId}/wait`, {
+      message_id: message.id,
+      timeout_ms: 1_000,
+    });
     expect(waited.body.reply.content).toEqual([{ type: 'text', text: 'first' }]);
   });
 

@@ -92,7 +92,11 @@ export class BusClient {
         if (error) return logger.warn(`subscription ${from.family}: ${error.message}`);
         const parsed = admit(from, msg.data);
         if (parsed.ok) return onMessage(received(parsed.value, msg));
-        if (msg.reply) respond(msg, { ok: false, error: { code: 'invalid_request', message: 'invalid payload', details: parsed.errors } });
+        if (msg.reply)
+          respond(msg, {
+            ok: false,
+            error: { code: 'invalid_request', message: 'invalid payload', details: parsed.errors },
+          });
       },
     });
   }

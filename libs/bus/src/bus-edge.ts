@@ -35,5 +35,10 @@ function refused(family: string, what: string, errors: string[]): void {
     return;
   }
   lastWarned.set(family, { at: now, suppressed: 0 });
-  logger.warn({ msg: `dropping malformed ${what}`, family, errors: errors.slice(0, 5), suppressed: last?.suppressed ?? 0 });
+  logger.warn({
+    msg: `dropping malformed ${what}`,
+    family,
+    errors: errors.slice(0, 5),
+    suppressed: last?.suppressed ?? 0,
+  });
 }

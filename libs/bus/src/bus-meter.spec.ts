@@ -33,7 +33,10 @@ describe('BusMeter', () => {
 
 describe('meterConnection', () => {
   it('counts what the protocol handler publishes and what it is delivered', () => {
-    const protocol = { publish: (_subject: string) => undefined, processMsg: (_msg: { subject: Uint8Array }, _data: Uint8Array) => undefined };
+    const protocol = {
+      publish: (_subject: string) => undefined,
+      processMsg: (_msg: { subject: Uint8Array }, _data: Uint8Array) => undefined,
+    };
     const meter = new BusMeter();
     meterConnection({ protocol } as unknown as NatsConnection, 'mcpgw', meter);
     protocol.publish('mcpgw.ms.messages.post_and_wait');

@@ -10,7 +10,10 @@ export interface BusOptions {
 }
 
 /** Bus options from the shared NATS settings (libs/config `NatsEnv`). */
-export function busOptionsFromEnv(env: { NATS_URL: string; BUS_PREFIX: string; NATS_CREDS: string }, name: string): BusOptions {
+export function busOptionsFromEnv(
+  env: { NATS_URL: string; BUS_PREFIX: string; NATS_CREDS: string },
+  name: string,
+): BusOptions {
   return { url: env.NATS_URL, prefix: env.BUS_PREFIX, name, credsFile: env.NATS_CREDS || undefined };
 }
 

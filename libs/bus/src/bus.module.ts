@@ -1,11 +1,4 @@
-import {
-  Inject,
-  Logger,
-  Module,
-  type DynamicModule,
-  type OnApplicationShutdown,
-  type Provider,
-} from '@nestjs/common';
+import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { connect, credsAuthenticator, type Authenticator, type NatsConnection } from 'nats';
 import { readFileSync } from 'node:fs';
 import { BusClient } from './bus-client';

@@ -2,8 +2,7 @@ import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validateSync } from 'class-validator';
 
 type Instances<T extends ClassConstructor<object>[]> = T extends [infer H, ...infer R]
-  ? (H extends ClassConstructor<infer I> ? I : never) &
-      (R extends ClassConstructor<object>[] ? Instances<R> : unknown)
+  ? (H extends ClassConstructor<infer I> ? I : never) & (R extends ClassConstructor<object>[] ? Instances<R> : unknown)
   : unknown;
 
 export class EnvValidationError extends Error {

@@ -26,12 +26,15 @@ describe('agent API keys', () => {
     expect(apiKeyMatches(minted.key.slice(0, -1) + last, minted.digest)).toBe(false);
   });
 
-  it.each(['', 'bak_', 'bak_short_secret', 'pat_abcdefghijkl_' + 'x'.repeat(43), `bak_${'a'.repeat(12)}_${'b'.repeat(42)}`])(
-    'reads no id from the malformed key %j',
-    (key) => {
-      expect(apiKeyId(key)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'bak_',
+    'bak_short_secret',
+    'pat_abcdefghijkl_' + 'x'.repeat(43),
+    `bak_${'a'.repeat(12)}_${'b'.repeat(42)}`,
+  ])('reads no id from the malformed key %j', (key) => {
+    expect(apiKeyId(key)).toBeUndefined();
+  });
 
   it('compares digests of different lengths without throwing', () => {
     expect(apiKeyMatches('bak_x', digestApiKey('bak_x').subarray(0, 16))).toBe(false);

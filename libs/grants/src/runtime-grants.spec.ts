@@ -30,13 +30,21 @@ describe('RuntimeGrants', () => {
     const { token, grant } = await mintRuntimeGrant(request, signing);
     const verified = await verifyRuntimeGrant(token, ring);
     expect(verified).toEqual({ ok: true, grant });
-    expect(grant).toMatchObject({ workspaceId: 'ws1', agentId: 'agent1', taskId: 'task1', tools: ['echo', 'tool-id-1'], credentials: ['crm'] });
+    expect(grant).toMatchObject({
+      workspaceId: 'ws1',
+      agentId: 'agent1',
+      taskId: 'task1',
+      tools: ['echo', 'tool-id-1'],
+      credentials: ['crm'],
+    });
     expect(grant.expiresAt.getTime() - grant.issuedAt.getTime()).toBe(60_000);
   });
 
   it('gives every grant its own id', async () => {
     const { signing } = await keys();
-    const ids = new Set(await Promise.all([1, 2, 3].map(async () => (await mintRuntimeGrant(request, signing)).grant.id)));
+    const ids = new Set(
+      await Promise.all([1, 2, 3].map(async () => (await mintRuntimeGrant(request, signing)).grant.id)),
+    );
     expect(ids.size).toBe(3);
   });
 

@@ -53,7 +53,8 @@ export interface SigningKey {
 export type KeyRing = ReadonlyMap<string, KeyLike | Uint8Array>;
 
 export type GrantFailure = 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'not_a_grant';
-export type GrantVerification = { ok: true; grant: RuntimeGrant } | { ok: false; failure: GrantFailure; message: string };
+export type GrantVerification =
+  { ok: true; grant: RuntimeGrant } | { ok: false; failure: GrantFailure; message: string };
 
 interface GrantClaims {
   ws: string;
@@ -64,7 +65,9 @@ interface GrantClaims {
 }
 
 /** A new Ed25519 signing key as a private JWK (with `kid`), e.g. for a development stack. */
-export async function generateSigningJwk(kid = `k-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`): Promise<JWK> {
+export async function generateSigningJwk(
+  kid = `k-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`,
+): Promise<JWK> {
   const { privateKey } = await generateKeyPair(ALGORITHM, { crv: 'Ed25519', extractable: true });
   return { ...(await exportJWK(privateKey)), kid, alg: ALGORITHM, use: 'sig' };
 }
@@ -91,7 +94,10 @@ export async function importKeyRing(jwks: JWK[]): Promise<KeyRing> {
   return ring;
 }
 
-export async function mintRuntimeGrant(request: GrantRequest, signing: SigningKey): Promise<{ token: string; grant: RuntimeGrant }> {
+export async function mintRuntimeGrant(
+  request: GrantRequest,
+  signing: SigningKey,
+): Promise<{ token: string; grant: RuntimeGrant }> {
   const now = Math.floor(Date.now() / 1000);
   const grant: RuntimeGrant = {
     id: randomUUID(),
@@ -129,7 +135,8 @@ export async function verifyRuntimeGrant(token: string, ring: KeyRing): Promise<
     return { ok: false, failure: 'malformed', message: 'not a RuntimeGrant (malformed token)' };
   }
   const key = kid ? ring.get(kid) : undefined;
-  if (!key) return { ok: false, failure: 'unknown_key', message: 'the grant is signed with a key this gateway does not know' };
+  if (!key)
+    return { ok: false, failure: 'unknown_key', message: 'the grant is signed with a key this gateway does not know' };
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], typ: GRANT_TYPE, issuer: GRANT_ISSUER });
     const claims = payload as unknown as Partial<GrantClaims>;

@@ -9,7 +9,14 @@ describe('JsonLogger', () => {
   it('writes one JSON object per line, with service, level and context', () => {
     new JsonLogger('svc', 'info', { instance: 'i1' }).log({ msg: 'hello', n: 1 }, 'Ctx');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0])).toMatchObject({ level: 'info', service: 'svc', instance: 'i1', context: 'Ctx', msg: 'hello', n: 1 });
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 'info',
+      service: 'svc',
+      instance: 'i1',
+      context: 'Ctx',
+      msg: 'hello',
+      n: 1,
+    });
   });
 
   it('drops lines below its level', () => {
@@ -22,7 +29,11 @@ describe('JsonLogger', () => {
 
   it('keeps the stack of an error for the operator', () => {
     new JsonLogger('svc').error(new Error('bad'));
-    expect(JSON.parse(lines[0])).toMatchObject({ level: 'error', msg: 'bad', stack: expect.stringContaining('Error: bad') });
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 'error',
+      msg: 'bad',
+      stack: expect.stringContaining('Error: bad'),
+    });
     expect(write).toHaveBeenCalled();
   });
 });

@@ -17,7 +17,8 @@ export interface ManagementEndpoints {
 export function managementHandler({ checks, registry }: ManagementEndpoints) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '/').split('?', 1)[0];
-    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, { error: 'method not allowed' });
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return send(response, 405, { error: 'method not allowed' });
     switch (path) {
       case '/health':
         return send(response, 200, { status: 'ok' });

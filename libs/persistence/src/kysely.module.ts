@@ -45,7 +45,11 @@ export class KyselyModule {
       module: KyselyModule,
       global: true,
       providers: [
-        { provide: KYSELY, inject: [getDataSourceToken()], useFactory: (dataSource: DataSource) => kyselyOver(dataSource) },
+        {
+          provide: KYSELY,
+          inject: [getDataSourceToken()],
+          useFactory: (dataSource: DataSource) => kyselyOver(dataSource),
+        },
         { provide: DATABASE_READINESS, inject: [KYSELY], useFactory: databaseReadiness },
       ],
       exports: [KYSELY, DATABASE_READINESS],

@@ -8,7 +8,10 @@ function fakePool() {
   const sent: string[] = [];
   let ended = false;
   const client = {
-    query: async (text: string) => (sent.push(text), { command: text.split(' ')[0].toUpperCase(), rowCount: 0, rows: [] }),
+    query: async (text: string) => (
+      sent.push(text),
+      { command: text.split(' ')[0].toUpperCase(), rowCount: 0, rows: [] }
+    ),
     release: () => undefined,
   };
   return { sent, ended: () => ended, pool: { connect: async () => client, end: async () => void (ended = true) } };

@@ -50,7 +50,11 @@ export class MeteredSqlLogger implements Logger {
   }
 
   logQueryError(error: string | Error, query: string): void {
-    this.logger.error({ msg: 'query failed', error: error instanceof Error ? error.message : error, query: query.slice(0, 200) });
+    this.logger.error({
+      msg: 'query failed',
+      error: error instanceof Error ? error.message : error,
+      query: query.slice(0, 200),
+    });
   }
 
   logQuerySlow(): void {}

@@ -93,7 +93,11 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   );
   stopOnSignals(app, management.server, logger);
   logger.log(
-    { msg: 'listening', port: spec.port ? (app.getHttpServer().address() as AddressInfo).port : undefined, management: management.port },
+    {
+      msg: 'listening',
+      port: spec.port ? (app.getHttpServer().address() as AddressInfo).port : undefined,
+      management: management.port,
+    },
     'Bootstrap',
   );
   return app;

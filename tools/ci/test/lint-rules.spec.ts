@@ -21,7 +21,11 @@ async function rulesFiredOn(path: string, code: string): Promise<string[]> {
 describe('architecture lint rules', () => {
   beforeAll(() => {
     // @nx/enforce-module-boundaries reads the cached project graph; make sure it exists.
-    execFileSync('npx', ['nx', 'show', 'projects'], { cwd: root, stdio: 'ignore', env: { ...process.env, NX_DAEMON: 'false' } });
+    execFileSync('npx', ['nx', 'show', 'projects'], {
+      cwd: root,
+      stdio: 'ignore',
+      env: { ...process.env, NX_DAEMON: 'false' },
+    });
     eslint = new ESLint({ cwd: root });
   }, 120_000);
 
@@ -47,7 +51,9 @@ describe('architecture lint rules', () => {
 
   it('keeps NATS inside libs/bus', async () => {
     const code = `import { connect } from 'nats';\nexport const c = connect;\n`;
-    expect(await rulesFiredOn('apps/gateway/src/calls/fixture.ts', code)).toContain('@typescript-eslint/no-restricted-imports');
+    expect(await rulesFiredOn('apps/gateway/src/calls/fixture.ts', code)).toContain(
+      '@typescript-eslint/no-restricted-imports',
+    );
     expect(await rulesFiredOn('libs/bus/src/fixture.ts', code)).toEqual([]);
   });
 
@@ -59,7 +65,9 @@ describe('architecture lint rules', () => {
 
   it('keeps SQL in libs/persistence, database/ folders and stores', async () => {
     const code = `import { Kysely } from 'kysely';\nexport const k = Kysely;\n`;
-    expect(await rulesFiredOn('apps/gateway/src/calls/fixture.ts', code)).toContain('@typescript-eslint/no-restricted-imports');
+    expect(await rulesFiredOn('apps/gateway/src/calls/fixture.ts', code)).toContain(
+      '@typescript-eslint/no-restricted-imports',
+    );
     expect(await rulesFiredOn('apps/gateway/src/sessions/fixture.store.ts', code)).toEqual([]);
     expect(await rulesFiredOn('libs/persistence/src/fixture.ts', code)).toEqual([]);
   });

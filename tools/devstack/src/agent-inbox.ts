@@ -17,7 +17,11 @@ export interface InboxState {
 export async function agentInboxState(nc: NatsConnection, prefix: string, agentId: string): Promise<InboxState> {
   const jsm = await nc.jetstreamManager();
   const info = await jsm.consumers.info(AgentInbox.streamName(prefix), AgentInbox.consumerName(agentId));
-  return { delivered: info.delivered.stream_seq, ackFloor: info.ack_floor.stream_seq, ackPending: info.num_ack_pending };
+  return {
+    delivered: info.delivered.stream_seq,
+    ackFloor: info.ack_floor.stream_seq,
+    ackPending: info.num_ack_pending,
+  };
 }
 
 /** The id of the message at a stream sequence of the inbox (while it is there: until it is acknowledged). */

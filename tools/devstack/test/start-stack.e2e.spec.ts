@@ -68,7 +68,11 @@ describe('npm start', () => {
 
     const response = await fetch(`http://127.0.0.1:${gatewayPort}/demo-agent/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-agent-api-key': key! },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-agent-api-key': key!,
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,

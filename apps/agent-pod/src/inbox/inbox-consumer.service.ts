@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AgentReply } from '@mcpgw/contracts';
 import { InboxReader, type BoundInbox, type InboxDelivery } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
@@ -107,7 +101,9 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         const batch = await consumer.fetch(free, FETCH_EXPIRES_MS);
         this.batch = batch;
         for await (const msg of batch) {
-          this.handle(msg).catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
+          this.handle(msg).catch((error: Error) =>
+            this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`),
+          );
           if (!this.running) break;
         }
         this.fetchFailure = undefined;
@@ -142,7 +138,11 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         msg.ack();
         return;
       }
-      this.logger.error({ msg: 'could not answer; will be redelivered', message_id: message.id, error: (error as Error).message });
+      this.logger.error({
+        msg: 'could not answer; will be redelivered',
+        message_id: message.id,
+        error: (error as Error).message,
+      });
       msg.nak(1_000);
     } finally {
       clearInterval(heartbeat);
@@ -172,7 +172,11 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       if (reply) await this.replier.store(reply, msg.replyTo);
       msg.ack();
     } catch (error) {
-      this.logger.error({ msg: 'could not store the reply again; will be redelivered', message_id: messageId, error: (error as Error).message });
+      this.logger.error({
+        msg: 'could not store the reply again; will be redelivered',
+        message_id: messageId,
+        error: (error as Error).message,
+      });
       msg.nak(1_000);
     }
   }

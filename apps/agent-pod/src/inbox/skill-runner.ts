@@ -42,7 +42,13 @@ export class SkillRunner implements OnApplicationShutdown {
    */
   async answer(message: ChatMessage, redeliveries: number): Promise<AgentReply> {
     const name = message.tool_call?.name;
-    this.logger.debug({ msg: 'skill started', message_id: message.id, skill: name, pod_id: this.env.POD_ID, redeliveries });
+    this.logger.debug({
+      msg: 'skill started',
+      message_id: message.id,
+      skill: name,
+      pod_id: this.env.POD_ID,
+      redeliveries,
+    });
     const call = this.cancellations.track(message.id);
     try {
       const output = await this.run(message, call.signal);

@@ -27,13 +27,19 @@ export const conformancePrompts: PromptProvider = {
       case 'test_simple_prompt':
         return { messages: [user({ type: 'text', text: 'This is a simple prompt for testing.' })] };
       case 'test_prompt_with_arguments':
-        return { messages: [user({ type: 'text', text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` })] };
+        return {
+          messages: [user({ type: 'text', text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` })],
+        };
       case 'test_prompt_with_embedded_resource':
         return {
           messages: [
             user({
               type: 'resource',
-              resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+              resource: {
+                uri: args.resourceUri,
+                mimeType: 'text/plain',
+                text: 'Embedded resource content for testing.',
+              },
             }),
             user({ type: 'text', text: 'Please process the embedded resource above.' }),
           ],

@@ -9,7 +9,10 @@ export interface PromptMessage {
 export interface PromptProvider {
   prompts: PromptDefinition[];
   /** Undefined when there is no such prompt. */
-  get(name: string, args: Record<string, string>): Promise<{ description?: string; messages: PromptMessage[] } | undefined>;
+  get(
+    name: string,
+    args: Record<string, string>,
+  ): Promise<{ description?: string; messages: PromptMessage[] } | undefined>;
 }
 
 export const PROMPTS = Symbol('PROMPTS');

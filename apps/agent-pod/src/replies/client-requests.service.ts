@@ -38,7 +38,10 @@ export class ClientRequestsService {
     const key = randomUUID();
     let subscription: BusSubscription | undefined;
     const answer = new Promise<InputResponse>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ClientRequestError(`the client did not answer ${method} in time`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new ClientRequestError(`the client did not answer ${method} in time`)),
+        timeoutMs,
+      );
       signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
       subscription = this.bus.subscribe(CallInput.at(messageId), ({ payload }) => {
         if (payload.key !== key) return;

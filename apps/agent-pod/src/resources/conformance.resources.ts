@@ -7,10 +7,20 @@ export const conformanceResources: ResourceProvider = {
   resources: [
     { uri: 'test://static-text', name: 'Static text', description: 'A static text resource', mimeType: 'text/plain' },
     { uri: 'test://static-binary', name: 'Static binary', description: 'A static PNG', mimeType: 'image/png' },
-    { uri: 'test://watched-resource', name: 'Watched resource', description: 'A resource to subscribe to', mimeType: 'text/plain' },
+    {
+      uri: 'test://watched-resource',
+      name: 'Watched resource',
+      description: 'A resource to subscribe to',
+      mimeType: 'text/plain',
+    },
   ],
   templates: [
-    { uriTemplate: 'test://template/{id}/data', name: 'Data by id', description: 'Data for an id', mimeType: 'application/json' },
+    {
+      uriTemplate: 'test://template/{id}/data',
+      name: 'Data by id',
+      description: 'Data for an id',
+      mimeType: 'application/json',
+    },
   ],
   async read(uri) {
     if (uri === 'test://static-text') {
@@ -20,7 +30,13 @@ export const conformanceResources: ResourceProvider = {
     if (uri === 'test://watched-resource') return [{ uri, mimeType: 'text/plain', text: 'Watched resource content' }];
     const id = /^test:\/\/template\/([^/]+)\/data$/.exec(uri)?.[1];
     if (id) {
-      return [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }];
+      return [
+        {
+          uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        },
+      ];
     }
     return undefined;
   },

@@ -29,7 +29,11 @@ export const CONFORMANCE_SKILLS: readonly Skill[] = [
     content: [
       {
         type: 'resource',
-        resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
       },
     ],
   })),
@@ -39,7 +43,11 @@ export const CONFORMANCE_SKILLS: readonly Skill[] = [
       { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
       {
         type: 'resource',
-        resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: '{"test":"data","value":123}',
+        },
       },
     ],
   })),
@@ -133,7 +141,12 @@ export const CONFORMANCE_CLIENT_SKILLS: readonly Skill[] = [
           name: { type: 'string', description: 'User name', default: 'John Doe' },
           age: { type: 'integer', description: 'User age', default: 30 },
           score: { type: 'number', description: 'User score', default: 95.5 },
-          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          status: {
+            type: 'string',
+            description: 'User status',
+            enum: ['active', 'inactive', 'pending'],
+            default: 'active',
+          },
           verified: { type: 'boolean', description: 'Verification status', default: true },
         },
       },

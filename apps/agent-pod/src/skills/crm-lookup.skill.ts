@@ -27,7 +27,12 @@ export const crmLookupSkill: Skill = {
         found: { type: 'boolean' },
         customer: {
           type: 'object',
-          properties: { id: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, open_orders: { type: 'integer' } },
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            tier: { type: 'string' },
+            open_orders: { type: 'integer' },
+          },
         },
       },
       required: ['found'],
@@ -40,7 +45,10 @@ export const crmLookupSkill: Skill = {
   async run(args, ctx) {
     const granted = (ctx.message.meta?.credentials as string[] | undefined) ?? [];
     if (!granted.includes('crm')) {
-      return { content: [{ type: 'text', text: 'crm_lookup: no crm credential was granted to this call' }], isError: true };
+      return {
+        content: [{ type: 'text', text: 'crm_lookup: no crm credential was granted to this call' }],
+        isError: true,
+      };
     }
     const id = String(args.customer_id);
     const customer = CUSTOMERS[id];

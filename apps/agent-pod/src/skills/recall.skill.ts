@@ -21,9 +21,7 @@ export const recallSkill: Skill = {
   async run(_args, ctx) {
     const messages = (await ctx.history()).map((stored) => stored.envelope);
     const replies = new Map(
-      messages
-        .filter((m): m is AgentReply => m.type === 'agent_reply')
-        .map((reply) => [reply.in_reply_to, reply]),
+      messages.filter((m): m is AgentReply => m.type === 'agent_reply').map((reply) => [reply.in_reply_to, reply]),
     );
     const turns: Turn[] = messages
       .filter((m): m is ChatMessage => m.type === 'chat_message' && m.id !== ctx.message.id)
@@ -31,7 +29,10 @@ export const recallSkill: Skill = {
         tool: m.tool_call?.name,
         arguments: m.tool_call?.arguments,
         text: m.text,
-        reply: replies.get(m.id)?.content.map((c) => c.text ?? `[${c.type}]`).join('\n'),
+        reply: replies
+          .get(m.id)
+          ?.content.map((c) => c.text ?? `[${c.type}]`)
+          .join('\n'),
       }));
     return { content: [text(JSON.stringify({ turns }))], structured: { turns } };
   },

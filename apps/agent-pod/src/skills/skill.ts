@@ -1,4 +1,11 @@
-import type { ChatMessage, ClientRequestMethod, ContentItem, LogLevel, SkillDefinition, StoredMessage } from '@mcpgw/contracts';
+import type {
+  ChatMessage,
+  ClientRequestMethod,
+  ContentItem,
+  LogLevel,
+  SkillDefinition,
+  StoredMessage,
+} from '@mcpgw/contracts';
 
 /** What a skill sees of the message it answers. */
 export interface SkillContext {

@@ -41,7 +41,12 @@ export const webSearchSkill: Skill = {
       url: `https://search.example/${encodeURIComponent(query)}/${i + 1}`,
       snippet: `Snippet ${i + 1} about ${query}.`,
     }));
-    const links = results.map((r) => ({ type: 'resource_link' as const, uri: r.url, name: r.title, mimeType: 'text/html' }));
+    const links = results.map((r) => ({
+      type: 'resource_link' as const,
+      uri: r.url,
+      name: r.title,
+      mimeType: 'text/html',
+    }));
     return { content: [text(JSON.stringify({ results })), ...links], structured: { results } };
   },
 };

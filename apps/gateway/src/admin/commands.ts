@@ -48,7 +48,9 @@ export const COMMANDS: Record<string, Command> = {
     const list = await agents.list();
     return {
       json: list,
-      text: list.length ? list.map((a) => `${a.id}\tworkspace=${a.workspace_id}\ttools=${a.tools}`).join('\n') : '(no agents)',
+      text: list.length
+        ? list.map((a) => `${a.id}\tworkspace=${a.workspace_id}\ttools=${a.tools}`).join('\n')
+        : '(no agents)',
     };
   },
   'agent create': async ({ agents }, { flags }) => {
@@ -72,7 +74,9 @@ export const COMMANDS: Record<string, Command> = {
     return {
       json: list,
       text: list.length
-        ? list.map((k) => `${k.id}\tagent=${k.agent_id}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`).join('\n')
+        ? list
+            .map((k) => `${k.id}\tagent=${k.agent_id}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`)
+            .join('\n')
         : '(no keys)',
     };
   },
@@ -96,7 +100,9 @@ export const COMMANDS: Record<string, Command> = {
     if (bad.length) throw new InvalidRequestError(`bad credential name(s): ${bad.join(', ')}`);
     const workspace = (await agents.list()).find((a) => a.id === agentId)?.workspace_id;
     if (workspace !== workspaceId) {
-      throw new InvalidRequestError(workspace ? `agent ${agentId} is in workspace ${workspace}` : `no agent ${agentId}`);
+      throw new InvalidRequestError(
+        workspace ? `agent ${agentId} is in workspace ${workspace}` : `no agent ${agentId}`,
+      );
     }
     const { token, grant } = await mintRuntimeGrant(
       { workspaceId, agentId, taskId, tools, credentials, ttlSeconds: ttl },

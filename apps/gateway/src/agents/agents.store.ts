@@ -40,7 +40,12 @@ export class AgentsStore {
     const rows = await this.db
       .selectFrom('agents as a')
       .leftJoin('tools as t', 't.agent_id', 'a.id')
-      .select((eb) => ['a.id', 'a.workspace_id', 'a.created_at', eb.cast<number>(eb.fn.count('t.id'), 'integer').as('tools')])
+      .select((eb) => [
+        'a.id',
+        'a.workspace_id',
+        'a.created_at',
+        eb.cast<number>(eb.fn.count('t.id'), 'integer').as('tools'),
+      ])
       .groupBy('a.id')
       .orderBy('a.id')
       .execute();
@@ -98,7 +103,12 @@ export class AgentsStore {
   }
 
   async tools(agentId: string): Promise<ToolRow[]> {
-    return this.db.selectFrom('tools').select(['id', 'name', 'definition']).where('agent_id', '=', agentId).orderBy('name').execute();
+    return this.db
+      .selectFrom('tools')
+      .select(['id', 'name', 'definition'])
+      .where('agent_id', '=', agentId)
+      .orderBy('name')
+      .execute();
   }
 }
 

@@ -13,7 +13,15 @@ export class RegistryService {
   async register(plain: unknown): Promise<{ registered: number }> {
     const parsed = parseAs(RegisterAgentRequest, plain);
     if (!parsed.ok) throw new InvalidRequestError('invalid registration', parsed.errors);
-    const { agent_id, workspace_id, pod_id, skills, resources = [], resource_templates = [], prompts = [] } = parsed.value;
+    const {
+      agent_id,
+      workspace_id,
+      pod_id,
+      skills,
+      resources = [],
+      resource_templates = [],
+      prompts = [],
+    } = parsed.value;
     const names = new Set<string>();
     const compile = validatorCompiler();
     for (const skill of skills) {

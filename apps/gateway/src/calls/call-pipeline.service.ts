@@ -166,16 +166,26 @@ export class CallPipeline {
    * replica joins the first posting (or, if it never got stored, stores it) and
    * the reply reaches it however the pod delivers it.
    */
-  private async postAndWait(message: ChatMessage, timeoutMs: number): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+  private async postAndWait(
+    message: ChatMessage,
+    timeoutMs: number,
+  ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const slice = Math.max(0, Math.min(deadline - Date.now(), this.env.CALL_WAIT_SLICE_MS));
       try {
-        const posted = await this.bus.request(BusPattern.PostAndWait, { envelope: message, timeout_ms: slice }, slice + WAIT_MARGIN_MS);
+        const posted = await this.bus.request(
+          BusPattern.PostAndWait,
+          { envelope: message, timeout_ms: slice },
+          slice + WAIT_MARGIN_MS,
+        );
         if (posted.result.status === 'replied' || Date.now() >= deadline) return posted;
       } catch (error) {
         if (!(error instanceof BusTimeoutError) || Date.now() >= deadline) throw error;
-        this.logger.warn({ msg: 'no answer from the message service replica holding the wait; posting again', message_id: message.id });
+        this.logger.warn({
+          msg: 'no answer from the message service replica holding the wait; posting again',
+          message_id: message.id,
+        });
       }
     }
   }

@@ -18,7 +18,11 @@ describe('tool argument validation', () => {
 
   it('reports every problem, with its path', () => {
     expect(validate({ query: 1, max_results: 'x', extra: true })).toEqual(
-      expect.arrayContaining(['/query must be string', '/max_results must be integer', '(arguments) must NOT have additional properties']),
+      expect.arrayContaining([
+        '/query must be string',
+        '/max_results must be integer',
+        '(arguments) must NOT have additional properties',
+      ]),
     );
   });
 

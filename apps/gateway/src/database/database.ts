@@ -14,5 +14,17 @@ export const GATEWAY_SCHEMA = 'gateway';
 export const CACHE_CHANNEL = 'mcpgw_gateway_cache';
 
 export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptions {
-  return postgresOptions({ url, schema: GATEWAY_SCHEMA, poolSize, migrations: [Gateway1764450000000, Idempotency1764460000000, Grants1764470000000, SessionLogLevel1764480000000, AgentResourcesPrompts1764490000000, SessionClientCapabilities1764500000000] });
+  return postgresOptions({
+    url,
+    schema: GATEWAY_SCHEMA,
+    poolSize,
+    migrations: [
+      Gateway1764450000000,
+      Idempotency1764460000000,
+      Grants1764470000000,
+      SessionLogLevel1764480000000,
+      AgentResourcesPrompts1764490000000,
+      SessionClientCapabilities1764500000000,
+    ],
+  });
 }

@@ -41,7 +41,9 @@ export class GrantKeysService implements OnModuleInit {
   /** The signing key; throws with what to configure when there is none. */
   signing(): SigningKey {
     if (!this.signingKey) {
-      throw new Error(`no grant signing key: put a private Ed25519 JWK in ${this.env.GRANT_SIGNING_KEY_FILE} (GRANT_SIGNING_KEY_FILE)`);
+      throw new Error(
+        `no grant signing key: put a private Ed25519 JWK in ${this.env.GRANT_SIGNING_KEY_FILE} (GRANT_SIGNING_KEY_FILE)`,
+      );
     }
     return this.signingKey;
   }

@@ -19,7 +19,10 @@ export class GrantRevocationsStore {
       // A second revocation keeps the first one's times; the no-op update makes RETURNING answer.
       const row = await tx
         .insertInto('grant_revocations')
-        .values({ grant_id: grantId.toLowerCase(), expires_at: sql<Date>`now() + make_interval(secs => ${keepForSeconds})` })
+        .values({
+          grant_id: grantId.toLowerCase(),
+          expires_at: sql<Date>`now() + make_interval(secs => ${keepForSeconds})`,
+        })
         .onConflict((oc) => oc.column('grant_id').doUpdateSet((eb) => ({ grant_id: eb.ref('excluded.grant_id') })))
         .returning(['grant_id', 'revoked_at'])
         .executeTakeFirstOrThrow();
@@ -29,12 +32,19 @@ export class GrantRevocationsStore {
   }
 
   async active(): Promise<string[]> {
-    const rows = await this.db.selectFrom('grant_revocations').select('grant_id').where('expires_at', '>', now).execute();
+    const rows = await this.db
+      .selectFrom('grant_revocations')
+      .select('grant_id')
+      .where('expires_at', '>', now)
+      .execute();
     return rows.map((row) => row.grant_id);
   }
 
   async purgeExpired(): Promise<number> {
-    const { numDeletedRows } = await this.db.deleteFrom('grant_revocations').where('expires_at', '<=', now).executeTakeFirst();
+    const { numDeletedRows } = await this.db
+      .deleteFrom('grant_revocations')
+      .where('expires_at', '<=', now)
+      .executeTakeFirst();
     return Number(numDeletedRows);
   }
 }

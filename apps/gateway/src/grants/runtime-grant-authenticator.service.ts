@@ -53,17 +53,25 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
 
   /** `rawHeaders` as Node gives them (Node keeps only the first Authorization header elsewhere). */
   async authenticate(rawHeaders: string[], workspaceId: string, agentId: string): Promise<GrantAuthResult> {
-    const authorizations = rawHeaders.filter((_, i) => i % 2 === 1 && rawHeaders[i - 1].toLowerCase() === 'authorization');
+    const authorizations = rawHeaders.filter(
+      (_, i) => i % 2 === 1 && rawHeaders[i - 1].toLowerCase() === 'authorization',
+    );
     if (authorizations.length === 0) return { ok: false, reason: 'missing Authorization header' };
     if (authorizations.length > 1) return { ok: false, reason: 'send exactly one Authorization header' };
     const match = /^Bearer +(\S+)$/i.exec(authorizations[0].trim());
     if (!match) return { ok: false, reason: 'Authorization must be "Bearer <RuntimeGrant>"' };
     const token = match[1];
     if (isPersonalAccessToken(token)) {
-      return { ok: false, reason: 'a personal access token cannot be used here: this endpoint needs a task-scoped RuntimeGrant' };
+      return {
+        ok: false,
+        reason: 'a personal access token cannot be used here: this endpoint needs a task-scoped RuntimeGrant',
+      };
     }
     if (token.startsWith(API_KEY_PREFIX)) {
-      return { ok: false, reason: 'an agent API key cannot be used here: this endpoint needs a task-scoped RuntimeGrant' };
+      return {
+        ok: false,
+        reason: 'an agent API key cannot be used here: this endpoint needs a task-scoped RuntimeGrant',
+      };
     }
     const verified = await verifyRuntimeGrant(token, this.keys.ring);
     if (!verified.ok) return { ok: false, reason: verified.message };
@@ -73,7 +81,8 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
       return { ok: false, reason: `the grant lives longer than ${this.env.GRANT_MAX_TTL_SECONDS} s` };
     }
     if (this.revoked.has(grant.id)) return { ok: false, reason: 'the grant has been revoked' };
-    if (grant.workspaceId !== workspaceId) return { ok: false, reason: `the grant is not for workspace ${workspaceId}` };
+    if (grant.workspaceId !== workspaceId)
+      return { ok: false, reason: `the grant is not for workspace ${workspaceId}` };
     if (grant.agentId !== agentId) return { ok: false, reason: `the grant is not for agent ${agentId}` };
     return { ok: true, grant };
   }

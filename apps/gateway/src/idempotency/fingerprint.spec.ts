@@ -4,7 +4,9 @@ import { takeIdempotencyKey } from './idempotency-key';
 
 describe('canonicalJson', () => {
   it('sorts keys at every level and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('drops undefined members like JSON does', () => {
@@ -27,7 +29,11 @@ describe('callFingerprint', () => {
 
 describe('takeIdempotencyKey', () => {
   it('takes the key out of the arguments', () => {
-    expect(takeIdempotencyKey({ idempotency_key: 'k-1', q: 'x' })).toEqual({ ok: true, key: 'k-1', arguments: { q: 'x' } });
+    expect(takeIdempotencyKey({ idempotency_key: 'k-1', q: 'x' })).toEqual({
+      ok: true,
+      key: 'k-1',
+      arguments: { q: 'x' },
+    });
     expect(takeIdempotencyKey({ q: 'x' })).toEqual({ ok: true, arguments: { q: 'x' } });
   });
 

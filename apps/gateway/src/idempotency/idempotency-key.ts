@@ -4,8 +4,7 @@ export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 export type KeyedArguments =
-  | { ok: true; key?: string; arguments: Record<string, unknown> }
-  | { ok: false; problem: string };
+  { ok: true; key?: string; arguments: Record<string, unknown> } | { ok: false; problem: string };
 
 /** Take the idempotency key out of the arguments (the tool never sees it) and check it. */
 export function takeIdempotencyKey(args: Record<string, unknown>): KeyedArguments {

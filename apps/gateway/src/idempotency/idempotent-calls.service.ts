@@ -2,7 +2,13 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { CallCancelledError, IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
-import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions, type PreparedCall } from '../calls/call-pipeline.service';
+import {
+  CallPipeline,
+  type CallOutcome,
+  type CallRequest,
+  type ExecuteOptions,
+  type PreparedCall,
+} from '../calls/call-pipeline.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { callFingerprint } from './fingerprint';
 import { IdempotencyStore, type RecordKey } from './idempotency.store';
@@ -62,7 +68,13 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     const fingerprint = callFingerprint(request.tool, request.arguments);
 
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await this.store.claim(id, { fingerprint, toolId: prepared.toolId, message: prepared.message }, this.env.IDEMPOTENCY_TTL_SECONDS)) {
+      if (
+        await this.store.claim(
+          id,
+          { fingerprint, toolId: prepared.toolId, message: prepared.message },
+          this.env.IDEMPOTENCY_TTL_SECONDS,
+        )
+      ) {
         try {
           const outcome = await this.pipeline.execute(prepared, request.timeoutMs, options);
           return { resultText: await this.store.complete(id, render(outcome)), replayed: false };
@@ -95,7 +107,11 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    * unless a reply made it anyway (then it is the result), free the key, so a
    * retry runs the call afresh instead of waiting on a message nobody answers.
    */
-  private async releaseCancelled(id: RecordKey, prepared: PreparedCall, render: (outcome: CallOutcome) => string): Promise<void> {
+  private async releaseCancelled(
+    id: RecordKey,
+    prepared: PreparedCall,
+    render: (outcome: CallOutcome) => string,
+  ): Promise<void> {
     try {
       const late = await this.pipeline.execute(prepared, 0, { ownsMessage: false });
       await this.store.complete(id, render(late));

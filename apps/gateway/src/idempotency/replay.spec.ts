@@ -11,10 +11,16 @@ function reserialized(text: string): string {
 const STORED = [
   {},
   { content: [{ type: 'text', text: 'plain' }] },
-  { content: [{ type: 'text', text: '{"_meta":1, "}":"]"}' }], structuredContent: { _meta: { deep: true }, n: 1.5e-7 } },
+  {
+    content: [{ type: 'text', text: '{"_meta":1, "}":"]"}' }],
+    structuredContent: { _meta: { deep: true }, n: 1.5e-7 },
+  },
   { resultType: 'complete', content: [], _meta: { 'mcpgw/conversation': 'handle.sig' } },
   { content: [], _meta: {}, isError: true },
-  { content: [{ type: 'text', text: 'quote \\" and \u2028 and é' }], structuredContent: { list: [[], {}, [{ a: '}' }]] } },
+  {
+    content: [{ type: 'text', text: 'quote \\" and \u2028 and é' }],
+    structuredContent: { list: [[], {}, [{ a: '}' }]] },
+  },
   { _meta: { first: 1 }, after: { _meta: 'not this one' } },
 ].map((value) => JSON.stringify(value));
 

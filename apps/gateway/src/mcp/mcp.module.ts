@@ -19,6 +19,14 @@ import { CallMetrics } from '../metrics/call-metrics';
 @Module({
   imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
   controllers: [AgentMcpController, GrantMcpController],
-  providers: [AgentMcpHandler, AgentTools, ResourcesAndPrompts, ListChangedStreams, GrantMcpHandler, CallMetrics, CallRunner],
+  providers: [
+    AgentMcpHandler,
+    AgentTools,
+    ResourcesAndPrompts,
+    ListChangedStreams,
+    GrantMcpHandler,
+    CallMetrics,
+    CallRunner,
+  ],
 })
 export class McpModule {}

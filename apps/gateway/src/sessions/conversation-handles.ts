@@ -36,7 +36,9 @@ export class ConversationHandles {
   }
 
   mint(channelId: string, agentId: string, callerId: string): string {
-    const payload = Buffer.from(JSON.stringify({ c: channelId, a: agentId, k: callerId } satisfies HandleClaims)).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ c: channelId, a: agentId, k: callerId } satisfies HandleClaims),
+    ).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }
 

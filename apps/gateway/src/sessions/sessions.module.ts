@@ -3,5 +3,8 @@ import { ConversationHandles } from './conversation-handles';
 import { SessionsService } from './sessions.service';
 import { SessionsStore } from './sessions.store';
 
-@Module({ providers: [SessionsStore, SessionsService, ConversationHandles], exports: [SessionsService, ConversationHandles] })
+@Module({
+  providers: [SessionsStore, SessionsService, ConversationHandles],
+  exports: [SessionsService, ConversationHandles],
+})
 export class SessionsModule {}

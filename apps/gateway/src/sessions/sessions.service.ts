@@ -91,7 +91,8 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     let row = id.length <= 128 ? await this.read(id) : undefined;
     // A cached row may lag another replica's sliding expiry: check the database before refusing.
     if (row && row.expires_at.getTime() <= Date.now()) row = await this.read(id, true);
-    if (!row || row.agent_id !== agentId || row.principal !== principal) return { ok: false, reason: 'unknown session' };
+    if (!row || row.agent_id !== agentId || row.principal !== principal)
+      return { ok: false, reason: 'unknown session' };
     if (row.ended_at) return { ok: false, reason: 'session ended' };
     if (row.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'session expired' };
     if (Date.now() - row.last_seen_at.getTime() > TOUCH_EVERY_MS) {

@@ -25,7 +25,9 @@ const now = sql<Date>`now()`;
 export class SessionsStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
-  async insert(session: Omit<SessionRow, 'last_seen_at' | 'ended_at' | 'log_level'> & { client_info: unknown }): Promise<void> {
+  async insert(
+    session: Omit<SessionRow, 'last_seen_at' | 'ended_at' | 'log_level'> & { client_info: unknown },
+  ): Promise<void> {
     await this.db
       .insertInto('mcp_sessions')
       .values({

@@ -60,7 +60,13 @@ function insertOnNewChannels(rows: NewRow[]) {
  * when its id (or a reply to the same message) is already stored.
  */
 function insertOnChannels(rows: NewRow[]) {
-  const [ids, channelIds, types, inReplyTos, envelopes] = columns(rows, ['id', 'channelId', 'type', 'inReplyTo', 'json']);
+  const [ids, channelIds, types, inReplyTos, envelopes] = columns(rows, [
+    'id',
+    'channelId',
+    'type',
+    'inReplyTo',
+    'json',
+  ]);
   return sql<Row>`
   INSERT INTO messages (id, channel_id, type, in_reply_to, envelope)
   SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope
@@ -156,21 +162,24 @@ export class MessagesStore {
   }
 
   /** Whether message M is on channel C, and its reply if one is stored. */
-  async findReply(
-    channelId: string,
-    messageId: string,
-  ): Promise<{ messageExists: boolean; reply?: AgentReply }> {
+  async findReply(channelId: string, messageId: string): Promise<{ messageExists: boolean; reply?: AgentReply }> {
     // Two scalar subqueries in one row: SQL reads better than the builder here.
     const { rows } = await sql<{ message_exists: boolean; reply: AgentReply | null }>`
       SELECT
         EXISTS (SELECT 1 FROM messages WHERE id = ${messageId} AND channel_id = ${channelId}) AS message_exists,
         (SELECT envelope FROM messages
-          WHERE channel_id = ${channelId} AND in_reply_to = ${messageId} AND type = 'agent_reply') AS reply`.execute(this.db);
+          WHERE channel_id = ${channelId} AND in_reply_to = ${messageId} AND type = 'agent_reply') AS reply`.execute(
+      this.db,
+    );
     return { messageExists: rows[0].message_exists, reply: rows[0].reply ?? undefined };
   }
 
   private async channelExists(channelId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('channels').select(sql<number>`1`.as('found')).where('id', '=', channelId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('channels')
+      .select(sql<number>`1`.as('found'))
+      .where('id', '=', channelId)
+      .executeTakeFirst();
     return row !== undefined;
   }
 
@@ -193,7 +202,11 @@ export class MessagesStore {
   }
 
   private async existing(id: string, kind: 'duplicate'): Promise<InsertOutcome> {
-    const row = await this.db.selectFrom('messages').select(['seq', 'channel_id']).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('messages')
+      .select(['seq', 'channel_id'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? { kind, channelId: row.channel_id, seq: Number(row.seq) } : { kind: 'no_channel' };
   }
 }

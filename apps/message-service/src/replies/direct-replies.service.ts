@@ -25,7 +25,10 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.subscription = this.bus.subscribe(ReplicaReplies.exact(this.subject), (received) => void this.receive(received));
+    this.subscription = this.bus.subscribe(
+      ReplicaReplies.exact(this.subject),
+      (received) => void this.receive(received),
+    );
   }
 
   onModuleDestroy(): void {
@@ -40,10 +43,15 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
       const ack = received.header(ReplyHeaders.ack);
       if (ack) this.inboxes.ackFor(ack);
     } catch (error) {
-      const frame = failureFrame(error, () => this.logger.error({ msg: 'storing a reply failed', error: (error as Error).message }));
+      const frame = failureFrame(error, () =>
+        this.logger.error({ msg: 'storing a reply failed', error: (error as Error).message }),
+      );
       if (respond) return respond(frame);
       // Not acked: the message is delivered again and the pod sends its reply once more.
-      this.logger.warn({ msg: 'reply not stored; the pod will send it again', error: frame.ok ? undefined : frame.error.message });
+      this.logger.warn({
+        msg: 'reply not stored; the pod will send it again',
+        error: frame.ok ? undefined : frame.error.message,
+      });
     }
   }
 }

@@ -32,7 +32,11 @@ const DUPLICATE_WINDOW_MS = 600_000;
  * de-duplication by message id over DUPLICATE_WINDOW_MS. File storage survives a NATS
  * restart; memory storage is faster and survives everything but that.
  */
-export async function ensureInboxStream(nc: NatsConnection, prefix: string, storage: InboxStorage = 'file'): Promise<void> {
+export async function ensureInboxStream(
+  nc: NatsConnection,
+  prefix: string,
+  storage: InboxStorage = 'file',
+): Promise<void> {
   const jsm = await nc.jetstreamManager();
   const name = AgentInbox.streamName(prefix);
   const config = {
@@ -53,7 +57,11 @@ export async function ensureInboxStream(nc: NatsConnection, prefix: string, stor
 }
 
 /** Make the stream if it is gone (lost with a NATS server, deleted); leave it alone if it is there. */
-export async function restoreInboxStream(nc: NatsConnection, prefix: string, storage: InboxStorage = 'file'): Promise<boolean> {
+export async function restoreInboxStream(
+  nc: NatsConnection,
+  prefix: string,
+  storage: InboxStorage = 'file',
+): Promise<boolean> {
   const jsm = await nc.jetstreamManager();
   try {
     await jsm.streams.info(AgentInbox.streamName(prefix));

@@ -2,12 +2,7 @@ import type { AgentReply } from '../envelopes/agent-reply';
 import { defineSubject } from './define';
 import type { BusResponse } from './operations';
 import type { BusPattern } from './subjects';
-import {
-  checkAgentReply,
-  checkCallEvent,
-  checkCancelRequest,
-  checkInputResponse,
-} from './payload-checks';
+import { checkAgentReply, checkCallEvent, checkCancelRequest, checkInputResponse } from './payload-checks';
 
 /*
  * Core NATS subjects of one call (or one agent, or one replica), with what
@@ -55,7 +50,11 @@ export const ReplyStored = defineSubject({
  * header (the replica acks for the pod), or sent as a request and answered
  * like `ms.messages.post`. See apps/agent-pod/src/inbox/README.md.
  */
-export const ReplicaReplies = defineSubject<[replicaId: string], AgentReply, BusResponse<typeof BusPattern.PostMessage>>({
+export const ReplicaReplies = defineSubject<
+  [replicaId: string],
+  AgentReply,
+  BusResponse<typeof BusPattern.PostMessage>
+>({
   family: 'ms.replicas.*.replies',
   subject: (prefix, replicaId) => `${prefix}.ms.replicas.${replicaId}.replies`,
   check: checkAgentReply,

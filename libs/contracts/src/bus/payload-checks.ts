@@ -1,6 +1,13 @@
 import type { SchemaObject, ValidateFunction } from 'ajv';
 import type { AgentReply } from '../envelopes/agent-reply';
-import { CancelRequest, InputRequestEvent, LogEvent, ProgressEvent, type CallEvent, type InputResponse } from '../envelopes/call-events';
+import {
+  CancelRequest,
+  InputRequestEvent,
+  LogEvent,
+  ProgressEvent,
+  type CallEvent,
+  type InputResponse,
+} from '../envelopes/call-events';
 import { ChatMessage } from '../envelopes/chat-message';
 import { compileSchema, describeErrors } from '../envelopes/schemas';
 import { parseAs, parseEnvelope, type Parsed } from '../envelopes/validate';
@@ -48,7 +55,11 @@ export const checkInputResponse: PayloadCheck<InputResponse> = bySchema<InputRes
   properties: {
     key: { type: 'string' },
     result: { type: 'object' },
-    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'number' }, message: { type: 'string' } } },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'number' }, message: { type: 'string' } },
+    },
   },
 });
 

@@ -56,4 +56,3 @@ export class AgentReply {
   @IsObject()
   meta?: Record<string, unknown>;
 }
-

@@ -23,7 +23,8 @@ import { CONTENT_TYPES } from './content';
  */
 
 /** What `@IsUUID()` accepts (validator.js `isUUID(str)`, version "all"): UUID versions 1-8, nil and max, any case. */
-const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/i;
+const UUID =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/i;
 
 /**
  * What `@IsISO8601()` accepts (validator.js `isISO8601(str)`, not strict): the
@@ -33,7 +34,8 @@ const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 // prettier-ignore
 const ISO8601 = /^([\+-]?\d{4}(?!\d{2}\b))((-?)((0[1-9]|1[0-2])(\3([12]\d|0[1-9]|3[01]))?|W([0-4]\d|5[0-3])(-?[1-7])?|(00[1-9]|0[1-9]\d|[12]\d{2}|3([0-5]\d|6[1-6])))([T\s]((([01]\d|2[0-3])((:?)[0-5]\d)?|24:?00)([\.,]\d+(?!:))?)?(\17[0-5]\d([\.,]\d+)?)?([zZ]|([\+-])([01]\d|2[0-3]):?([0-5]\d)?)?)?)?$/;
 
-const string = (maxLength?: number): SchemaObject => (maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength });
+const string = (maxLength?: number): SchemaObject =>
+  maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength };
 const uuid: SchemaObject = { type: 'string', format: 'uuid' };
 const iso8601: SchemaObject = { type: 'string', format: 'iso8601' };
 const agentId: SchemaObject = { type: 'string', pattern: AGENT_ID_PATTERN.source };
@@ -45,7 +47,9 @@ const anyObject: SchemaObject = { type: 'object' };
  * Properties that take any value (`@Allow()`, no decorator) are not listed.
  */
 function object(required: Record<string, SchemaObject>, optional: Record<string, SchemaObject> = {}): SchemaObject {
-  const nullable = Object.fromEntries(Object.entries(optional).map(([name, schema]) => [name, { ...schema, nullable: true }]));
+  const nullable = Object.fromEntries(
+    Object.entries(optional).map(([name, schema]) => [name, { ...schema, nullable: true }]),
+  );
   return { type: 'object', required: Object.keys(required), properties: { ...required, ...nullable } };
 }
 

@@ -37,10 +37,18 @@ describe('envelope contracts', () => {
     ['a non-UUID id', { ...chat(), id: '42' }, 'id'],
     ['an agent id with a space', { ...chat(), agent_id: 'a b' }, 'agent_id'],
     ['an unknown sender kind', { ...chat(), sender: { kind: 'robot', id: 'x' } }, 'sender.kind'],
-    ['tool arguments that are not an object', { ...chat(), tool_call: { name: 'x', arguments: 'no' } }, 'tool_call.arguments'],
+    [
+      'tool arguments that are not an object',
+      { ...chat(), tool_call: { name: 'x', arguments: 'no' } },
+      'tool_call.arguments',
+    ],
     ['a reply without in_reply_to', { ...reply(), in_reply_to: undefined }, 'in_reply_to'],
     ['content of an unknown type', { ...reply(), content: [{ type: 'video' }] }, 'content.0.type'],
-    ['image content without data', { ...reply(), content: [{ type: 'image', mimeType: 'image/png' }] }, 'content.0.data'],
+    [
+      'image content without data',
+      { ...reply(), content: [{ type: 'image', mimeType: 'image/png' }] },
+      'content.0.data',
+    ],
   ])('refuses %s, naming the field', (_what, plain, field) => {
     const parsed = parseEnvelope(plain);
     expect(parsed.ok).toBe(false);
@@ -75,13 +83,24 @@ describe('compiled envelope schemas', () => {
 
   it('takes null for an optional field, as @IsOptional() does', () => {
     expect(parseEnvelope({ ...chat(), channel_id: null, text: null, meta: null }).ok).toBe(true);
-    expect(parseEnvelope({ ...reply(), is_error: null, content: [{ type: 'text', text: 'a', mimeType: null }] }).ok).toBe(true);
+    expect(
+      parseEnvelope({ ...reply(), is_error: null, content: [{ type: 'text', text: 'a', mimeType: null }] }).ok,
+    ).toBe(true);
   });
 
   it('requires the sender, and nested objects that are objects', () => {
-    expect(parseEnvelope({ ...chat(), sender: undefined })).toEqual({ ok: false, errors: ['sender: sender is required'] });
-    expect(parseEnvelope({ ...chat(), sender: [] })).toEqual({ ok: false, errors: ['sender: sender must be an object'] });
-    expect(parseEnvelope({ ...chat(), tool_call: [] })).toEqual({ ok: false, errors: ['tool_call: tool_call must be an object'] });
+    expect(parseEnvelope({ ...chat(), sender: undefined })).toEqual({
+      ok: false,
+      errors: ['sender: sender is required'],
+    });
+    expect(parseEnvelope({ ...chat(), sender: [] })).toEqual({
+      ok: false,
+      errors: ['sender: sender must be an object'],
+    });
+    expect(parseEnvelope({ ...chat(), tool_call: [] })).toEqual({
+      ok: false,
+      errors: ['tool_call: tool_call must be an object'],
+    });
   });
 
   it('reports every error with its path', () => {
@@ -160,14 +179,51 @@ describe('compiled envelope schemas', () => {
     ['CancelRequest', CancelRequest, { type: 'cancel', message_id: U }, ['reason']],
   ];
   const values: unknown[] = [
-    undefined, null, 0, 1.5, true, '', 'x', 'a'.repeat(65), 'a'.repeat(129), 'a'.repeat(201), 'a'.repeat(1001),
-    'a'.repeat(2049), [], {}, { a: 1 }, U, '2024-01-01T10:00', 'chat_message', 'agent_reply', 'progress', 'log',
-    'input_request', 'cancel', 'user', 'debug', 'elicitation/create', 'text', 'image', 'a b',
-    [{ type: 'text', text: 'x' }], [{ type: 'bogus' }], [{ type: 'text', text: 5 }], [null],
-    [{ kind: 'file', file_id: 'f', uri: 'u' }], [{ kind: 'file' }], { kind: 'agent', id: 'x' }, { kind: 'agent' },
-    { name: 'n', arguments: {} }, { name: 'n', arguments: [] }, { uri: 'u' }, { uri: 5 },
-    { kind: 'agent', id: 'a'.repeat(201) }, { name: 'a'.repeat(129), arguments: {} },
-    { name: 'a'.repeat(201), arguments: {} }, { uri: 'a'.repeat(2049) },
+    undefined,
+    null,
+    0,
+    1.5,
+    true,
+    '',
+    'x',
+    'a'.repeat(65),
+    'a'.repeat(129),
+    'a'.repeat(201),
+    'a'.repeat(1001),
+    'a'.repeat(2049),
+    [],
+    {},
+    { a: 1 },
+    U,
+    '2024-01-01T10:00',
+    'chat_message',
+    'agent_reply',
+    'progress',
+    'log',
+    'input_request',
+    'cancel',
+    'user',
+    'debug',
+    'elicitation/create',
+    'text',
+    'image',
+    'a b',
+    [{ type: 'text', text: 'x' }],
+    [{ type: 'bogus' }],
+    [{ type: 'text', text: 5 }],
+    [null],
+    [{ kind: 'file', file_id: 'f', uri: 'u' }],
+    [{ kind: 'file' }],
+    { kind: 'agent', id: 'x' },
+    { kind: 'agent' },
+    { name: 'n', arguments: {} },
+    { name: 'n', arguments: [] },
+    { uri: 'u' },
+    { uri: 5 },
+    { kind: 'agent', id: 'a'.repeat(201) },
+    { name: 'a'.repeat(129), arguments: {} },
+    { name: 'a'.repeat(201), arguments: {} },
+    { uri: 'a'.repeat(2049) },
   ];
   /** Where class-validator's @ValidateNested() lets through what the type forbids: an array, or nothing, for one object. */
   const quirk = (field: string, value: unknown) =>
@@ -181,7 +237,8 @@ describe('compiled envelope schemas', () => {
         if (quirk(field, value)) continue;
         const plain = { ...base, [field]: value };
         const compiled = parseAs(cls, plain).ok;
-        if (compiled !== validateByDecorators(cls, plain).ok) disagreements.push(`${field}=${JSON.stringify(value)}: ${compiled}`);
+        if (compiled !== validateByDecorators(cls, plain).ok)
+          disagreements.push(`${field}=${JSON.stringify(value)}: ${compiled}`);
       }
     }
     expect(disagreements).toEqual([]);

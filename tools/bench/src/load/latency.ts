@@ -1,5 +1,8 @@
 /** Percentiles over recorded latencies (nearest-rank on the sorted samples). */
-export function summarise(latencies: Float64Array, count: number): { p50: number; p90: number; p99: number; max: number; mean: number } {
+export function summarise(
+  latencies: Float64Array,
+  count: number,
+): { p50: number; p90: number; p99: number; max: number; mean: number } {
   if (count === 0) return { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: NaN };
   const sorted = latencies.slice(0, count).sort();
   const at = (p: number) => sorted[Math.min(count - 1, Math.ceil((p / 100) * count) - 1)];

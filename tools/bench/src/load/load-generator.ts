@@ -45,7 +45,8 @@ async function run(plan: LoadPlan): Promise<void> {
       recorder.add(performance.now() - started);
       if (failure) {
         errors++;
-        if (Object.keys(errorKinds).length < 5 || failure in errorKinds) errorKinds[failure] = (errorKinds[failure] ?? 0) + 1;
+        if (Object.keys(errorKinds).length < 5 || failure in errorKinds)
+          errorKinds[failure] = (errorKinds[failure] ?? 0) + 1;
       }
     }
   };

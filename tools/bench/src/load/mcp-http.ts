@@ -40,7 +40,11 @@ export class LeanMcpClient {
       jsonrpc: '2.0',
       id: this.nextId++,
       method: 'initialize',
-      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcpgw-bench', version: '1.0.0' } },
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'mcpgw-bench', version: '1.0.0' },
+      },
     });
     const session = answer.headers['mcp-session-id'];
     if (answer.status !== 200 || typeof session !== 'string') {
@@ -48,7 +52,8 @@ export class LeanMcpClient {
     }
     this.sessionId = session;
     const initialized = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    if (initialized.status !== 202 && initialized.status !== 200) throw new Error(`notifications/initialized: HTTP ${initialized.status}`);
+    if (initialized.status !== 202 && initialized.status !== 200)
+      throw new Error(`notifications/initialized: HTTP ${initialized.status}`);
   }
 
   /** One tools/call; resolves to undefined on success, or what went wrong. */
@@ -87,7 +92,14 @@ export class LeanMcpClient {
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
     return new Promise((resolve, reject) => {
       const req = request(
-        { hostname: this.url.hostname, port: this.url.port, path: this.url.pathname + this.url.search, method, headers, agent: this.agent },
+        {
+          hostname: this.url.hostname,
+          port: this.url.port,
+          path: this.url.pathname + this.url.search,
+          method,
+          headers,
+          agent: this.agent,
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');

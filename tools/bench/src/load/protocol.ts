@@ -36,7 +36,4 @@ export interface LoadResult {
 }
 
 export type LoadReport =
-  | { type: 'warm' }
-  | { type: 'done'; result: LoadResult }
-  | { type: 'failed'; message: string }
-  | { type: 'closed' };
+  { type: 'warm' } | { type: 'done'; result: LoadResult } | { type: 'failed'; message: string } | { type: 'closed' };

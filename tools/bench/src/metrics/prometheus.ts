@@ -20,7 +20,11 @@ export async function scrape(targets: { name: string; url: string }[]): Promise<
 }
 
 /** Sum of a metric over every app and label set, or undefined when no app exposes it. */
-export function total(scraped: Map<string, Series[]>, name: string, where: (labels: Record<string, string>) => boolean = () => true): number | undefined {
+export function total(
+  scraped: Map<string, Series[]>,
+  name: string,
+  where: (labels: Record<string, string>) => boolean = () => true,
+): number | undefined {
   let sum: number | undefined;
   for (const series of scraped.values()) {
     for (const s of series) if (s.name === name && where(s.labels)) sum = (sum ?? 0) + s.value;
@@ -29,7 +33,11 @@ export function total(scraped: Map<string, Series[]>, name: string, where: (labe
 }
 
 /** Sums of a metric grouped by the value of one label (or a key made from the labels). */
-export function totalsBy(scraped: Map<string, Series[]>, name: string, key: (labels: Record<string, string>) => string): Map<string, number> {
+export function totalsBy(
+  scraped: Map<string, Series[]>,
+  name: string,
+  key: (labels: Record<string, string>) => string,
+): Map<string, number> {
   const sums = new Map<string, number>();
   for (const series of scraped.values()) {
     for (const s of series) if (s.name === name) sums.set(key(s.labels), (sums.get(key(s.labels)) ?? 0) + s.value);

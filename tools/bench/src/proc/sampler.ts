@@ -43,7 +43,8 @@ export function usageBetween(before: GroupSample[], after: GroupSample[]): Group
     const start = before.find((g) => g.name === end.name);
     let ticks = 0;
     for (const [key, now] of end.processes) ticks += now.cpuTicks - (start?.processes.get(key)?.cpuTicks ?? 0);
-    const rss = (sample: GroupSample | undefined) => [...(sample?.processes.values() ?? [])].reduce((sum, p) => sum + p.rssKb, 0);
+    const rss = (sample: GroupSample | undefined) =>
+      [...(sample?.processes.values() ?? [])].reduce((sum, p) => sum + p.rssKb, 0);
     return {
       name: end.name,
       processes: { start: start?.processes.size ?? 0, end: end.processes.size },

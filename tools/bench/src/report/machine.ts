@@ -22,7 +22,9 @@ function command(file: string, args: string[]): string {
 }
 
 async function postgresVersion(): Promise<string> {
-  const client = new Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+  const client = new Client({
+    connectionString: process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  });
   try {
     await client.connect();
     const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
@@ -36,7 +38,8 @@ async function postgresVersion(): Promise<string> {
 
 /** What the figures were measured on. */
 export async function describeMachine(): Promise<Machine> {
-  const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const model =
+    /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   return {
     cpuModel: model.trim(),
     cores: cpus().length,

@@ -2,7 +2,8 @@ import type { Measurement } from '../measure';
 import { fixed, ratio, table } from './table';
 
 const PEERS = ['sdk-stateless', 'sdk-stateful', 'mcp-proxy', 'supergateway'] as const;
-const find = (all: Measurement[], system: string, concurrency: number) => all.find((m) => m.system === system && m.concurrency === concurrency);
+const find = (all: Measurement[], system: string, concurrency: number) =>
+  all.find((m) => m.system === system && m.concurrency === concurrency);
 const stackOf = (all: Measurement[], c: number) => find(all, 'stack', c) ?? find(all, 'external', c);
 
 function mainTable(rows: Measurement[]): string {
@@ -23,7 +24,8 @@ function mainTable(rows: Measurement[]): string {
 
 function processLines(m: Measurement): string[] {
   const lines = m.groups.map((g) => {
-    const count = g.processes.start === g.processes.end ? `${g.processes.end}` : `${g.processes.start}->${g.processes.end}`;
+    const count =
+      g.processes.start === g.processes.end ? `${g.processes.end}` : `${g.processes.start}->${g.processes.end}`;
     return `    ${g.name.padEnd(28)} ${fixed(g.cpuMsPerCall, 3).padStart(7)} ms/call   RSS ${fixed(g.rssStartMb, 0)}->${fixed(g.rssEndMb, 0)} MB   (${count} process${g.processes.end === 1 ? '' : 'es'})`;
   });
   lines.push(`    ${'load generator (for scale)'.padEnd(28)} ${fixed(m.loadGenCpuMsPerCall, 3).padStart(7)} ms/call`);
@@ -39,7 +41,12 @@ function processLines(m: Measurement): string[] {
     const families = Object.entries(c.natsByFamily).map(([family, n]) => `${family} ${n.toFixed(2)}`);
     if (families.length) lines.push(`    NATS by direction and family, per call: ${families.join(', ')}`);
   }
-  if (m.errors) lines.push(`    errors: ${Object.entries(m.errorKinds).map(([kind, n]) => `${kind} x${n}`).join(', ')}`);
+  if (m.errors)
+    lines.push(
+      `    errors: ${Object.entries(m.errorKinds)
+        .map(([kind, n]) => `${kind} x${n}`)
+        .join(', ')}`,
+    );
   return lines;
 }
 
@@ -47,7 +54,12 @@ function ratios(all: Measurement[], concurrency: number): string | undefined {
   const stack = stackOf(all, concurrency);
   const rows = PEERS.map((peer) => find(all, peer, concurrency))
     .filter((m): m is Measurement => !!m)
-    .map((m) => [m.label, ratio(stack?.callsPerSecond, m.callsPerSecond), ratio(stack?.latencyMs.p50, m.latencyMs.p50), ratio(stack?.cpuMsPerCall, m.cpuMsPerCall)]);
+    .map((m) => [
+      m.label,
+      ratio(stack?.callsPerSecond, m.callsPerSecond),
+      ratio(stack?.latencyMs.p50, m.latencyMs.p50),
+      ratio(stack?.cpuMsPerCall, m.cpuMsPerCall),
+    ]);
   if (!stack || !rows.length) return undefined;
   return table(['(a) relative to', 'calls/s', 'p50', 'CPU/call'], rows);
 }
@@ -67,7 +79,12 @@ function targets(all: Measurement[]): string | undefined {
   const checks: [string, boolean | undefined, string][] = [];
   const vs = (peer: string, min: number) => {
     const other = find(all, peer, 64);
-    if (at64 && other) checks.push([`64 clients: (a) >= ${min}x ${other.label}`, at64.callsPerSecond >= min * other.callsPerSecond, ratio(at64.callsPerSecond, other.callsPerSecond)]);
+    if (at64 && other)
+      checks.push([
+        `64 clients: (a) >= ${min}x ${other.label}`,
+        at64.callsPerSecond >= min * other.callsPerSecond,
+        ratio(at64.callsPerSecond, other.callsPerSecond),
+      ]);
   };
   vs('sdk-stateless', 1);
   vs('mcp-proxy', 1);
@@ -76,14 +93,27 @@ function targets(all: Measurement[]): string | undefined {
   if (at64) {
     checks.push(['64 clients: zero errors', at64.errors === 0, String(at64.errors)]);
     checks.push(['64 clients: p99 <= 50 ms', at64.latencyMs.p99 <= 50, `${fixed(at64.latencyMs.p99)} ms`]);
-    if (at64.cpuMsPerCall !== undefined) checks.push(['64 clients: CPU per call of (a), all processes, <= 0.6 ms', at64.cpuMsPerCall <= 0.6, `${fixed(at64.cpuMsPerCall, 3)} ms`]);
+    if (at64.cpuMsPerCall !== undefined)
+      checks.push([
+        '64 clients: CPU per call of (a), all processes, <= 0.6 ms',
+        at64.cpuMsPerCall <= 0.6,
+        `${fixed(at64.cpuMsPerCall, 3)} ms`,
+      ]);
   }
   if (at1) checks.push(['1 client: p50 <= 1.5 ms', at1.latencyMs.p50 <= 1.5, `${fixed(at1.latencyMs.p50)} ms`]);
   const scaled = all.find((m) => m.system === 'stack-2x2');
   const single = scaled && find(all, 'stack', scaled.concurrency);
-  if (scaled && single) checks.push([`${scaled.concurrency} clients: 2x2 replicas >= 0.9x one`, scaled.callsPerSecond >= 0.9 * single.callsPerSecond, ratio(scaled.callsPerSecond, single.callsPerSecond)]);
+  if (scaled && single)
+    checks.push([
+      `${scaled.concurrency} clients: 2x2 replicas >= 0.9x one`,
+      scaled.callsPerSecond >= 0.9 * single.callsPerSecond,
+      ratio(scaled.callsPerSecond, single.callsPerSecond),
+    ]);
   if (!checks.length) return undefined;
-  return table(['target', 'met', 'measured'], checks.map(([what, ok, value]) => [what, ok ? 'yes' : 'NO', value]));
+  return table(
+    ['target', 'met', 'measured'],
+    checks.map(([what, ok, value]) => [what, ok ? 'yes' : 'NO', value]),
+  );
 }
 
 /** The whole report, as printed at the end of a run. */
@@ -91,7 +121,13 @@ export function render(all: Measurement[]): string {
   const out: string[] = [];
   for (const concurrency of [...new Set(all.map((m) => m.concurrency))].sort((a, b) => a - b)) {
     const rows = all.filter((m) => m.concurrency === concurrency);
-    out.push('', `== ${concurrency} client${concurrency === 1 ? '' : 's'} ==`, mainTable(rows), '', 'CPU and RSS by process:');
+    out.push(
+      '',
+      `== ${concurrency} client${concurrency === 1 ? '' : 's'} ==`,
+      mainTable(rows),
+      '',
+      'CPU and RSS by process:',
+    );
     for (const m of rows) out.push(`  ${m.label}`, ...processLines(m));
     const r = ratios(all, concurrency);
     if (r) out.push('', r);

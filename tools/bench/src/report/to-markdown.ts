@@ -14,8 +14,12 @@ interface Run {
 
 const runs: Run[] = process.argv.slice(2).map((file) => JSON.parse(readFileSync(file, 'utf8')) as Run);
 const f = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(digits));
-const find = (run: Run, system: string, concurrency: number) => run.results.find((m) => m.system === system && m.concurrency === concurrency);
-const head = (first: string[]) => [`| ${[...first, ...runs.map((_, i) => `run ${i + 1}`)].join(' | ')} |`, `|${[...first, ...runs].map(() => '---').join('|')}|`];
+const find = (run: Run, system: string, concurrency: number) =>
+  run.results.find((m) => m.system === system && m.concurrency === concurrency);
+const head = (first: string[]) => [
+  `| ${[...first, ...runs.map((_, i) => `run ${i + 1}`)].join(' | ')} |`,
+  `|${[...first, ...runs].map(() => '---').join('|')}|`,
+];
 
 function systems(): { id: string; label: string }[] {
   const seen = new Map<string, string>();
@@ -25,13 +29,18 @@ function systems(): { id: string; label: string }[] {
 const levels = [...new Set(runs.flatMap((r) => r.results.map((m) => m.concurrency)))].sort((a, b) => a - b);
 
 const out: string[] = [];
-out.push('Each cell: calls/s, then p50 / p90 / p99 ms, errors, CPU ms per call summed over every process of the system.', '');
+out.push(
+  'Each cell: calls/s, then p50 / p90 / p99 ms, errors, CPU ms per call summed over every process of the system.',
+  '',
+);
 out.push(...head(['system', 'clients']));
 for (const s of systems()) {
   for (const c of levels) {
     const cells = runs.map((run) => {
       const m = find(run, s.id, c);
-      return m ? `${f(m.callsPerSecond)}; ${f(m.latencyMs.p50, 1)} / ${f(m.latencyMs.p90, 1)} / ${f(m.latencyMs.p99, 1)}; ${m.errors} err; ${f(m.cpuMsPerCall, 2)} ms` : '';
+      return m
+        ? `${f(m.callsPerSecond)}; ${f(m.latencyMs.p50, 1)} / ${f(m.latencyMs.p90, 1)} / ${f(m.latencyMs.p99, 1)}; ${m.errors} err; ${f(m.cpuMsPerCall, 2)} ms`
+        : '';
     });
     if (cells.some(Boolean)) out.push(`| ${s.label} | ${c} | ${cells.join(' | ')} |`);
   }
@@ -45,7 +54,11 @@ runs.forEach((run, i) => {
   const m = find(run, 'stack', top);
   if (!m) return;
   const put = (k: string, v: string) => {
-    if (!stackRows.has(k)) stackRows.set(k, runs.map(() => ''));
+    if (!stackRows.has(k))
+      stackRows.set(
+        k,
+        runs.map(() => ''),
+      );
     stackRows.get(k)![i] = v;
   };
   for (const g of m.groups) put(`CPU ms: ${g.name}`, f(g.cpuMsPerCall, 3));
@@ -67,7 +80,9 @@ for (const s of systems().filter((x) => x.id !== 'stack')) {
     const a = find(run, 'stack', top);
     const o = find(run, s.id, top);
     if (!a || !o) return '';
-    return s.id === 'stack-2x2' ? `${(o.callsPerSecond / a.callsPerSecond).toFixed(2)}x (2x2 / single)` : `${(a.callsPerSecond / o.callsPerSecond).toFixed(2)}x`;
+    return s.id === 'stack-2x2'
+      ? `${(o.callsPerSecond / a.callsPerSecond).toFixed(2)}x (2x2 / single)`
+      : `${(a.callsPerSecond / o.callsPerSecond).toFixed(2)}x`;
   });
   out.push(`| ${s.label} | ${cells.join(' | ')} |`);
 }

@@ -6,7 +6,11 @@ import type { RunningSystem } from './system';
 /** b1 (stateless) and b2 (stateful): the SDK's McpServer + StreamableHTTPServerTransport in a process of its own. */
 export async function startBareSdk(mode: 'stateless' | 'stateful'): Promise<RunningSystem> {
   const port = await freePort();
-  const server = new ChildService(`sdk-${mode}`, process.execPath, [join(__dirname, 'sdk-server.js'), mode, String(port)]);
+  const server = new ChildService(`sdk-${mode}`, process.execPath, [
+    join(__dirname, 'sdk-server.js'),
+    mode,
+    String(port),
+  ]);
   try {
     await server.listening(port);
   } catch (error) {

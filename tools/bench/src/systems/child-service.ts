@@ -13,7 +13,9 @@ export class ChildService {
     args: string[],
   ) {
     this.child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
-    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr = (this.stderr + chunk).slice(-4_000)));
+    this.child
+      .stderr!.setEncoding('utf8')
+      .on('data', (chunk: string) => (this.stderr = (this.stderr + chunk).slice(-4_000)));
   }
 
   get pid(): number {

@@ -7,7 +7,9 @@ import type { RunningSystem } from './system';
 /** The entry point of an installed package's binary (node_modules/<pkg>/package.json "bin"). */
 function binOf(pkg: string): string {
   const dir = join(workspaceRoot(), 'node_modules', pkg);
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    bin: string | Record<string, string>;
+  };
   return join(dir, typeof manifest.bin === 'string' ? manifest.bin : manifest.bin[pkg]);
 }
 
@@ -25,7 +27,17 @@ export async function startPeerGateway(which: 'mcp-proxy' | 'supergateway'): Pro
       ? // one stdio child, shared by all sessions; stateful by default
         ['--host', '127.0.0.1', '--port', String(port), '--server', 'stream', '--', process.execPath, STDIO_ECHO]
       : // one stdio child per session; logs off (its default "info" logs every message)
-        ['--stdio', `"${process.execPath}" "${STDIO_ECHO}"`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none'];
+        [
+          '--stdio',
+          `"${process.execPath}" "${STDIO_ECHO}"`,
+          '--outputTransport',
+          'streamableHttp',
+          '--stateful',
+          '--port',
+          String(port),
+          '--logLevel',
+          'none',
+        ];
   const gateway = new ChildService(which, process.execPath, [binOf(which), ...args]);
   try {
     await gateway.listening(port);

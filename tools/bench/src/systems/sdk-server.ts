@@ -59,7 +59,8 @@ async function stateful(req: IncomingMessage, res: ServerResponse): Promise<void
   const body = req.method === 'POST' ? await readJson(req) : undefined;
   let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
   if (!transport) {
-    if (sessionId || !isInitializeRequest(body)) return fail(res, sessionId ? 404 : 400, 'Bad Request: no valid session');
+    if (sessionId || !isInitializeRequest(body))
+      return fail(res, sessionId ? 404 : 400, 'Bad Request: no valid session');
     const created = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, created),

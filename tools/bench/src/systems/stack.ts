@@ -50,13 +50,21 @@ export async function startScaledStack(): Promise<RunningSystem> {
     await stack.stack.startMessageService();
     const port = await freePort();
     const upstreams = stack.gatewayUrls.map((url) => new URL(url).port);
-    proxy = new ChildService('round-robin proxy', process.execPath, [join(__dirname, 'round-robin-proxy.js'), String(port), ...upstreams]);
+    proxy = new ChildService('round-robin proxy', process.execPath, [
+      join(__dirname, 'round-robin-proxy.js'),
+      String(port),
+      ...upstreams,
+    ]);
     await proxy.listening(port);
     const running = proxy;
     return {
       id: 'stack-2x2',
       label: 'stack 2 gw + 2 ms (a2)',
-      target: { url: `http://127.0.0.1:${port}/${stack.agentId}/mcp`, headers: { 'X-Agent-API-Key': stack.apiKey }, stateful: true },
+      target: {
+        url: `http://127.0.0.1:${port}/${stack.agentId}/mcp`,
+        headers: { 'X-Agent-API-Key': stack.apiKey },
+        stateful: true,
+      },
       groups: [...appGroups(stack), { name: running.name, pids: [running.pid] }, ...serverGroups()],
       metrics: appMetrics(stack),
       stop: async () => {

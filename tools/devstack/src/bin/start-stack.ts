@@ -43,7 +43,12 @@ async function database(): Promise<{ url: string; embedded?: EmbeddedPostgresHan
 }
 
 async function requireNats(): Promise<void> {
-  const first = new URL(natsUrl.split(',')[0].replace(/^nats:/, 'http:').replace(/^tls:/, 'https:'));
+  const first = new URL(
+    natsUrl
+      .split(',')[0]
+      .replace(/^nats:/, 'http:')
+      .replace(/^tls:/, 'https:'),
+  );
   if (await isListening(first.hostname, Number(first.port || 4222))) return;
   say(`No NATS server answers at ${natsUrl}. The stack needs NATS with JetStream:
   - Debian/Ubuntu: sudo apt-get install -y nats-server && nats-server -js
@@ -55,7 +60,9 @@ async function requireNats(): Promise<void> {
 async function main(): Promise<void> {
   await requireNats();
   const db = await database();
-  const grantKeyFile = await ensureGrantKeyFile(env.GRANT_SIGNING_KEY_FILE ?? join(ROOT, '.data', 'grant-signing-key.json'));
+  const grantKeyFile = await ensureGrantKeyFile(
+    env.GRANT_SIGNING_KEY_FILE ?? join(ROOT, '.data', 'grant-signing-key.json'),
+  );
   const stack = new Stack({
     databaseUrl: db.url,
     natsUrl,
@@ -78,7 +85,14 @@ async function main(): Promise<void> {
 
   await stack.migrate();
   await stack.admin('agent', 'create', '--id', agentId, '--workspace', workspaceId);
-  const key = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agentId, '--label', 'npm start');
+  const key = await stack.admin<{ id: string; key: string }>(
+    'apikey',
+    'create',
+    '--agent',
+    agentId,
+    '--label',
+    'npm start',
+  );
   // Each app's /health, /ready and /metrics: the apps' default management ports, unless set.
   await stack.startMessageService({
     MESSAGE_SERVICE_PORT: env.MESSAGE_SERVICE_PORT ?? '3100',
@@ -95,8 +109,20 @@ async function main(): Promise<void> {
   });
 
   const grant = await stack.admin<{ id: string; grant: string }>(
-    'grant', 'mint', '--workspace', workspaceId, '--agent', agentId, '--task', 'demo-task',
-    '--tools', 'web_search,echo,crm_lookup', '--credentials', 'crm', '--ttl', '3600',
+    'grant',
+    'mint',
+    '--workspace',
+    workspaceId,
+    '--agent',
+    agentId,
+    '--task',
+    'demo-task',
+    '--tools',
+    'web_search,echo,crm_lookup',
+    '--credentials',
+    'crm',
+    '--ttl',
+    '3600',
   );
   const url = `${gateway.url.replace('127.0.0.1', 'localhost')}/${agentId}/mcp`;
   const grantUrl = `${gateway.url.replace('127.0.0.1', 'localhost')}/workspaces/${workspaceId}/agents/${agentId}/mcp/http`;

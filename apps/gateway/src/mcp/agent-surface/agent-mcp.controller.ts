@@ -4,7 +4,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
-import { batchText, classify, failure, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
+import {
+  batchText,
+  classify,
+  failure,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/json-rpc';
 import { isStatelessRequest } from '../protocol/stateless';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
 import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
@@ -47,7 +54,12 @@ export class AgentMcpController {
       sendRpc(reply, accept, status, failure(id, code, message));
     try {
       if (acceptsNeither(accept)) {
-        return send(406, null, AgentSurfaceCode.InvalidRequest, 'Accept must allow application/json or text/event-stream');
+        return send(
+          406,
+          null,
+          AgentSurfaceCode.InvalidRequest,
+          'Accept must allow application/json or text/event-stream',
+        );
       }
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         return send(415, null, AgentSurfaceCode.InvalidRequest, 'Content-Type must be application/json');
@@ -83,7 +95,12 @@ export class AgentMcpController {
       if (Array.isArray(body)) {
         const effective = version ?? session?.protocolVersion ?? DEFAULT_PROTOCOL_VERSION;
         if (!allowsBatches(effective) || body.length === 0 || body.length > MAX_BATCH || isInitialize) {
-          return send(400, null, AgentSurfaceCode.InvalidRequest, `JSON-RPC batches are not accepted here (protocol ${effective})`);
+          return send(
+            400,
+            null,
+            AgentSurfaceCode.InvalidRequest,
+            `JSON-RPC batches are not accepted here (protocol ${effective})`,
+          );
         }
         return this.batch(body, ctx, reply, accept);
       }
@@ -99,10 +116,18 @@ export class AgentMcpController {
         return;
       }
 
-      await this.respond(classified.message, ctx, req, reply, { priming: primesStreams(session?.protocolVersion ?? version), eventIds: true });
+      await this.respond(classified.message, ctx, req, reply, {
+        priming: primesStreams(session?.protocolVersion ?? version),
+        eventIds: true,
+      });
     } catch (error) {
       const incident = randomUUID();
-      this.logger.error({ msg: 'unhandled error on surface A', incident, agent_id: agentId, error: (error as Error).message });
+      this.logger.error({
+        msg: 'unhandled error on surface A',
+        incident,
+        agent_id: agentId,
+        error: (error as Error).message,
+      });
       if (!reply.sent) send(500, null, AgentSurfaceCode.InternalError, `Internal error (incident ${incident})`);
     }
   }
@@ -127,7 +152,11 @@ export class AgentMcpController {
         const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
         if (handled.response) stream.send(handled.response);
       } catch (error) {
-        this.logger.error({ msg: 'error in a streamed request', agent_id: ctx.agentId, error: (error as Error).message });
+        this.logger.error({
+          msg: 'error in a streamed request',
+          agent_id: ctx.agentId,
+          error: (error as Error).message,
+        });
         stream.send(failure(request.id, AgentSurfaceCode.InternalError, 'Internal error'));
       } finally {
         stream.end();
@@ -143,14 +172,20 @@ export class AgentMcpController {
   }
 
   /** 2026-07-28 (rules in `stateless-requests.ts`): write what the route says, or serve the request. */
-  private async stateless(body: unknown, req: FastifyRequest, reply: FastifyReply, ctx: AgentRequestContext): Promise<void> {
+  private async stateless(
+    body: unknown,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    ctx: AgentRequestContext,
+  ): Promise<void> {
     const route = routeStateless(body, {
       version: header(req, VERSION_HEADER),
       method: header(req, 'mcp-method'),
       name: header(req, 'mcp-name'),
     });
     if (route.kind === 'answer') return sendRpc(reply, req.headers.accept, route.status, route.response);
-    if (route.kind === 'request') return this.respond(route.request, { ...ctx, stateless: route.stateless }, req, reply, STATELESS_STREAM);
+    if (route.kind === 'request')
+      return this.respond(route.request, { ...ctx, stateless: route.stateless }, req, reply, STATELESS_STREAM);
     if (route.kind === 'notification') this.notification(route.message, ctx);
     void reply.status(202).send();
   }
@@ -159,7 +194,13 @@ export class AgentMcpController {
   @Get()
   async get(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const principal = await this.authenticate(agentId, req);
-    if (!principal.ok) return sendRpc(reply, undefined, 401, failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`));
+    if (!principal.ok)
+      return sendRpc(
+        reply,
+        undefined,
+        401,
+        failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`),
+      );
     const sessionId = header(req, SESSION_HEADER);
     if (!acceptsSse(req.headers.accept) || !sessionId) {
       // No stream to offer without a session (and none at all in 2026-07-28).
@@ -167,22 +208,38 @@ export class AgentMcpController {
       return;
     }
     const found = await this.sessions.resume(sessionId, agentId, principal.principal.id);
-    if (!found.ok) return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
+    if (!found.ok)
+      return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
     this.listChanged.open(agentId, new SseStream(reply, randomUUID()), primesStreams(found.session.protocolVersion));
   }
 
   @Delete()
-  async delete(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async delete(
+    @Param('agentId') agentId: string,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const principal = await this.authenticate(agentId, req);
     if (!principal.ok) {
-      return sendRpc(reply, undefined, 401, failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`));
+      return sendRpc(
+        reply,
+        undefined,
+        401,
+        failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`),
+      );
     }
     const sessionId = header(req, SESSION_HEADER);
     if (!sessionId) {
-      return sendRpc(reply, undefined, 400, failure(null, AgentSurfaceCode.InvalidRequest, 'Mcp-Session-Id header required'));
+      return sendRpc(
+        reply,
+        undefined,
+        400,
+        failure(null, AgentSurfaceCode.InvalidRequest, 'Mcp-Session-Id header required'),
+      );
     }
     const ended = await this.sessions.end(sessionId, agentId, principal.principal.id);
-    if (!ended) return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
+    if (!ended)
+      return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
     void reply.status(204).send();
   }
 
@@ -190,13 +247,20 @@ export class AgentMcpController {
    * 2025-03-26 batches: each request answered in one array; notifications only: 202.
    * A tool result is JSON text already and goes into the array as it is.
    */
-  private async batch(items: unknown[], ctx: AgentRequestContext, reply: FastifyReply, accept: string | undefined): Promise<void> {
+  private async batch(
+    items: unknown[],
+    ctx: AgentRequestContext,
+    reply: FastifyReply,
+    accept: string | undefined,
+  ): Promise<void> {
     const responses: (JsonRpcResponse | string)[] = [];
     await Promise.all(
       items.map(async (item) => {
         const classified = classify(item);
         if (classified.kind === 'invalid') {
-          responses.push(failure(classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`));
+          responses.push(
+            failure(classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`),
+          );
         } else if (classified.kind === 'notification') {
           this.notification(classified.message, ctx);
         } else if (classified.kind === 'request') {

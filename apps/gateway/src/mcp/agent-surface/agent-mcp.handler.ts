@@ -94,7 +94,9 @@ export class AgentMcpHandler {
     if (!target) return;
     this.pipeline.answerInput(target.messageId, {
       key: target.key,
-      ...(message.error ? { error: message.error as { code: number; message: string } } : { result: (message.result ?? {}) as Record<string, unknown> }),
+      ...(message.error
+        ? { error: message.error as { code: number; message: string } }
+        : { result: (message.result ?? {}) as Record<string, unknown> }),
     });
   }
 
@@ -102,7 +104,13 @@ export class AgentMcpHandler {
     const params = request.params ?? {};
     const protocolVersion = negotiateVersion(params.protocolVersion);
     const capabilities = (params.capabilities ?? {}) as Record<string, unknown>;
-    const session = await this.sessions.create(ctx.agentId, ctx.principal.id, protocolVersion, params.clientInfo, capabilities);
+    const session = await this.sessions.create(
+      ctx.agentId,
+      ctx.principal.id,
+      protocolVersion,
+      params.clientInfo,
+      capabilities,
+    );
     return {
       headers: { [SESSION_HEADER]: session.id },
       response: result(request.id, {
@@ -117,7 +125,9 @@ export class AgentMcpHandler {
   private async setLogLevel(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const level = request.params?.level;
     if (!LOG_LEVELS.includes(level as LogLevel)) {
-      return { response: failure(request.id, AgentSurfaceCode.InvalidParams, `level must be one of ${LOG_LEVELS.join(', ')}`) };
+      return {
+        response: failure(request.id, AgentSurfaceCode.InvalidParams, `level must be one of ${LOG_LEVELS.join(', ')}`),
+      };
     }
     if (ctx.session) await this.sessions.setLogLevel(ctx.session, level as LogLevel);
     return { response: result(request.id, {}) };

@@ -12,7 +12,13 @@ const STORED = '{"content":[{"type":"text","text":"stored once"}],"structuredCon
 function toolsReplaying(resultText: string) {
   const calls = { run: vi.fn(async () => ({ ok: true as const, resultText, replayed: true })) };
   const env = { CALL_TIMEOUT_MS: 1_000, CALL_TIMEOUT_MAX_MS: 2_000, MCP_PAGE_SIZE: 10 } as GatewayEnv;
-  return new AgentTools({} as ToolCatalogueService, calls as unknown as CallRunner, new InFlightCalls(), {} as ConversationHandles, env);
+  return new AgentTools(
+    {} as ToolCatalogueService,
+    calls as unknown as CallRunner,
+    new InFlightCalls(),
+    {} as ConversationHandles,
+    env,
+  );
 }
 
 describe('AgentTools.call, replayed', () => {

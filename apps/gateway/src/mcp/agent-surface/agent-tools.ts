@@ -33,7 +33,8 @@ export class AgentTools {
 
   async list(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const offset = decodeCursor(request.params?.cursor);
-    if (offset === undefined) return { response: failure(request.id, AgentSurfaceCode.InvalidParams, 'Invalid cursor') };
+    if (offset === undefined)
+      return { response: failure(request.id, AgentSurfaceCode.InvalidParams, 'Invalid cursor') };
     const { tools } = await this.catalogue.forAgent(ctx.agentId);
     const { items, nextCursor } = page(tools, offset, this.env.MCP_PAGE_SIZE);
     const listed = { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) };
@@ -58,7 +59,8 @@ export class AgentTools {
     const handle = (params._meta as Record<string, unknown> | undefined)?.[CONVERSATION_META_KEY];
     if (ctx.stateless && handle !== undefined) {
       channelId = this.conversations.channelOf(handle, ctx.agentId, callerId);
-      if (!channelId) return invalid(`_meta["${CONVERSATION_META_KEY}"] is not a conversation handle of this agent and key`);
+      if (!channelId)
+        return invalid(`_meta["${CONVERSATION_META_KEY}"] is not a conversation handle of this agent and key`);
     }
     const call: CallRequest = {
       agentId: ctx.agentId,
@@ -113,7 +115,12 @@ export function wantsStream(request: JsonRpcRequest, ctx: Pick<AgentRequestConte
 function relayFor(meta: unknown, ctx: AgentRequestContext) {
   const token = (meta as { progressToken?: unknown } | undefined)?.progressToken;
   const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-  return eventRelay(progressToken, logThreshold(ctx), ctx.notify!, !ctx.stateless && !!ctx.session?.answersClientRequests);
+  return eventRelay(
+    progressToken,
+    logThreshold(ctx),
+    ctx.notify!,
+    !ctx.stateless && !!ctx.session?.answersClientRequests,
+  );
 }
 
 /** Log lines go to a legacy session at its level (all, if none set); stateless only with a logLevel. */

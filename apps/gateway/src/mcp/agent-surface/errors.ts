@@ -24,11 +24,18 @@ export function agentSurfaceError(error: CallError): { code: number; message: st
         data: { errors: (error as InvalidArgumentsError).problems },
       };
     case 'idempotency_key_reused':
-      return { code: AgentSurfaceCode.InvalidParams, message: error.message, data: { reason: 'idempotency_key_reused' } };
+      return {
+        code: AgentSurfaceCode.InvalidParams,
+        message: error.message,
+        data: { reason: 'idempotency_key_reused' },
+      };
     case 'agent_timeout':
       return { code: AgentSurfaceCode.AgentReplyTimeout, message: 'Agent reply timeout' };
     case 'backend_unavailable':
-      return { code: AgentSurfaceCode.InternalError, message: 'Internal error: the agent backend is unavailable, retry later' };
+      return {
+        code: AgentSurfaceCode.InternalError,
+        message: 'Internal error: the agent backend is unavailable, retry later',
+      };
     default:
       return { code: AgentSurfaceCode.InternalError, message: 'Internal error' };
   }

@@ -62,7 +62,13 @@ export function eventRelay(
     }
     if (event.type === 'input_request') {
       // The id tells whichever replica gets the client's answer where to publish it.
-      if (clientRequests) notify({ jsonrpc: '2.0', id: inputRequestId(event.in_reply_to, event.key), method: event.method, params: event.params });
+      if (clientRequests)
+        notify({
+          jsonrpc: '2.0',
+          id: inputRequestId(event.in_reply_to, event.key),
+          method: event.method,
+          params: event.params,
+        });
       return;
     }
     if (LOG_LEVELS.indexOf(event.level) < threshold) return;

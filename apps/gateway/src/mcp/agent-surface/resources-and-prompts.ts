@@ -52,29 +52,42 @@ export class ResourcesAndPrompts {
   /** resources/subscribe and unsubscribe: accepted for known resources (updates are not pushed yet). */
   async subscription(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const uri = request.params?.uri;
-    if (typeof uri !== 'string') return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
-    if (!(await this.knows(ctx.agentId, uri))) return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+    if (typeof uri !== 'string')
+      return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
+    if (!(await this.knows(ctx.agentId, uri)))
+      return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
     return result(request.id, {});
   }
 
   async readResource(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const uri = request.params?.uri;
-    if (typeof uri !== 'string') return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
-    if (!(await this.knows(ctx.agentId, uri))) return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
-    return this.ask(request, ctx, { resource_read: { uri } }, (structured) => ctx.cacheable({ contents: structured.contents ?? [] }));
+    if (typeof uri !== 'string')
+      return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
+    if (!(await this.knows(ctx.agentId, uri)))
+      return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+    return this.ask(request, ctx, { resource_read: { uri } }, (structured) =>
+      ctx.cacheable({ contents: structured.contents ?? [] }),
+    );
   }
 
   async getPrompt(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const name = request.params?.name;
     const args = (request.params?.arguments ?? {}) as Record<string, unknown>;
     const prompt = (await this.catalogue.forAgent(ctx.agentId)).prompts.find((p) => p.name === name);
-    if (!prompt) return failure(request.id, AgentSurfaceCode.InvalidParams, `Unknown prompt: ${String(name)} (see prompts/list)`);
+    if (!prompt)
+      return failure(request.id, AgentSurfaceCode.InvalidParams, `Unknown prompt: ${String(name)} (see prompts/list)`);
     if (typeof args !== 'object' || Object.values(args).some((v) => typeof v !== 'string')) {
       return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.arguments must map names to strings');
     }
     const missing = (prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
-    if (missing.length) return failure(request.id, AgentSurfaceCode.InvalidParams, `Missing prompt arguments: ${missing.join(', ')}`);
-    return this.ask(request, ctx, { prompt_get: { name: prompt.name, arguments: args as Record<string, string> } }, (s) => s);
+    if (missing.length)
+      return failure(request.id, AgentSurfaceCode.InvalidParams, `Missing prompt arguments: ${missing.join(', ')}`);
+    return this.ask(
+      request,
+      ctx,
+      { prompt_get: { name: prompt.name, arguments: args as Record<string, string> } },
+      (s) => s,
+    );
   }
 
   private async ask(
@@ -87,7 +100,11 @@ export class ResourcesAndPrompts {
       const timeoutMs = callTimeout(request.params?._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS);
       const reply = await this.pipeline.ask({ ...ctx, timeoutMs }, body);
       if (reply.is_error) {
-        const text = reply.content.map((c) => c.text).filter(Boolean).join('\n') || 'the agent could not answer';
+        const text =
+          reply.content
+            .map((c) => c.text)
+            .filter(Boolean)
+            .join('\n') || 'the agent could not answer';
         return failure(request.id, AgentSurfaceCode.InternalError, text);
       }
       return result(request.id, ctx.shape(shape(reply.structured_content ?? {})));

@@ -1,5 +1,11 @@
 import type { FastifyReply } from 'fastify';
-import { classify, failure, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/json-rpc';
+import {
+  classify,
+  failure,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/json-rpc';
 import { checkStatelessRequest } from '../protocol/stateless';
 import type { AgentRequestContext, Handled } from './agent-context';
 import { AgentSurfaceCode } from './errors';
@@ -44,7 +50,8 @@ export function routeStateless(body: unknown, headers: StatelessHeaders): Statel
   if (classified.kind === 'notification') return { kind: 'notification', message: classified.message };
   if (classified.kind === 'response') return { kind: 'accepted' };
   const check = checkStatelessRequest(classified.message, headers);
-  if (!check.ok) return { kind: 'answer', status: check.status, response: failure(check.id, check.code, check.message, check.data) };
+  if (!check.ok)
+    return { kind: 'answer', status: check.status, response: failure(check.id, check.code, check.message, check.data) };
   return { kind: 'request', request: classified.message, stateless: { logLevel: check.logLevel } };
 }
 

@@ -26,14 +26,26 @@ export interface WireError {
 export function grantSurfaceError(error: CallError, requestId: string): WireError {
   switch (error.kind) {
     case 'tool_not_found':
-      return { ...GrantSurfaceError.ToolNotSupported, message: `tool not supported: ${(error as ToolNotFoundError).tool} (see tools/list)` };
+      return {
+        ...GrantSurfaceError.ToolNotSupported,
+        message: `tool not supported: ${(error as ToolNotFoundError).tool} (see tools/list)`,
+      };
     case 'idempotency_key_reused':
-      return { status: 400, code: JsonRpcCode.InvalidParams, message: error.message, data: { reason: 'idempotency_key_reused' } };
+      return {
+        status: 400,
+        code: JsonRpcCode.InvalidParams,
+        message: error.message,
+        data: { reason: 'idempotency_key_reused' },
+      };
     case 'agent_timeout':
       return { ...GrantSurfaceError.Unavailable, message: 'the agent did not reply in time: retry later' };
     case 'backend_unavailable':
       return { ...GrantSurfaceError.Unavailable, message: 'the agent backend is unavailable: retry later' };
     default:
-      return { ...GrantSurfaceError.Unclassified, message: 'unclassified gateway error', data: { request_id: requestId } };
+      return {
+        ...GrantSurfaceError.Unclassified,
+        message: 'unclassified gateway error',
+        data: { request_id: requestId },
+      };
   }
 }

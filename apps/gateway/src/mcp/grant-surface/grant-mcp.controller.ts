@@ -37,13 +37,21 @@ export class GrantMcpController {
     const requestId = randomUUID();
     reply.header(REQUEST_ID_HEADER, requestId);
     const send = (status: number, body: unknown) =>
-      void reply.status(status).header('content-type', 'application/json').send(typeof body === 'string' ? body : JSON.stringify(body));
+      void reply
+        .status(status)
+        .header('content-type', 'application/json')
+        .send(typeof body === 'string' ? body : JSON.stringify(body));
     const fail = (status: number, id: JsonRpcId | null, code: number, message: string, data?: unknown) =>
       send(status, failure(id, code, message, data));
     let id: JsonRpcId | null = null;
     try {
       if (!this.auth.configured) {
-        return fail(503, null, GrantSurfaceError.Unavailable.code, 'this gateway is not configured for RuntimeGrants: retry later');
+        return fail(
+          503,
+          null,
+          GrantSurfaceError.Unavailable.code,
+          'this gateway is not configured for RuntimeGrants: retry later',
+        );
       }
       let body: unknown;
       try {
@@ -59,14 +67,22 @@ export class GrantMcpController {
       if (!parsed.ok) return fail(400, parsed.id, parsed.code, parsed.message);
       const request = parsed.request;
 
-      if (request.method === 'tools/list') return send(200, result(request.id as JsonRpcId, await this.handler.listTools(auth.grant)));
+      if (request.method === 'tools/list')
+        return send(200, result(request.id as JsonRpcId, await this.handler.listTools(auth.grant)));
 
       const called = await this.handler.callTool(request, auth.grant, requestId);
       if (!called.ok) return fail(called.status, request.id, called.code, called.message, called.data);
       if (called.replayed) reply.header(REPLAYED_HEADER, 'true');
-      send(200, rawResult(request.id as JsonRpcId, called.replayed ? markReplay(called.resultText) : called.resultText));
+      send(
+        200,
+        rawResult(request.id as JsonRpcId, called.replayed ? markReplay(called.resultText) : called.resultText),
+      );
     } catch (error) {
-      this.logger.error({ msg: 'unclassified error on the grant surface', request_id: requestId, error: (error as Error).message });
+      this.logger.error({
+        msg: 'unclassified error on the grant surface',
+        request_id: requestId,
+        error: (error as Error).message,
+      });
       if (!reply.sent) {
         fail(500, id, GrantSurfaceError.Unclassified.code, 'unclassified gateway error', { request_id: requestId });
       }

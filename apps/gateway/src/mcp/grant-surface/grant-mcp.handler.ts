@@ -15,9 +15,7 @@ import type { GrantRequest } from './grant-request';
 
 type CallToolRequest = Extract<GrantRequest, { method: 'tools/call' }>;
 
-export type GrantCallResult =
-  | { ok: true; resultText: string; replayed: boolean }
-  | ({ ok: false } & WireError);
+export type GrantCallResult = { ok: true; resultText: string; replayed: boolean } | ({ ok: false } & WireError);
 
 /** Surface B: the grant's tools, and calls of them, as the contract shapes them. */
 @Injectable()
@@ -36,7 +34,11 @@ export class GrantMcpHandler {
   async callTool(request: CallToolRequest, grant: RuntimeGrant, requestId: string): Promise<GrantCallResult> {
     const tool = (await this.allowedTools(grant)).find((t) => t.definition.name === request.name);
     if (!tool) {
-      return { ok: false, ...GrantSurfaceError.ToolNotSupported, message: `tool not supported: ${request.name} (see tools/list)` };
+      return {
+        ok: false,
+        ...GrantSurfaceError.ToolNotSupported,
+        message: `tool not supported: ${request.name} (see tools/list)`,
+      };
     }
     const required = tool.definition.required_credentials ?? [];
     const missing = required.filter((name) => !grant.credentials.includes(name));
@@ -64,7 +66,11 @@ export class GrantMcpHandler {
     if (ran.error instanceof InvalidArgumentsError) {
       // The model can fix this by changing its arguments: a result, not a protocol error.
       const text = `Invalid arguments for ${request.name}: ${ran.error.problems.join('; ')}`;
-      return { ok: true, resultText: JSON.stringify({ content: [{ type: 'text', text }], isError: true }), replayed: false };
+      return {
+        ok: true,
+        resultText: JSON.stringify({ content: [{ type: 'text', text }], isError: true }),
+        replayed: false,
+      };
     }
     return { ok: false, ...grantSurfaceError(ran.error, requestId) };
   }

@@ -13,8 +13,7 @@ export type GrantRequest =
     };
 
 export type ParsedGrantRequest =
-  | { ok: true; request: GrantRequest }
-  | { ok: false; id: JsonRpcId | null; code: number; message: string };
+  { ok: true; request: GrantRequest } | { ok: false; id: JsonRpcId | null; code: number; message: string };
 
 const TOP_LEVEL_FIELDS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
@@ -30,18 +29,24 @@ export function parseGrantRequest(body: unknown): ParsedGrantRequest {
   }
   const echo = (id ?? null) as JsonRpcId | null;
   const unknown = Object.keys(message).filter((field) => !TOP_LEVEL_FIELDS.has(field));
-  if (unknown.length) return invalid(echo, JsonRpcCode.InvalidRequest, `unknown top-level field(s): ${unknown.join(', ')}`);
+  if (unknown.length)
+    return invalid(echo, JsonRpcCode.InvalidRequest, `unknown top-level field(s): ${unknown.join(', ')}`);
   if (message.jsonrpc !== '2.0') return invalid(echo, JsonRpcCode.InvalidRequest, 'jsonrpc must be "2.0"');
   if (typeof message.method !== 'string') return invalid(echo, JsonRpcCode.InvalidRequest, 'method must be a string');
 
   const params = message.params;
   if (message.method === 'tools/list') {
     const empty = params === undefined || params === null || (isObject(params) && Object.keys(params).length === 0);
-    if (!empty) return invalid(echo, JsonRpcCode.InvalidParams, 'tools/list takes no params (omit them, or send null or {})');
+    if (!empty)
+      return invalid(echo, JsonRpcCode.InvalidParams, 'tools/list takes no params (omit them, or send null or {})');
     return { ok: true, request: { method: 'tools/list', id: echo } };
   }
   if (message.method !== 'tools/call') {
-    return invalid(echo, JsonRpcCode.MethodNotFound, `unsupported method ${JSON.stringify(message.method)}: use tools/list or tools/call`);
+    return invalid(
+      echo,
+      JsonRpcCode.MethodNotFound,
+      `unsupported method ${JSON.stringify(message.method)}: use tools/list or tools/call`,
+    );
   }
   if (!isObject(params)) return invalid(echo, JsonRpcCode.InvalidParams, 'tools/call needs params with a tool name');
   if (typeof params.name !== 'string' || params.name.length === 0) {

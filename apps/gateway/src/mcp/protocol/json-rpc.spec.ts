@@ -32,7 +32,9 @@ describe('batchText', () => {
     const text = batchText(responses);
     expect(parse).not.toHaveBeenCalled();
     parse.mockRestore();
-    expect(text).toBe(`[{"jsonrpc":"2.0","id":1,"result":${stored}},{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad"}},{"jsonrpc":"2.0","id":"x","result":{}}]`);
+    expect(text).toBe(
+      `[{"jsonrpc":"2.0","id":1,"result":${stored}},{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad"}},{"jsonrpc":"2.0","id":"x","result":{}}]`,
+    );
     expect(JSON.parse(text)).toEqual([
       { jsonrpc: '2.0', id: 1, result: JSON.parse(stored) },
       { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad' } },

@@ -81,7 +81,10 @@ export function classify(value: unknown): Classified {
   if (typeof message.method !== 'string' || message.method.length === 0) {
     return { kind: 'invalid', id, reason: 'method must be a non-empty string' };
   }
-  if (message.params !== undefined && (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))) {
+  if (
+    message.params !== undefined &&
+    (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))
+  ) {
     return { kind: 'invalid', id, reason: 'params must be an object' };
   }
   return 'id' in message

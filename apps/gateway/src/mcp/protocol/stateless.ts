@@ -47,10 +47,20 @@ export function checkStatelessRequest(
   const meta = metaOf(body) ?? {};
   const version = meta[StatelessMeta.protocolVersion];
   if (typeof version !== 'string' || typeof meta[StatelessMeta.clientCapabilities] !== 'object') {
-    return fail(400, id, -32602, `_meta must carry ${StatelessMeta.protocolVersion} and ${StatelessMeta.clientCapabilities}`);
+    return fail(
+      400,
+      id,
+      -32602,
+      `_meta must carry ${StatelessMeta.protocolVersion} and ${StatelessMeta.clientCapabilities}`,
+    );
   }
   if (headers.version !== version) {
-    return fail(400, id, StatelessCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version must be ${version}, as in _meta`);
+    return fail(
+      400,
+      id,
+      StatelessCode.HeaderMismatch,
+      `Header mismatch: MCP-Protocol-Version must be ${version}, as in _meta`,
+    );
   }
   if (version !== STATELESS_PROTOCOL_VERSION) {
     return fail(400, id, StatelessCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}`, {
@@ -65,7 +75,8 @@ export function checkStatelessRequest(
   if (named && decodeHeaderValue(headers.name) !== body.params?.[named]) {
     return fail(400, id, StatelessCode.HeaderMismatch, `Header mismatch: Mcp-Name must be params.${named}`);
   }
-  if (REMOVED.has(body.method)) return fail(404, id, -32601, `Method not found: ${body.method} (removed in ${STATELESS_PROTOCOL_VERSION})`);
+  if (REMOVED.has(body.method))
+    return fail(404, id, -32601, `Method not found: ${body.method} (removed in ${STATELESS_PROTOCOL_VERSION})`);
   const level = meta[StatelessMeta.logLevel];
   return { ok: true, ...(LOG_LEVELS.includes(level as LogLevel) ? { logLevel: level as LogLevel } : {}) };
 }
