@@ -1,5 +1,7 @@
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
 import { generateSigningJwk, importSigningKey, mintRuntimeGrant, publicJwk, type GrantRequest } from '@mcpgw/grants';
+import { SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
@@ -59,6 +61,20 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       )
     ).token;
 
+  /** A grant with every claim right but an issue time an hour ahead (a forged or mis-clocked minter). */
+  const issuedInTheFuture = async () => {
+    const jwk = JSON.parse(readFileSync(env.grantKeyFile, 'utf8'));
+    const { key, kid } = await importSigningKey(jwk);
+    const soon = Math.floor(Date.now() / 1000) + 3_600;
+    return new SignJWT({ ws, agt: agent, tsk: 't', tools: ['echo'], creds: [] })
+      .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'rg+jwt' })
+      .setJti(randomUUID())
+      .setIssuer('mcpgw')
+      .setIssuedAt(soon)
+      .setExpirationTime(soon + 60)
+      .sign(key);
+  };
+
   const list = { jsonrpc: '2.0', id: 'req_list', method: 'tools/list' };
   const call = (name: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
     jsonrpc: '2.0',
@@ -102,6 +118,7 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       ],
       ['a malformed grant', () => post(list, 'not.a.grant')],
       ['an expired grant', async () => post(list, await mintWithKey({ ttlSeconds: -5 }))],
+      ['a grant issued in the future', async () => post(list, await issuedInTheFuture())],
       [
         'a grant that lives longer than GRANT_MAX_TTL_SECONDS',
         async () => post(list, await mintWithKey({ ttlSeconds: 90_000 })),

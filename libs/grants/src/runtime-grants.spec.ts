@@ -19,6 +19,9 @@ const request: GrantRequest = {
   ttlSeconds: 60,
 };
 
+/** A day, like the gateway's default GRANT_MAX_TTL_SECONDS. */
+const checks = { maxAgeSeconds: 86_400 };
+
 async function keys(kid?: string) {
   const jwk = await generateSigningJwk(kid);
   return { jwk, signing: await importSigningKey(jwk), ring: await importKeyRing([publicJwk(jwk)]) };
@@ -28,7 +31,7 @@ describe('RuntimeGrants', () => {
   it('mints a grant that verifies to the same claims', async () => {
     const { signing, ring } = await keys();
     const { token, grant } = await mintRuntimeGrant(request, signing);
-    const verified = await verifyRuntimeGrant(token, ring);
+    const verified = await verifyRuntimeGrant(token, ring, checks);
     expect(verified).toEqual({ ok: true, grant });
     expect(grant).toMatchObject({
       workspaceId: 'ws1',
@@ -51,21 +54,21 @@ describe('RuntimeGrants', () => {
   it('refuses an expired grant', async () => {
     const { signing, ring } = await keys();
     const { token } = await mintRuntimeGrant({ ...request, ttlSeconds: -10 }, signing);
-    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'expired' });
+    expect(await verifyRuntimeGrant(token, ring, checks)).toMatchObject({ ok: false, failure: 'expired' });
   });
 
   it('refuses a grant signed by another key with the same kid', async () => {
     const mine = await keys('same');
     const forger = await keys('same');
     const { token } = await mintRuntimeGrant(request, forger.signing);
-    expect(await verifyRuntimeGrant(token, mine.ring)).toMatchObject({ ok: false, failure: 'bad_signature' });
+    expect(await verifyRuntimeGrant(token, mine.ring, checks)).toMatchObject({ ok: false, failure: 'bad_signature' });
   });
 
   it('refuses a grant whose kid it does not know', async () => {
     const { ring } = await keys('known');
     const other = await keys('unknown');
     const { token } = await mintRuntimeGrant(request, other.signing);
-    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'unknown_key' });
+    expect(await verifyRuntimeGrant(token, ring, checks)).toMatchObject({ ok: false, failure: 'unknown_key' });
   });
 
   it('refuses a grant whose payload was altered', async () => {
@@ -75,12 +78,12 @@ describe('RuntimeGrants', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     claims.tools.push('destroy_everything');
     const forged = [header, Buffer.from(JSON.stringify(claims)).toString('base64url'), signature].join('.');
-    expect(await verifyRuntimeGrant(forged, ring)).toMatchObject({ ok: false, failure: 'bad_signature' });
+    expect(await verifyRuntimeGrant(forged, ring, checks)).toMatchObject({ ok: false, failure: 'bad_signature' });
   });
 
   it.each(['', 'abc', 'a.b.c', 'pat_x'])('refuses the malformed token %j', async (token) => {
     const { ring } = await keys();
-    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'malformed' });
+    expect(await verifyRuntimeGrant(token, ring, checks)).toMatchObject({ ok: false, failure: 'malformed' });
   });
 
   it('refuses a correctly signed JWT that is not a RuntimeGrant', async () => {
@@ -89,7 +92,47 @@ describe('RuntimeGrants', () => {
       .setProtectedHeader({ alg: 'EdDSA', kid: signing.kid })
       .setExpirationTime('1h')
       .sign(signing.key);
-    expect(await verifyRuntimeGrant(token, ring)).toMatchObject({ ok: false, failure: 'not_a_grant' });
+    expect(await verifyRuntimeGrant(token, ring, checks)).toMatchObject({ ok: false, failure: 'not_a_grant' });
+  });
+
+  /** A grant as the minting side would sign it, with the issue time given. */
+  async function grantIssuedAt(signing: Awaited<ReturnType<typeof keys>>['signing'], iat: number | undefined) {
+    let jwt = new SignJWT({ ws: 'ws1', agt: 'agent1', tsk: 'task1', tools: ['echo'], creds: [] })
+      .setProtectedHeader({ alg: 'EdDSA', kid: signing.kid, typ: 'rg+jwt' })
+      .setJti('g-1')
+      .setIssuer('mcpgw')
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 30 * 86_400);
+    if (iat !== undefined) jwt = jwt.setIssuedAt(iat);
+    return jwt.sign(signing.key);
+  }
+
+  it('refuses a grant issued in the future (beyond the clock tolerance)', async () => {
+    const { signing, ring } = await keys();
+    const now = Math.floor(Date.now() / 1000);
+    expect(await verifyRuntimeGrant(await grantIssuedAt(signing, now + 3_600), ring, checks)).toEqual({
+      ok: false,
+      failure: 'not_yet_valid',
+      message: 'the grant is issued in the future',
+    });
+    expect((await verifyRuntimeGrant(await grantIssuedAt(signing, now + 3), ring, checks)).ok).toBe(true);
+  });
+
+  it('refuses a grant older than the maximum age, whatever its expiry says', async () => {
+    const { signing, ring } = await keys();
+    const issued = Math.floor(Date.now() / 1000) - 2 * 86_400;
+    expect(await verifyRuntimeGrant(await grantIssuedAt(signing, issued), ring, checks)).toEqual({
+      ok: false,
+      failure: 'expired',
+      message: 'the grant is older than allowed',
+    });
+  });
+
+  it('refuses a grant without an issue time', async () => {
+    const { signing, ring } = await keys();
+    expect(await verifyRuntimeGrant(await grantIssuedAt(signing, undefined), ring, checks)).toMatchObject({
+      ok: false,
+      failure: 'not_a_grant',
+    });
   });
 
   it('accepts grants of both keys while a rotation is under way', async () => {
@@ -98,7 +141,7 @@ describe('RuntimeGrants', () => {
     const ring = await importKeyRing([publicJwk(old.jwk), publicJwk(next.jwk)]);
     for (const signing of [old.signing, next.signing]) {
       const { token } = await mintRuntimeGrant(request, signing);
-      expect((await verifyRuntimeGrant(token, ring)).ok).toBe(true);
+      expect((await verifyRuntimeGrant(token, ring, checks)).ok).toBe(true);
     }
   });
 

@@ -52,7 +52,17 @@ export interface SigningKey {
 /** Verification keys by kid. */
 export type KeyRing = ReadonlyMap<string, KeyLike | Uint8Array>;
 
-export type GrantFailure = 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'not_a_grant';
+export type GrantFailure = 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'not_a_grant';
+
+export interface GrantChecks {
+  /** A grant issued longer ago than this is refused, whatever its expiry says. */
+  maxAgeSeconds: number;
+  /** Allowed clock difference between the minting host and this one. */
+  clockToleranceSeconds?: number;
+}
+
+/** Clocks of the minting host and the gateway may differ by this much. */
+const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
 export type GrantVerification =
   { ok: true; grant: RuntimeGrant } | { ok: false; failure: GrantFailure; message: string };
 
@@ -126,8 +136,15 @@ export async function mintRuntimeGrant(
   return { token, grant };
 }
 
-/** Verify signature, type, issuer and expiry; never throws. Revocation is the caller's check. */
-export async function verifyRuntimeGrant(token: string, ring: KeyRing): Promise<GrantVerification> {
+/**
+ * Verify signature, type, issuer, expiry and issue time (not in the future, not
+ * older than `maxAgeSeconds`); never throws. Revocation is the caller's check.
+ */
+export async function verifyRuntimeGrant(
+  token: string,
+  ring: KeyRing,
+  checks: GrantChecks,
+): Promise<GrantVerification> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -138,7 +155,13 @@ export async function verifyRuntimeGrant(token: string, ring: KeyRing): Promise<
   if (!key)
     return { ok: false, failure: 'unknown_key', message: 'the grant is signed with a key this gateway does not know' };
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], typ: GRANT_TYPE, issuer: GRANT_ISSUER });
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [ALGORITHM],
+      typ: GRANT_TYPE,
+      issuer: GRANT_ISSUER,
+      maxTokenAge: checks.maxAgeSeconds,
+      clockTolerance: checks.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
+    });
     const claims = payload as unknown as Partial<GrantClaims>;
     if (
       typeof payload.jti !== 'string' ||
@@ -160,14 +183,24 @@ export async function verifyRuntimeGrant(token: string, ring: KeyRing): Promise<
         taskId: claims.tsk,
         tools: claims.tools,
         credentials: claims.creds,
-        issuedAt: new Date((payload.iat ?? 0) * 1000),
+        issuedAt: new Date(payload.iat! * 1000),
         expiresAt: new Date(payload.exp * 1000),
       },
     };
   } catch (error) {
-    if (error instanceof errors.JWTExpired) return { ok: false, failure: 'expired', message: 'the grant has expired' };
+    if (error instanceof errors.JWTExpired) {
+      const tooOld = error.claim === 'iat';
+      return {
+        ok: false,
+        failure: 'expired',
+        message: tooOld ? 'the grant is older than allowed' : 'the grant has expired',
+      };
+    }
     if (error instanceof errors.JWSSignatureVerificationFailed) {
       return { ok: false, failure: 'bad_signature', message: 'the grant signature is invalid' };
+    }
+    if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'iat' && error.reason === 'check_failed') {
+      return { ok: false, failure: 'not_yet_valid', message: 'the grant is issued in the future' };
     }
     if (error instanceof errors.JWTClaimValidationFailed) {
       return { ok: false, failure: 'not_a_grant', message: `not a RuntimeGrant (${error.claim})` };

@@ -106,7 +106,7 @@ export const COMMANDS: Record<string, Command> = {
     }
     const { token, grant } = await mintRuntimeGrant(
       { workspaceId, agentId, taskId, tools, credentials, ttlSeconds: ttl },
-      grantKeys.signing(),
+      await grantKeys.signing(),
     );
     const view = {
       id: grant.id,

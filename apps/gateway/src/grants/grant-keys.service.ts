@@ -5,21 +5,21 @@ import { existsSync, readFileSync } from 'node:fs';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 
 /**
- * The keys of RuntimeGrants, from configuration: the signing key (a private JWK
- * file; only minting needs it) and the verification keys by kid. Without any,
- * the grant surface answers 503 "not configured" instead of refusing every grant.
+ * The keys of RuntimeGrants, from configuration: the verification keys by kid
+ * (GRANT_VERIFICATION_KEYS, or else the public half of the signing key file) and
+ * the signing key, which only minting (the admin CLI) loads: a serving gateway
+ * keeps no private key in memory. Without any key, the grant surface answers 503
+ * "not configured" instead of refusing every grant.
  */
 @Injectable()
 export class GrantKeysService implements OnModuleInit {
   private readonly logger = new Logger(GrantKeysService.name);
-  private signingKey?: SigningKey;
   private keyRing: KeyRing = new Map();
 
   constructor(@Inject(GATEWAY_ENV) private readonly env: GatewayEnv) {}
 
   async onModuleInit(): Promise<void> {
-    const signingJwk = this.readSigningJwk();
-    if (signingJwk) this.signingKey = await importSigningKey(signingJwk);
+    const signingJwk = this.env.GRANT_VERIFICATION_KEYS ? undefined : this.readSigningJwk();
     const verification = this.env.GRANT_VERIFICATION_KEYS
       ? parseJwks(this.env.GRANT_VERIFICATION_KEYS)
       : signingJwk
@@ -38,14 +38,15 @@ export class GrantKeysService implements OnModuleInit {
     return this.keyRing;
   }
 
-  /** The signing key; throws with what to configure when there is none. */
-  signing(): SigningKey {
-    if (!this.signingKey) {
+  /** The signing key, read for one minting; throws with what to configure when there is none. */
+  async signing(): Promise<SigningKey> {
+    const jwk = this.readSigningJwk();
+    if (!jwk) {
       throw new Error(
         `no grant signing key: put a private Ed25519 JWK in ${this.env.GRANT_SIGNING_KEY_FILE} (GRANT_SIGNING_KEY_FILE)`,
       );
     }
-    return this.signingKey;
+    return importSigningKey(jwk);
   }
 
   private readSigningJwk(): JWK | undefined {

@@ -73,7 +73,7 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
         reason: 'an agent API key cannot be used here: this endpoint needs a task-scoped RuntimeGrant',
       };
     }
-    const verified = await verifyRuntimeGrant(token, this.keys.ring);
+    const verified = await verifyRuntimeGrant(token, this.keys.ring, { maxAgeSeconds: this.env.GRANT_MAX_TTL_SECONDS });
     if (!verified.ok) return { ok: false, reason: verified.message };
     const { grant } = verified;
     // A revocation is kept for GRANT_MAX_TTL_SECONDS: a grant living longer could outlive it.
