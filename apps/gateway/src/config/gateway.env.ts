@@ -1,5 +1,5 @@
-import { DatabaseEnv, LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
-import { IsInt, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
   @IsInt()
@@ -50,13 +50,26 @@ export class GatewaySettings {
   @IsString()
   MCP_ALLOWED_HOSTS: string = '';
 
+  /** `production` requires the secrets a fleet of replicas must share (CONVERSATION_HANDLE_SECRET). */
+  @IsString()
+  NODE_ENV: string = 'development';
+
   /**
    * Signs 2026-07-28 conversation handles (at least 32 characters; the same on
-   * every replica). Unset: a random one per process.
+   * every replica). Unset: a random one per process, which NODE_ENV=production refuses.
    */
-  @ValidateIf((env: GatewaySettings) => env.CONVERSATION_HANDLE_SECRET !== '')
-  @MinLength(32)
+  @ValidateIf((env: GatewaySettings) => env.CONVERSATION_HANDLE_SECRET !== '' || env.NODE_ENV === 'production')
+  @MinLength(32, { message: 'CONVERSATION_HANDLE_SECRET must be set (32 characters or more)' })
   CONVERSATION_HANDLE_SECRET: string = '';
+
+  /** Secrets that signed handles before a rotation, comma-separated: still accepted, never used to sign. */
+  @Matches(/^([^,]{32,}(,[^,]{32,})*)?$/, { message: 'must be comma-separated secrets of 32 characters or more' })
+  CONVERSATION_HANDLE_PREVIOUS_SECRETS: string = '';
+
+  /** How long a conversation handle is valid; one in use is renewed when half of it has passed. */
+  @IsInt()
+  @Min(60)
+  CONVERSATION_HANDLE_TTL_SECONDS: number = 86_400;
 
   /** How long an idempotency key is remembered. */
   @IsInt()
@@ -94,7 +107,7 @@ export class GatewaySettings {
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, ManagementEnv, GatewaySettings);
+  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, ManagementEnv, HttpEnv, GatewaySettings);
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

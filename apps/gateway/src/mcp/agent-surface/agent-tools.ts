@@ -75,7 +75,9 @@ export class AgentTools {
       ctx.stateless
         ? complete(ctx, {
             ...toCallResult(outcome),
-            _meta: { [CONVERSATION_META_KEY]: this.conversations.mint(outcome.channelId, ctx.agentId, callerId) },
+            _meta: {
+              [CONVERSATION_META_KEY]: this.conversations.renew(handle, outcome.channelId, ctx.agentId, callerId),
+            },
           })
         : toCallResult(outcome);
     const running = this.inFlight.begin(InFlightCalls.key(call.callerId, ctx.session?.id, request.id));
