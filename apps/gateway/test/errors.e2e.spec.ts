@@ -1,5 +1,6 @@
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -213,6 +214,32 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
         headers: { accept: 'application/json', 'x-agent-api-key': env.apiKey },
       });
       expect(json.status).toBe(405);
+    });
+  });
+
+  describe('slow clients', () => {
+    /** Send `head` and part of a body, then nothing: what does the server do, and when? */
+    const dribble = (url: string, head: string, elapsed: () => number) =>
+      new Promise<{ answer: string; afterMs: number }>((resolve, reject) => {
+        const { hostname, port } = new URL(url);
+        const socket = connect(Number(port), hostname, () => socket.write(head));
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+        socket.on('close', () => resolve({ answer, afterMs: elapsed() }));
+        socket.on('error', reject);
+        setTimeout(() => reject(new Error('the server kept the connection open')), 10_000).unref();
+      });
+
+    it('a body that never finishes is cut after HTTP_REQUEST_TIMEOUT_MS with 408', async () => {
+      const url = (await env.stack.startGateway({ HTTP_REQUEST_TIMEOUT_MS: '1000' })).url;
+      const started = Date.now();
+      const head =
+        `POST /${env.agentId}/mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nX-Agent-API-Key: ${env.apiKey}\r\nContent-Length: 200\r\n\r\n{"jsonrpc":`;
+      const { answer, afterMs } = await dribble(url, head, () => Date.now() - started);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(afterMs).toBeGreaterThanOrEqual(900);
+      expect(afterMs).toBeLessThan(5_000);
     });
   });
 

@@ -95,7 +95,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
   }
 
   /** An event has nobody to answer: a failure is logged. */
-  private async runEvent(pattern: string, handler: MessageHandler, payload: unknown): Promise<void> {
+  private async runEvent<T>(pattern: string, handler: MessageHandler, payload: T): Promise<void> {
     try {
       const returned: unknown = await handler(payload);
       if (isObservable(returned)) await lastValueFrom(returned.pipe(defaultIfEmpty(undefined)));

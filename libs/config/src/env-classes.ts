@@ -34,6 +34,27 @@ export class LogEnv {
 }
 
 /**
+ * Limits of an app's HTTP server, so a slow or idle client cannot hold a
+ * connection: the whole request (headers and body) must arrive in
+ * HTTP_REQUEST_TIMEOUT_MS (a response may take as long as it needs: streams and
+ * long tool calls are not cut), the headers in HTTP_HEADERS_TIMEOUT_MS, and an
+ * idle kept-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS.
+ */
+export class HttpEnv {
+  @IsInt()
+  @Min(100)
+  HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
+
+  @IsInt()
+  @Min(100)
+  HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+
+  @IsInt()
+  @Min(100)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
+}
+
+/**
  * The management port: /health, /ready and /metrics, apart from the app's own
  * ports. Each app subclasses this to give its own default port.
  */

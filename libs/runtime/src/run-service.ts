@@ -23,6 +23,10 @@ export interface BaseEnv {
   SERVICE_INSTANCE: string;
   MANAGEMENT_PORT: number;
   MANAGEMENT_HOST: string;
+  /** Apps that serve HTTP add libs/config `HttpEnv`. */
+  HTTP_REQUEST_TIMEOUT_MS?: number;
+  HTTP_HEADERS_TIMEOUT_MS?: number;
+  HTTP_KEEP_ALIVE_TIMEOUT_MS?: number;
 }
 
 export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
@@ -63,9 +67,23 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
     throw error;
   }
   const logger = new JsonLogger(spec.service, env.LOG_LEVEL, { instance: env.SERVICE_INSTANCE });
+  const requestTimeoutMs = env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000;
   const app = await NestFactory.create<NestFastifyApplication>(
     spec.module,
-    new FastifyAdapter({ bodyLimit: spec.bodyLimit?.(env) ?? 1_048_576, return503OnClosing: true }),
+    new FastifyAdapter({
+      bodyLimit: spec.bodyLimit?.(env) ?? 1_048_576,
+      return503OnClosing: true,
+      // Slow or idle clients cannot hold a connection (see libs/config HttpEnv). Node reads the
+      // request and header limits when the server is made (Fastify's own option alone is not
+      // enforced), and checks them every 30 s unless told otherwise.
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: env.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
+      http: {
+        requestTimeout: requestTimeoutMs,
+        headersTimeout: Math.min(env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000, requestTimeoutMs),
+        connectionsCheckingInterval: 1_000,
+      },
+    }),
     { logger, bufferLogs: true, abortOnError: false, bodyParser: spec.bodyParser ?? true },
   );
   app.useGlobalFilters(spec.httpErrorFilter ?? new ServiceErrorHttpFilter());

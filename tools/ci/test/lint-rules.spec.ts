@@ -18,7 +18,8 @@ async function rulesFiredOn(path: string, code: string): Promise<string[]> {
   return result.messages.map((m) => m.ruleId ?? m.message);
 }
 
-describe('architecture lint rules', () => {
+// The first lint loads the TypeScript parser: seconds on a busy machine.
+describe('architecture lint rules', { timeout: 60_000 }, () => {
   beforeAll(() => {
     // @nx/enforce-module-boundaries reads the cached project graph; make sure it exists.
     execFileSync('npx', ['nx', 'show', 'projects'], {
