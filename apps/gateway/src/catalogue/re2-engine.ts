@@ -58,7 +58,7 @@ export function re2Engine(maxInputChars: number): RegExpEngine {
         `it compiles to ${compiled.programSize()} RE2 instructions, more than the ${MAX_PATTERN_PROGRAM_SIZE} allowed`,
       );
     }
-    return {
+    const matcher: RegExpLike & { toString(): string } = {
       test(input: string): boolean {
         if (input.length > maxInputChars) throw new PatternInputTooLongError(input.length, maxInputChars);
         return compiled.test(input);
@@ -66,6 +66,7 @@ export function re2Engine(maxInputChars: number): RegExpEngine {
       // ajv keys its compiled patterns by toString(): it must differ per pattern, like a RegExp's.
       toString: () => `/${pattern}/${flags}`,
     };
+    return matcher;
   };
   // Only used by ajv's standalone code generation, which the gateway does not use.
   return Object.assign(engine, { code: 're2Engine' });
