@@ -1,14 +1,25 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvalidRequestError, RegisterAgentRequest, parseAs } from '@mcpgw/contracts';
+import { schemaLimitsFrom } from '../catalogue/schema-limits';
 import { validatorCompiler } from '../catalogue/tool-validator';
+import { UriTemplate } from '../catalogue/uri-template';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { AgentsStore } from './agents.store';
 
-/** Agent pods announce their skills here; the catalogue follows. */
+/**
+ * Agent pods announce their skills here; the catalogue follows. What comes from
+ * an agent is checked here, so a bad skill is refused at registration, never at
+ * call time: input schemas compile (within the limits, patterns on RE2) and
+ * resource templates parse (catalogue/README.md).
+ */
 @Injectable()
 export class RegistryService {
   private readonly logger = new Logger(RegistryService.name);
 
-  constructor(private readonly agents: AgentsStore) {}
+  constructor(
+    private readonly agents: AgentsStore,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
 
   async register(plain: unknown): Promise<{ registered: number }> {
     const parsed = parseAs(RegisterAgentRequest, plain);
@@ -23,7 +34,7 @@ export class RegistryService {
       prompts = [],
     } = parsed.value;
     const names = new Set<string>();
-    const compile = validatorCompiler();
+    const compile = validatorCompiler(schemaLimitsFrom(this.env));
     for (const skill of skills) {
       if (names.has(skill.name)) throw new InvalidRequestError(`skill ${skill.name} is registered twice`);
       names.add(skill.name);
@@ -31,6 +42,13 @@ export class RegistryService {
         compile(skill.input_schema);
       } catch (error) {
         throw new InvalidRequestError(`skill ${skill.name}: invalid input_schema: ${(error as Error).message}`);
+      }
+    }
+    for (const { uriTemplate } of resource_templates) {
+      try {
+        UriTemplate.parse(uriTemplate);
+      } catch (error) {
+        throw new InvalidRequestError(`resource template: ${(error as Error).message}`);
       }
     }
     await this.agents.replaceTools(agent_id, workspace_id, skills, { resources, resource_templates, prompts });

@@ -1,8 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { SkillDefinition } from '@mcpgw/contracts';
 import { AgentsStore, type AgentExtras } from '../agents/agents.store';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { schemaLimitsFrom } from './schema-limits';
 import { validatorCompiler, type ArgumentsValidator } from './tool-validator';
+import { UriTemplate } from './uri-template';
 
 export interface CatalogueTool {
   id: string;
@@ -13,11 +16,13 @@ export interface CatalogueTool {
 export interface AgentCatalogue extends AgentExtras {
   tools: CatalogueTool[];
   byName: Map<string, CatalogueTool>;
+  /** `resource_templates`, parsed once per load (see README.md). */
+  templates: UriTemplate[];
 }
 
 /**
  * Each agent's catalogue (tools with compiled argument validators, resources,
- * prompts), cached per agent and
+ * parsed resource templates, prompts), cached per agent and
  * dropped when a registration changes them (on any replica). Concurrent misses
  * share one load.
  */
@@ -29,6 +34,7 @@ export class ToolCatalogueService {
   constructor(
     private readonly agents: AgentsStore,
     invalidation: CacheInvalidationService,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {
     invalidation.on('agent', (agentId) => (agentId ? this.cache.delete(agentId) : this.cache.clear()));
   }
@@ -46,7 +52,7 @@ export class ToolCatalogueService {
   private async load(agentId: string): Promise<AgentCatalogue> {
     const tools: CatalogueTool[] = [];
     const [rows, extras] = await Promise.all([this.agents.tools(agentId), this.agents.extras(agentId)]);
-    const compile = validatorCompiler();
+    const compile = validatorCompiler(schemaLimitsFrom(this.env));
     for (const row of rows) {
       try {
         tools.push({ id: row.id, definition: row.definition, validate: compile(row.definition.input_schema) });
@@ -54,6 +60,14 @@ export class ToolCatalogueService {
         this.logger.error(`tool ${agentId}/${row.name} has an invalid input schema: ${(error as Error).message}`);
       }
     }
-    return { ...extras, tools, byName: new Map(tools.map((tool) => [tool.definition.name, tool])) };
+    const templates: UriTemplate[] = [];
+    for (const { uriTemplate } of extras.resource_templates) {
+      try {
+        templates.push(UriTemplate.parse(uriTemplate));
+      } catch (error) {
+        this.logger.error(`agent ${agentId}: ${(error as Error).message}; no URI matches it`);
+      }
+    }
+    return { ...extras, tools, byName: new Map(tools.map((tool) => [tool.definition.name, tool])), templates };
   }
 }

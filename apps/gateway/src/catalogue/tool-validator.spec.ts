@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEMA_LIMITS } from './schema-limits';
 import { compileArgumentsValidator } from './tool-validator';
 
 describe('tool argument validation', () => {
@@ -28,5 +29,45 @@ describe('tool argument validation', () => {
 
   it('refuses a schema that is not valid JSON Schema', () => {
     expect(() => compileArgumentsValidator({ type: 'no-such-type' })).toThrow();
+  });
+
+  it('runs patterns and patternProperties on a linear-time engine', () => {
+    const hostile = compileArgumentsValidator({
+      type: 'object',
+      properties: { text: { type: 'string', pattern: '^(a+)+$' } },
+      patternProperties: { '^(x+)+$': { type: 'integer' } },
+    });
+    const started = performance.now();
+    expect(hostile({ text: `${'a'.repeat(10_240)}!` })).toEqual(['/text must match pattern "^(a+)+$"']);
+    expect(hostile({ [`${'x'.repeat(10_240)}!`]: 'not checked' })).toEqual([]);
+    expect(hostile({ xxx: 'no' })).toEqual(['/xxx must be integer']);
+    expect(hostile({ text: 'aaaa' })).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('refuses a string over the cap that a pattern would test, naming it', () => {
+    const capped = compileArgumentsValidator(
+      { type: 'object', properties: { text: { type: 'string', pattern: '^a+$' }, free: { type: 'string' } } },
+      { ...DEFAULT_SCHEMA_LIMITS, maxPatternInputChars: 100 },
+    );
+    expect(capped({ text: 'a'.repeat(100), free: 'b'.repeat(1000) })).toEqual([]);
+    expect(capped({ text: 'a'.repeat(101) })).toEqual([
+      '/text: a string of 101 characters is longer than the 100 allowed for a value checked against a pattern',
+    ]);
+  });
+
+  it('refuses, at compile time, patterns RE2 cannot run, remote references, and schemas too big or deep', () => {
+    const withPattern = (pattern: string) => ({ type: 'object', properties: { a: { type: 'string', pattern } } });
+    expect(() => compileArgumentsValidator(withPattern('^(a)\\1$'))).toThrow(/backreferences and lookaround/);
+    expect(() => compileArgumentsValidator(withPattern('^(?=a)'))).toThrow(/refused/);
+    expect(() => compileArgumentsValidator({ $ref: 'https://example.com/schema.json' })).toThrow(/not local/);
+    expect(() =>
+      compileArgumentsValidator({ $defs: { a: { type: 'string' } }, properties: { a: { $ref: '#/$defs/a' } } }),
+    ).not.toThrow();
+    const big = { type: 'object', description: 'x'.repeat(DEFAULT_SCHEMA_LIMITS.maxBytes) };
+    expect(() => compileArgumentsValidator(big)).toThrow(/bytes of JSON/);
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < DEFAULT_SCHEMA_LIMITS.maxDepth; i++) deep = { type: 'array', items: deep };
+    expect(() => compileArgumentsValidator(deep)).toThrow(/deeper than/);
   });
 });

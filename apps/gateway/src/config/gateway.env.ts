@@ -42,6 +42,27 @@ export class GatewaySettings {
   @Min(1024)
   MCP_MAX_BODY_BYTES: number = 1_048_576;
 
+  /** Largest tool input schema an agent may register, in bytes of JSON. */
+  @IsInt()
+  @Min(1024)
+  SCHEMA_MAX_BYTES: number = 65_536;
+
+  /** Deepest nesting (JSON objects and arrays) of a tool input schema an agent may register. */
+  @IsInt()
+  @Min(4)
+  @Max(1000)
+  SCHEMA_MAX_DEPTH: number = 64;
+
+  /** Longest string (or property name) an agent's `pattern` is run against; longer arguments get -32602. */
+  @IsInt()
+  @Min(1)
+  SCHEMA_PATTERN_INPUT_MAX_CHARS: number = 65_536;
+
+  /** Longest URI resources/read and resources/subscribe accept (matched against agents' templates). */
+  @IsInt()
+  @Min(64)
+  RESOURCE_URI_MAX_CHARS: number = 2048;
+
   /** Origins browsers may call the MCP endpoints from (comma list; `*` any; `:*` any port). */
   @IsString()
   MCP_ALLOWED_ORIGINS: string = 'http://localhost:*,http://127.0.0.1:*,http://[::1]:*,https://localhost:*';

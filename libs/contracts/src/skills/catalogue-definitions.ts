@@ -24,7 +24,11 @@ export class ResourceDefinition {
   mimeType?: string;
 }
 
-/** A family of resources by URI template (RFC 6570 level 1: `{var}`), e.g. `test://template/{id}/data`. */
+/**
+ * A family of resources by URI template (RFC 6570, levels 1-3), e.g.
+ * `test://template/{id}/data`. The gateway parses it at registration and
+ * matches URIs by a linear scan (apps/gateway/src/catalogue/README.md).
+ */
 export class ResourceTemplateDefinition {
   @IsString()
   @MaxLength(2048)
@@ -76,13 +80,4 @@ export class PromptDefinition {
   @ValidateNested({ each: true })
   @Type(() => PromptArgumentDefinition)
   arguments?: PromptArgumentDefinition[];
-}
-
-/** Does `uri` belong to this template? `{name}` matches one or more characters other than `/`. */
-export function matchesTemplate(uriTemplate: string, uri: string): boolean {
-  const pattern = uriTemplate
-    .split(/(\{[^}]+\})/)
-    .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${pattern}$`).test(uri);
 }

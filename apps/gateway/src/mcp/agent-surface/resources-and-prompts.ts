@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { matchesTemplate } from '@mcpgw/contracts';
 import { CallError } from '../../calls/call-errors';
 import { CallPipeline } from '../../calls/call-pipeline.service';
 import { callTimeout } from '../../calls/call-timeout';
@@ -51,18 +50,16 @@ export class ResourcesAndPrompts {
 
   /** resources/subscribe and unsubscribe: accepted for known resources (updates are not pushed yet). */
   async subscription(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
-    const uri = request.params?.uri;
-    if (typeof uri !== 'string')
-      return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
+    const { uri, problem } = this.uriOf(request);
+    if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
     if (!(await this.knows(ctx.agentId, uri)))
       return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
     return result(request.id, {});
   }
 
   async readResource(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
-    const uri = request.params?.uri;
-    if (typeof uri !== 'string')
-      return failure(request.id, AgentSurfaceCode.InvalidParams, 'params.uri must be a string');
+    const { uri, problem } = this.uriOf(request);
+    if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
     if (!(await this.knows(ctx.agentId, uri)))
       return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
     return this.ask(request, ctx, { resource_read: { uri } }, (structured) =>
@@ -115,8 +112,19 @@ export class ResourcesAndPrompts {
     }
   }
 
+  /** params.uri, or why it is refused (-32602): not a string, or longer than templates are matched against. */
+  private uriOf(request: JsonRpcRequest): { uri: string; problem?: undefined } | { uri?: undefined; problem: string } {
+    const uri = request.params?.uri;
+    if (typeof uri !== 'string') return { problem: 'params.uri must be a string' };
+    const max = this.env.RESOURCE_URI_MAX_CHARS;
+    if (uri.length > max)
+      return { problem: `params.uri is ${uri.length} characters long; at most ${max} are accepted` };
+    return { uri };
+  }
+
+  /** A registered resource, or a URI of a template (parsed RFC 6570, matched in linear time). */
   private async knows(agentId: string, uri: string): Promise<boolean> {
-    const { resources, resource_templates } = await this.catalogue.forAgent(agentId);
-    return resources.some((r) => r.uri === uri) || resource_templates.some((t) => matchesTemplate(t.uriTemplate, uri));
+    const { resources, templates } = await this.catalogue.forAgent(agentId);
+    return resources.some((r) => r.uri === uri) || templates.some((t) => t.matches(uri));
   }
 }
