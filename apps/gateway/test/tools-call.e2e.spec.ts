@@ -1,4 +1,4 @@
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { connectMcp, parsePrometheus, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** Every skill of the mock agent, through gateway → NATS → message service → JetStream → pod. */
@@ -138,6 +138,21 @@ describe('tools through the whole path', () => {
     await call('echo', { text: 'nobody remembers this' });
     const recalled = await call('recall', {});
     expect(recalled.result.structuredContent.turns).toEqual([]);
+  });
+
+  it('counts calls by agent and tool; a made-up tool name is counted as (unknown), not as itself', async () => {
+    const metricsUrl = `${env.stack.managementUrlOf(env.gatewayUrls[0])}/metrics`;
+    const count = async (labels: Record<string, string>) =>
+      parsePrometheus(await (await fetch(metricsUrl)).text())
+        .filter((s) => s.name === 'mcpgw_tool_calls_total')
+        .filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+        .reduce((sum, s) => sum + s.value, 0);
+    const echoes = await count({ agent: env.agentId, tool: 'echo', outcome: 'ok' });
+    await mcp.client.callTool({ name: 'echo', arguments: { text: 'counted' } });
+    expect(await count({ agent: env.agentId, tool: 'echo', outcome: 'ok' })).toBe(echoes + 1);
+    await mcp.client.callTool({ name: 'made_up_tool_7f3a', arguments: {} }).catch(() => undefined);
+    expect(await count({ tool: 'made_up_tool_7f3a' })).toBe(0);
+    expect(await count({ agent: env.agentId, tool: '(unknown)', outcome: 'tool_not_found' })).toBeGreaterThanOrEqual(1);
   });
 
   it('every service serves Prometheus metrics on its management port; the gateway counts and times tools/call', async () => {

@@ -33,7 +33,7 @@ export class CallRunner {
       outcome = answer.isError ? 'tool_error' : 'ok';
       return JSON.stringify(render(answer));
     };
-    const done = this.metrics.start(surface);
+    const done = this.metrics.start(surface, call);
     try {
       if (!idempotencyKey) {
         return { ok: true, resultText: renderText(await this.pipeline.call(call, options)), replayed: false };

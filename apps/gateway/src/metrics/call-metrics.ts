@@ -2,17 +2,31 @@ import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
-/** tools/call outcomes and latency, per surface, for `/metrics`. */
+/** A call's name on the metrics: its agent and tool. */
+export interface CallLabels {
+  agentId: string;
+  tool: string;
+}
+
+/** Tool names a caller made up are counted under one label, so a client cannot grow the series. */
+export const UNKNOWN_TOOL = '(unknown)';
+
+/**
+ * tools/call outcomes (by surface, agent, tool and outcome: ok, tool_error,
+ * replayed or the pipeline's error kind) and latency (by surface), for `/metrics`.
+ * Agent and tool names are bounded: agents are registered by operators, tools by
+ * their agent's catalogue; a tool that is not in it counts as UNKNOWN_TOOL.
+ */
 @Injectable()
 export class CallMetrics {
-  private readonly calls: Counter<'surface' | 'outcome'>;
+  private readonly calls: Counter<'surface' | 'agent' | 'tool' | 'outcome'>;
   private readonly duration: Histogram<'surface'>;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     this.calls = new Counter({
       name: 'mcpgw_tool_calls_total',
-      help: 'tools/call requests by surface and outcome (ok, tool_error, or the pipeline error kind)',
-      labelNames: ['surface', 'outcome'],
+      help: 'tools/call requests by surface, agent, tool and outcome (ok, tool_error, replayed, or the error kind)',
+      labelNames: ['surface', 'agent', 'tool', 'outcome'],
       registers: [registry],
     });
     this.duration = new Histogram({
@@ -25,11 +39,12 @@ export class CallMetrics {
   }
 
   /** Starts a timer; call the result with the outcome when the call ends. */
-  start(surface: 'agent' | 'grant'): (outcome: string) => void {
+  start(surface: 'agent' | 'grant', call: CallLabels): (outcome: string) => void {
     const stop = this.duration.startTimer({ surface });
     return (outcome) => {
       stop();
-      this.calls.inc({ surface, outcome });
+      const tool = outcome === 'tool_not_found' ? UNKNOWN_TOOL : call.tool;
+      this.calls.inc({ surface, agent: call.agentId, tool, outcome });
     };
   }
 }
