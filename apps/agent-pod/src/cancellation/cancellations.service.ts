@@ -1,20 +1,41 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { AgentCancel } from '@mcpgw/contracts';
+import { AgentCancel, callDeadlineOf, type ChatMessage, type Deadline } from '@mcpgw/contracts';
 import { BusClient, type BusSubscription } from '@mcpgw/bus';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
-import { RecentlySeen } from './recently-seen';
+import { RecentlySeen } from '../inbox/recently-seen';
 
-/** The reason an aborted skill gives when its caller cancelled it. */
-export class SkillCancelledError extends Error {
-  constructor(readonly messageId: string) {
-    super(`call ${messageId} was cancelled`);
+/**
+ * Why a skill was stopped for its caller: the caller cancelled, or the call's
+ * deadline passed (nobody waits for the reply any more). Either way the
+ * message is done: no reply, no redelivery.
+ */
+export class SkillStoppedError extends Error {
+  constructor(
+    readonly messageId: string,
+    readonly why: 'cancelled' | 'deadline',
+  ) {
+    super(why === 'cancelled' ? `call ${messageId} was cancelled` : `call ${messageId} ran out of time`);
   }
 }
 
+/** One message while its skill runs: the signal that stops it, and why it stopped. */
+export interface TrackedCall {
+  signal: AbortSignal;
+  /** The call's deadline on this pod, when the message carried one. */
+  deadline?: Deadline;
+  /** True once the caller cancelled or the deadline passed (not when the pod stops). */
+  readonly stopped: boolean;
+  done(): void;
+}
+
 /**
- * Cancel requests for this agent's messages. Every pod hears every cancel (a
- * fan-out subscription); the pod running the message aborts its skill. A cancel
- * that arrives before its message is remembered, so the message is dropped.
+ * Every rule about stopping a skill on this pod (the story across the apps is
+ * apps/gateway/src/cancellation/README.md; this app's part is README.md here).
+ * Cancel requests for this agent's messages reach every pod (a fan-out
+ * subscription); the pod running the message aborts its skill. A cancel that
+ * arrives before its message is remembered, so the message is dropped. The
+ * message's deadline (`meta.timeout_ms`, anchored on arrival) aborts it the
+ * same way, with one timer per running message.
  */
 @Injectable()
 export class CancellationsService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -43,17 +64,28 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
     for (const controller of this.running.values()) controller.abort(reason);
   }
 
-  /** A signal that aborts when the message is cancelled (or the pod stops); `done` forgets it. */
-  track(messageId: string): { signal: AbortSignal; cancelled: boolean; done(): void } {
+  /**
+   * A message begins: a signal that aborts when the caller cancels it, when its
+   * deadline passes (at once, if it arrived too late) or when the pod stops.
+   * `done` forgets it and clears its timer.
+   */
+  track(message: Pick<ChatMessage, 'id' | 'meta'>): TrackedCall {
+    const messageId = message.id;
     const controller = new AbortController();
-    if (this.cancelledEarly.has(messageId)) controller.abort(new SkillCancelledError(messageId));
+    if (this.cancelledEarly.has(messageId)) controller.abort(new SkillStoppedError(messageId, 'cancelled'));
+    const deadline = callDeadlineOf(message);
+    const clearTimer = deadline?.abortOnExpiry(controller, () => this.expired(messageId));
     this.running.set(messageId, controller);
     return {
       signal: controller.signal,
-      get cancelled() {
-        return controller.signal.reason instanceof SkillCancelledError;
+      deadline,
+      get stopped() {
+        return controller.signal.reason instanceof SkillStoppedError;
       },
-      done: () => void this.running.delete(messageId),
+      done: () => {
+        clearTimer?.();
+        this.running.delete(messageId);
+      },
     };
   }
 
@@ -61,6 +93,11 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
     const controller = this.running.get(messageId);
     if (!controller) return this.cancelledEarly.add(messageId, true);
     this.logger.log({ msg: 'cancelling', message_id: messageId, reason });
-    controller.abort(new SkillCancelledError(messageId));
+    controller.abort(new SkillStoppedError(messageId, 'cancelled'));
+  }
+
+  private expired(messageId: string): SkillStoppedError {
+    this.logger.log({ msg: 'deadline passed; stopping', message_id: messageId });
+    return new SkillStoppedError(messageId, 'deadline');
   }
 }
