@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
 import { HealthModule, MetricsModule } from '@mcpgw/observability';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
-import { CancellationsService } from './inbox/cancellations.service';
+import { CancellationsService } from './cancellation/cancellations.service';
 import { InboxConsumerService } from './inbox/inbox-consumer.service';
 import { CallEventsPublisher } from './replies/call-events.publisher';
 import { ClientRequestsService } from './replies/client-requests.service';

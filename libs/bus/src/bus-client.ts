@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  BUS_REQUEST_TIMEOUT_MS,
   ServiceError,
   subject,
   type Address,
@@ -59,7 +60,11 @@ export class BusClient {
     return this.options.prefix;
   }
 
-  request<K extends BusOperation>(operation: K, payload: BusRequest<K>, timeoutMs = 5_000): Promise<BusResponse<K>> {
+  request<K extends BusOperation>(
+    operation: K,
+    payload: BusRequest<K>,
+    timeoutMs = BUS_REQUEST_TIMEOUT_MS,
+  ): Promise<BusResponse<K>> {
     return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs);
   }
 
@@ -67,7 +72,7 @@ export class BusClient {
    * A request to one subject that also takes requests (e.g. the replies subject
    * of the message service replica that waits for the reply).
    */
-  requestAt<T, R>(to: Address<T, R>, payload: Outgoing<T>, timeoutMs = 5_000): Promise<R> {
+  requestAt<T, R>(to: Address<T, R>, payload: Outgoing<T>, timeoutMs = BUS_REQUEST_TIMEOUT_MS): Promise<R> {
     return this.call(to.subject(this.options.prefix), to.family, bytesOf(payload), timeoutMs);
   }
 

@@ -13,4 +13,7 @@ export * from './envelopes/call-events';
 export * from './envelopes/validate';
 export * from './skills/skill-definition';
 export * from './skills/catalogue-definitions';
+export * from './timeouts/deadline';
+export * from './timeouts/call-budget';
+export * from './timeouts/transport';
 export * from './errors';

@@ -4,7 +4,7 @@ import { InboxReader, type BoundInbox, type InboxDelivery } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
-import { SkillCancelledError } from './cancellations.service';
+import { SkillStoppedError } from '../cancellation/cancellations.service';
 import { ReplierService } from '../replies/replier.service';
 import { SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
@@ -22,7 +22,7 @@ const FETCH_EXPIRES_MS = 5_000;
 @Injectable()
 export class InboxConsumerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InboxConsumerService.name);
-  /** Messages this pod finished, with their reply (null: cancelled, no reply), to answer a copy without running it again. */
+  /** Messages this pod finished, with their reply (null: cancelled or out of time, no reply), to answer a copy without running it again. */
   private readonly completed = new RecentlySeen<AgentReply | null>();
   private readonly inFlight = new Set<string>();
   private running = true;
@@ -131,10 +131,13 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       this.completed.add(message.id, reply);
       await this.sendReply(msg, reply);
     } catch (error) {
-      if (error instanceof SkillCancelledError) {
-        // The caller gave up on it: done, with no reply and no redelivery.
+      if (error instanceof SkillStoppedError) {
+        // The caller cancelled, or its time is up: done, with no reply and no redelivery.
         this.completed.add(message.id, null);
-        this.logger.log({ msg: 'skill cancelled', message_id: message.id });
+        this.logger.log({
+          msg: `skill ${error.why === 'cancelled' ? 'cancelled' : 'stopped at its deadline'}`,
+          message_id: message.id,
+        });
         msg.ack();
         return;
       }

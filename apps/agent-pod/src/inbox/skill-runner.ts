@@ -8,9 +8,9 @@ import { RESOURCES, type ResourceProvider } from '../resources/resources';
 import { ReplierService } from '../replies/replier.service';
 import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
 import { skillsByName } from '../skills/skills';
-import { SkillCancelledError, CancellationsService } from './cancellations.service';
+import { SkillStoppedError, CancellationsService, type TrackedCall } from '../cancellation/cancellations.service';
 
-/** Runs the skill a chat message asks for and writes its reply; a cancelled call gets none. */
+/** Runs the skill a chat message asks for and writes its reply; a call cancelled or out of time gets none. */
 @Injectable()
 export class SkillRunner implements OnApplicationShutdown {
   private readonly logger = new Logger(SkillRunner.name);
@@ -36,9 +36,10 @@ export class SkillRunner implements OnApplicationShutdown {
   }
 
   /**
-   * The reply to the message, for the caller to send. Throws SkillCancelledError
-   * when the caller cancelled (no reply; the message is done), and any other
-   * error when the message should be delivered again.
+   * The reply to the message, for the caller to send. Throws SkillStoppedError
+   * when the caller cancelled or the call's deadline passed (no reply; the
+   * message is done: cancellation/README.md), and any other error when the
+   * message should be delivered again.
    */
   async answer(message: ChatMessage, redeliveries: number): Promise<AgentReply> {
     const name = message.tool_call?.name;
@@ -49,10 +50,10 @@ export class SkillRunner implements OnApplicationShutdown {
       pod_id: this.env.POD_ID,
       redeliveries,
     });
-    const call = this.cancellations.track(message.id);
+    const call = this.cancellations.track(message);
     try {
-      const output = await this.run(message, call.signal);
-      if (call.cancelled) throw new SkillCancelledError(message.id);
+      const output = await this.run(message, call);
+      if (call.stopped) throw call.signal.reason as SkillStoppedError;
       if (this.stopping) throw new Error('pod shutting down');
       this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
       return this.replier.toReply(message, output);
@@ -61,7 +62,8 @@ export class SkillRunner implements OnApplicationShutdown {
     }
   }
 
-  private async run(message: ChatMessage, signal: AbortSignal): Promise<SkillOutput> {
+  private async run(message: ChatMessage, tracked: TrackedCall): Promise<SkillOutput> {
+    const { signal, deadline } = tracked;
     if (message.resource_read) return this.readResource(message.resource_read.uri);
     if (message.prompt_get) return this.getPrompt(message.prompt_get.name, message.prompt_get.arguments);
     const call = message.tool_call;
@@ -78,7 +80,7 @@ export class SkillRunner implements OnApplicationShutdown {
       progress: (progress, total, note) =>
         this.events.publish({ type: 'progress', in_reply_to: message.id, progress, total, message: note }),
       log: (level, data, logger) => this.events.publish({ type: 'log', in_reply_to: message.id, level, data, logger }),
-      ask: (method, params) => this.clientRequests.ask(message.id, method, params, signal),
+      ask: (method, params) => this.clientRequests.ask(message.id, method, params, signal, deadline),
     };
     try {
       return await skill.run(call.arguments, context);

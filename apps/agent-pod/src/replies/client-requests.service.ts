@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { CallInput, type ClientRequestMethod, type InputResponse } from '@mcpgw/contracts';
+import { CallInput, type ClientRequestMethod, type Deadline, type InputResponse } from '@mcpgw/contracts';
 import { BusClient, type BusSubscription } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
+import { INPUT_REQUEST_FALLBACK_MS } from '../cancellation/input-request-timeout';
 import { CallEventsPublisher } from './call-events.publisher';
-
-const DEFAULT_TIMEOUT_MS = 60_000;
 
 export class ClientRequestError extends Error {
   constructor(
@@ -19,7 +18,9 @@ export class ClientRequestError extends Error {
  * Requests from the agent to the MCP client in the middle of a call
  * (sampling, elicitation): published as an `input_request` event of the
  * message; the gateway streaming the call relays it and publishes the
- * client's answer on the message's input subject.
+ * client's answer on the message's input subject. A question ends with its
+ * call: `signal` aborts when the caller cancels or the call's deadline passes,
+ * so it needs no timer of its own unless the message carried no deadline.
  */
 @Injectable()
 export class ClientRequestsService {
@@ -33,15 +34,18 @@ export class ClientRequestsService {
     method: ClientRequestMethod,
     params: Record<string, unknown>,
     signal: AbortSignal,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
+    deadline?: Deadline,
   ): Promise<Record<string, unknown>> {
+    if (signal.aborted) throw signal.reason;
     const key = randomUUID();
     let subscription: BusSubscription | undefined;
     const answer = new Promise<InputResponse>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new ClientRequestError(`the client did not answer ${method} in time`)),
-        timeoutMs,
-      );
+      const timer = deadline
+        ? undefined
+        : setTimeout(
+            () => reject(new ClientRequestError(`the client did not answer ${method} in time`)),
+            INPUT_REQUEST_FALLBACK_MS,
+          );
       signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
       subscription = this.bus.subscribe(CallInput.at(messageId), ({ payload }) => {
         if (payload.key !== key) return;

@@ -1,26 +1,28 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  AgentCancel,
   BusPattern,
   CallInput,
   type InputResponse,
   ServiceError,
+  waitRequestTimeout,
+  withCallBudget,
   type AgentReply,
   type BusResponse,
   type CallEvent,
-  type CancelRequest,
   type ChatMessage,
   type ContentItem,
+  type Deadline,
   type WaitResult,
 } from '@mcpgw/contracts';
 import { BusClient, BusTimeoutError } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
+import { CallCancellation, type CancellableCall } from '../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { CallTime } from '../timeouts/call-time';
 import {
   AgentTimeoutError,
   BackendUnavailableError,
-  CallCancelledError,
   InternalCallError,
   InvalidArgumentsError,
   ToolNotFoundError,
@@ -35,7 +37,8 @@ export interface CallRequest {
   arguments: Record<string, unknown>;
   /** The conversation's channel; a new one is made when absent. */
   channelId?: string;
-  timeoutMs: number;
+  /** The call's time, fixed when the surface accepted it (`CallTime.accept`). */
+  time: CallTime;
   /** Delivery metadata for the agent, e.g. the names of the credentials the call may use. */
   meta?: Record<string, unknown>;
 }
@@ -59,7 +62,15 @@ export interface ExecuteOptions {
    * idempotent retry): cancelling it stops this wait, never the agent.
    */
   ownsMessage?: boolean;
+  /**
+   * True when the reply outlives this request (an idempotency key: it is the
+   * result every retry gets), so the agent may work up to the call's limit.
+   */
+  keepsResult?: boolean;
 }
+
+/** resources/read or prompts/get: who asks, where, and the timeout the surface read from `_meta`. */
+export type AskRequest = Pick<CallRequest, 'agentId' | 'callerId' | 'channelId'> & { timeoutMs: number };
 
 export interface CallOutcome {
   toolId: string;
@@ -70,9 +81,6 @@ export interface CallOutcome {
   isError: boolean;
   reply: AgentReply;
 }
-
-/** Extra time the bus request for a wait gets beyond the wait itself. */
-const WAIT_MARGIN_MS = 5_000;
 
 /**
  * One tools/call, surface-independent: find the tool, check the arguments,
@@ -86,11 +94,12 @@ export class CallPipeline {
   constructor(
     private readonly catalogue: ToolCatalogueService,
     private readonly bus: BusClient,
+    private readonly cancellation: CallCancellation,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
   async call(request: CallRequest, options: ExecuteOptions = {}): Promise<CallOutcome> {
-    return this.execute(await this.prepare(request), request.timeoutMs, options);
+    return this.execute(await this.prepare(request), request.time, options);
   }
 
   /**
@@ -98,12 +107,13 @@ export class CallPipeline {
    * chat_message, the agent's reply); the agent answers in structured content.
    */
   async ask(
-    request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId' | 'timeoutMs'>,
+    request: AskRequest,
     body: Pick<ChatMessage, 'resource_read' | 'prompt_get'>,
     options: ExecuteOptions = {},
   ): Promise<AgentReply> {
     const message = chatMessage(request, body);
-    return (await this.execute({ toolId: '', message }, request.timeoutMs, options)).reply;
+    const time = CallTime.of(request.timeoutMs, this.env);
+    return (await this.execute({ toolId: '', message }, time, options)).reply;
   }
 
   /** Find the tool, check the arguments, write the chat_message. No I/O but the catalogue. */
@@ -125,24 +135,22 @@ export class CallPipeline {
   /**
    * Post the message and wait for its reply, in one bus round trip (the message
    * service registers the wait before it delivers). Posting a message again
-   * (same id) never runs it twice: it joins the first posting.
+   * (same id) never runs it twice: it joins the first posting. Every wait is
+   * derived from `time` (timeouts/README.md); cancellation is the
+   * cancellation module's (cancellation/README.md).
    */
-  async execute(prepared: PreparedCall, timeoutMs: number, options: ExecuteOptions = {}): Promise<CallOutcome> {
+  async execute(prepared: PreparedCall, time: CallTime, options: ExecuteOptions = {}): Promise<CallOutcome> {
     const { message } = prepared;
     const { signal, onEvent } = options;
-    if (signal?.aborted) throw new CallCancelledError();
-    const startedAt = Date.now();
+    const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
     const watch = onEvent && new CallWatch(this.bus, message.id, onEvent);
-    const cancelAgent = () => {
-      if (options.ownsMessage !== false) this.cancelAgent(message, 'cancelled by the client');
-    };
-    signal?.addEventListener('abort', cancelAgent, { once: true });
+    const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
     try {
-      const posted = await this.unlessCancelled(signal, () => this.postAndWait(message, timeoutMs));
+      const posted = await call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline)));
       const result = watch
-        ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, timeoutMs, startedAt, watch, signal)
+        ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call)
         : posted.result;
-      if (result.status === 'timeout') throw new AgentTimeoutError(timeoutMs);
+      if (result.status === 'timeout') throw new AgentTimeoutError(time.timeoutMs);
       const reply = result.reply;
       return {
         toolId: prepared.toolId,
@@ -154,7 +162,7 @@ export class CallPipeline {
         reply,
       };
     } finally {
-      signal?.removeEventListener('abort', cancelAgent);
+      call.end();
       watch?.stop();
     }
   }
@@ -164,24 +172,25 @@ export class CallPipeline {
    * The replica holding the wait answers at the end of each slice; if it does
    * not (it died), the message is posted again: posting is idempotent, so any
    * replica joins the first posting (or, if it never got stored, stores it) and
-   * the reply reaches it however the pod delivers it.
+   * the reply reaches it however the pod delivers it. Each posting carries the
+   * time the agent has left (`meta.timeout_ms`).
    */
   private async postAndWait(
     message: ChatMessage,
-    timeoutMs: number,
+    time: CallTime,
+    agentDeadline: Deadline,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
-    const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const slice = Math.max(0, Math.min(deadline - Date.now(), this.env.CALL_WAIT_SLICE_MS));
+      const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
       try {
         const posted = await this.bus.request(
           BusPattern.PostAndWait,
-          { envelope: message, timeout_ms: slice },
-          slice + WAIT_MARGIN_MS,
+          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs },
+          waitRequestTimeout(waitMs),
         );
-        if (posted.result.status === 'replied' || Date.now() >= deadline) return posted;
+        if (posted.result.status === 'replied' || time.deadline.expired) return posted;
       } catch (error) {
-        if (!(error instanceof BusTimeoutError) || Date.now() >= deadline) throw error;
+        if (!(error instanceof BusTimeoutError) || time.deadline.expired) throw error;
         this.logger.warn({
           msg: 'no answer from the message service replica holding the wait; posting again',
           message_id: message.id,
@@ -192,53 +201,36 @@ export class CallPipeline {
 
   /**
    * While the agent keeps sending events, a timeout is not the end: wait again
-   * for the time left since its last event, up to CALL_TIMEOUT_MAX_MS in all.
+   * for the time left since its last event, up to the call's limit
+   * (CALL_TIMEOUT_MAX_MS from acceptance).
    */
   private async waitWhileAlive(
     first: WaitResult,
     channelId: string,
     messageId: string,
-    timeoutMs: number,
-    startedAt: number,
+    time: CallTime,
     watch: CallWatch,
-    signal?: AbortSignal,
+    call: CancellableCall,
   ): Promise<WaitResult> {
-    const hardStop = startedAt + this.env.CALL_TIMEOUT_MAX_MS;
     let result = first;
-    while (result.status === 'timeout' && watch.idleMs < timeoutMs && Date.now() < hardStop) {
-      const wait = Math.min(timeoutMs - watch.idleMs, hardStop - Date.now());
-      result = await this.unlessCancelled(signal, () =>
-        this.bus.request(
-          BusPattern.WaitForReply,
-          { channel_id: channelId, message_id: messageId, timeout_ms: wait },
-          wait + WAIT_MARGIN_MS,
+    for (let waitMs = time.waitWhileAliveMs(watch.idleMs); result.status === 'timeout' && waitMs > 0;) {
+      result = await call.unlessCancelled(
+        this.onBus(() =>
+          this.bus.request(
+            BusPattern.WaitForReply,
+            { channel_id: channelId, message_id: messageId, timeout_ms: waitMs },
+            waitRequestTimeout(waitMs),
+          ),
         ),
       );
+      waitMs = time.waitWhileAliveMs(watch.idleMs);
     }
     return result;
-  }
-
-  /** A bus step, unless the client cancels first (then CallCancelledError at once). */
-  private unlessCancelled<T>(signal: AbortSignal | undefined, step: () => Promise<T>): Promise<T> {
-    const work = this.onBus(step);
-    if (!signal) return work;
-    return new Promise<T>((resolve, reject) => {
-      const abort = () => reject(new CallCancelledError());
-      if (signal.aborted) return abort();
-      signal.addEventListener('abort', abort, { once: true });
-      work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-    });
   }
 
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
   answerInput(messageId: string, response: InputResponse): void {
     this.bus.publish(CallInput.at(messageId), response);
-  }
-
-  /** Tell every pod of the agent to stop working on the message (the one running it will). */
-  private cancelAgent(message: ChatMessage, reason: string): void {
-    const cancel: CancelRequest = { type: 'cancel', message_id: message.id, reason };
-    this.bus.publish(AgentCancel.at(message.agent_id), cancel);
   }
 
   /** Bus failures become typed call errors; anything unexpected is logged once, here. */

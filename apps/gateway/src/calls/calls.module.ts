@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
+import { CancellationModule } from '../cancellation/cancellation.module';
 import { CatalogueModule } from '../catalogue/catalogue.module';
 import { CallPipeline } from './call-pipeline.service';
-import { CallsMsController } from './calls-ms.controller';
-import { InFlightCalls } from './in-flight-calls.service';
 
 @Module({
-  imports: [CatalogueModule],
-  controllers: [CallsMsController],
-  providers: [CallPipeline, InFlightCalls],
-  exports: [CallPipeline, InFlightCalls],
+  imports: [CatalogueModule, CancellationModule],
+  providers: [CallPipeline],
+  exports: [CallPipeline, CancellationModule],
 })
 export class CallsModule {}

@@ -19,8 +19,8 @@ export class GatewaySettings {
 
   /**
    * A call waits for its reply in slices this long: a message service replica
-   * that dies holding the wait costs one slice (plus a margin), then the wait is
-   * posted again and any replica takes it up.
+   * that dies holding the wait costs one slice (plus the wait-answer allowance:
+   * timeouts/README.md), then the wait is posted again and any replica takes it up.
    */
   @IsInt()
   @Min(100)

@@ -9,7 +9,9 @@ import {
   type ExecuteOptions,
   type PreparedCall,
 } from '../calls/call-pipeline.service';
+import { settleCancelledClaim } from '../cancellation/cancelled-keyed-call';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { CallTime } from '../timeouts/call-time';
 import { callFingerprint } from './fingerprint';
 import { IdempotencyStore, type RecordKey } from './idempotency.store';
 
@@ -76,7 +78,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
         )
       ) {
         try {
-          const outcome = await this.pipeline.execute(prepared, request.timeoutMs, options);
+          const outcome = await this.pipeline.execute(prepared, request.time, { ...options, keepsResult: true });
           return { resultText: await this.store.complete(id, render(outcome)), replayed: false };
         } catch (error) {
           if (error instanceof CallCancelledError) await this.releaseCancelled(id, prepared, render);
@@ -93,7 +95,11 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       const joined = { toolId: record.toolId, message: record.message };
       this.joinsWaiting.inc();
       try {
-        const outcome = await this.pipeline.execute(joined, request.timeoutMs, { ...options, ownsMessage: false });
+        const outcome = await this.pipeline.execute(joined, request.time, {
+          ...options,
+          ownsMessage: false,
+          keepsResult: true,
+        });
         return { resultText: await this.store.complete(id, render(outcome)), replayed: true };
       } finally {
         this.joinsWaiting.dec();
@@ -102,22 +108,13 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     throw new InternalCallError(`idempotency record ${key} kept changing`);
   }
 
-  /**
-   * The client that claimed the key cancelled, and the agent was told to stop:
-   * unless a reply made it anyway (then it is the result), free the key, so a
-   * retry runs the call afresh instead of waiting on a message nobody answers.
-   */
-  private async releaseCancelled(
-    id: RecordKey,
-    prepared: PreparedCall,
-    render: (outcome: CallOutcome) => string,
-  ): Promise<void> {
-    try {
-      const late = await this.pipeline.execute(prepared, 0, { ownsMessage: false });
-      await this.store.complete(id, render(late));
-    } catch {
-      await this.store.release(id);
-    }
+  /** The client that claimed the key cancelled: the rule is the cancellation module's (cancelled-keyed-call.ts). */
+  private releaseCancelled(id: RecordKey, prepared: PreparedCall, render: (outcome: CallOutcome) => string) {
+    return settleCancelledClaim({
+      lookOnce: async () => render(await this.pipeline.execute(prepared, CallTime.none(), { ownsMessage: false })),
+      complete: (resultText) => this.store.complete(id, resultText),
+      release: () => this.store.release(id),
+    });
   }
 
   private async purgeExpired(): Promise<void> {

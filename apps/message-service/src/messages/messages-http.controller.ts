@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { HTTP_WAIT_DEFAULT_MS } from '../wait/wait-deadline';
 import { WaitService } from '../wait/wait.service';
 import { MessagesService, requireUuid } from './messages.service';
 
@@ -31,7 +32,7 @@ export class MessagesHttpController {
     return this.waits.waitForReply(
       requireUuid(channelId, 'channel id'),
       requireUuid(body?.message_id, 'message_id'),
-      Number(body?.timeout_ms ?? 30_000) || 0,
+      body?.timeout_ms ?? HTTP_WAIT_DEFAULT_MS,
     );
   }
 }

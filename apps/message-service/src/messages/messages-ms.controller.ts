@@ -32,12 +32,12 @@ export class MessagesMsController {
     return this.waits.waitForReply(
       requireUuid(req.channel_id, 'channel_id'),
       requireUuid(req.message_id, 'message_id'),
-      Number(req.timeout_ms) || 0,
+      req.timeout_ms,
     );
   }
 
   @MessagePattern(BusPattern.PostAndWait)
   postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>) {
-    return this.waits.postAndWait(req.envelope, Number(req.timeout_ms) || 0);
+    return this.waits.postAndWait(req.envelope, req.timeout_ms);
   }
 }

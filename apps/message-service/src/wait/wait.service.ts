@@ -5,6 +5,8 @@ import {
   type AgentReply,
   type BusPattern,
   type BusResponse,
+  type ChatMessage,
+  type Deadline,
   type WaitResult,
 } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
@@ -12,6 +14,7 @@ import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-s
 import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
 import { ReplyNotices } from './reply-notices.service';
+import { waitDeadline } from './wait-deadline';
 
 /**
  * "The message on channel C that answers message M, or a timeout." See README.md
@@ -43,8 +46,9 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
    * been delivered by another replica, whose pod answers there: listen for its
    * notice first, then look.
    */
-  waitForReply(channelId: string, messageId: string, timeoutMs: number): Promise<WaitResult> {
-    return this.awaitReply(messageId, timeoutMs, async (listen) => {
+  waitForReply(channelId: string, messageId: string, timeoutMs: unknown): Promise<WaitResult> {
+    const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS);
+    return this.awaitReply(messageId, deadline, async (listen) => {
       await listen();
       const stored = await this.store.findReply(channelId, messageId);
       if (!stored.messageExists) throw new NotFoundError(`no message ${messageId} on channel ${channelId}`);
@@ -59,13 +63,15 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
    * re-posted message may have its reply already; if not, its first posting
    * may be on another replica, so listen for the reply's notice, then look once more.
    */
-  async postAndWait(envelope: unknown, timeoutMs: number): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+  async postAndWait(envelope: unknown, timeoutMs: unknown): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const messageId = (envelope as { id?: unknown } | null)?.id;
     if (typeof messageId !== 'string' || (envelope as { type?: unknown }).type !== 'chat_message') {
       throw new InvalidRequestError('post_and_wait takes a chat_message with an id');
     }
+    // Bounded by the agent's own budget too: the message is checked before it is stored, just below.
+    const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS, envelope as Pick<ChatMessage, 'meta'>);
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
-    const result = await this.awaitReply(messageId, timeoutMs, async (listen) => {
+    const result = await this.awaitReply(messageId, deadline, async (listen) => {
       const { existingReply, ...rest } = await this.messages.postChat(envelope);
       posted = rest;
       if (!posted.duplicate || existingReply) return { channelId: posted.channel_id, reply: existingReply };
@@ -79,17 +85,16 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
   /**
    * The one way to wait: register, do `first` (which may already find the
    * reply, and may `listen` for a reply stored on another replica), then sleep
-   * until a wake-up or the deadline; at the deadline, one last read covers a
-   * wake-up lost on the bus. One read, not a poll.
+   * until a wake-up or the deadline (from `waitDeadline`; one timer);
+   * at the deadline, one last read covers a wake-up lost on the bus. One read, not a poll.
    */
   private async awaitReply(
     messageId: string,
-    timeoutMs: number,
+    deadline: Deadline,
     first: (listen: () => Promise<void>) => Promise<{ channelId: string; reply?: AgentReply }>,
   ): Promise<WaitResult> {
-    const deadline = Math.min(Math.max(timeoutMs, 0), this.env.WAIT_MAX_MS);
     const wait = this.notices.waiters.register(messageId);
-    const timer = setTimeout(wait.cancel, deadline);
+    const timer = setTimeout(wait.cancel, deadline.remainingMs());
     let listening: { stop(): void } | undefined;
     const listen = async () => void (listening ??= await this.notices.listen(messageId));
     try {

@@ -38,10 +38,19 @@ export interface BusOperations {
     response: { messages: StoredMessage[] };
   };
   [BusPattern.WaitForReply]: {
+    /**
+     * `timeout_ms`: how long to wait, counted from when the request arrives: the
+     * time the call has left (or a slice of it), never a point in time; the
+     * service caps it at WAIT_MAX_MS. See apps/gateway/src/timeouts/README.md.
+     */
     request: { channel_id: string; message_id: string; timeout_ms: number };
     response: WaitResult;
   };
   [BusPattern.PostAndWait]: {
+    /**
+     * `timeout_ms` as for WaitForReply. The envelope may carry the agent's own
+     * budget (`meta.timeout_ms`, `timeouts/call-budget.ts`); the wait ends by then too.
+     */
     request: { envelope: ChatMessage; timeout_ms: number };
     response: { channel_id: string; seq: number; duplicate: boolean; result: WaitResult };
   };

@@ -10,9 +10,27 @@ import {
   IsUUID,
   Matches,
   MaxLength,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { AGENT_ID_PATTERN } from '../bus/subjects';
+import { CALL_BUDGET_META_KEY } from '../timeouts/call-budget';
+import { isWireBudget } from '../timeouts/deadline';
+
+/** `meta.timeout_ms`, when present, is a budget in milliseconds (a number, 0 or more). */
+function HasCallBudget(): PropertyDecorator {
+  return ValidateBy({
+    name: 'hasCallBudget',
+    validator: {
+      validate: (meta: unknown) =>
+        typeof meta !== 'object' ||
+        meta === null ||
+        !(CALL_BUDGET_META_KEY in meta) ||
+        isWireBudget((meta as Record<string, unknown>)[CALL_BUDGET_META_KEY]),
+      defaultMessage: () => `meta.${CALL_BUDGET_META_KEY} must be a number of milliseconds, 0 or more`,
+    },
+  });
+}
 
 /** Who wrote a message on a channel. */
 export class SenderDto {
@@ -124,8 +142,13 @@ export class ChatMessage {
   @Type(() => FilePartDto)
   attachments?: FilePartDto[];
 
-  /** Delivery hints, e.g. `deadline` (ISO time after which nobody waits for the reply). */
+  /**
+   * Delivery hints: `timeout_ms`, the time the agent has left for this message
+   * (`timeouts/call-budget.ts`); `credentials`, the names of the credentials
+   * the call may use.
+   */
   @IsOptional()
   @IsObject()
+  @HasCallBudget()
   meta?: Record<string, unknown>;
 }

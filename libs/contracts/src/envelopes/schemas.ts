@@ -11,6 +11,7 @@ import {
 } from './call-events';
 import { ChatMessage } from './chat-message';
 import { CONTENT_TYPES } from './content';
+import { CALL_BUDGET_META_KEY } from '../timeouts/call-budget';
 
 /*
  * JSON Schemas for the messages our own services send each other on the bus,
@@ -75,7 +76,8 @@ const chatMessageSchema = object(
     resource_read: object({ uri: string(2048) }),
     prompt_get: object({ name: string(200), arguments: anyObject }),
     attachments: { type: 'array', items: filePart },
-    meta: anyObject,
+    // Any delivery hints; the call's budget, when given, is a number of milliseconds.
+    meta: { type: 'object', properties: { [CALL_BUDGET_META_KEY]: { type: 'number', minimum: 0 } } },
   },
 );
 

@@ -22,7 +22,8 @@ import { AgentMcpHandler } from './agent-mcp.handler';
 import { wantsStream } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { ListChangedStreams } from './list-changed.streams';
-import { STATELESS_STREAM, routeStateless, statelessStatus, whenClientLeaves } from './stateless-requests';
+import { whenClientLeaves } from '../../cancellation/client-disconnect';
+import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-requests';
 
 const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { CallCancelled, LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
-import { BusClient } from '@mcpgw/bus';
+import { LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
 import { CallPipeline } from '../../calls/call-pipeline.service';
-import { InFlightCalls } from '../../calls/in-flight-calls.service';
+import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { CONVERSATION_META_KEY } from '../../sessions/conversation-handles';
 import { SessionsService } from '../../sessions/sessions.service';
 import { failure, result, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc';
@@ -34,8 +33,7 @@ export class AgentMcpHandler {
   constructor(
     private readonly sessions: SessionsService,
     private readonly pipeline: CallPipeline,
-    private readonly inFlight: InFlightCalls,
-    private readonly bus: BusClient,
+    private readonly cancellation: CallCancellation,
     private readonly tools: AgentTools,
     private readonly resourcesAndPrompts: ResourcesAndPrompts,
   ) {}
@@ -133,11 +131,9 @@ export class AgentMcpHandler {
     return { response: result(request.id, {}) };
   }
 
-  /** notifications/cancelled: stop the request here, or on whichever replica runs it. */
+  /** notifications/cancelled: stop the request wherever it runs (cancellation/README.md). */
   cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
-    if (!ctx.session) return; // request ids name nothing outside a session
-    const key = InFlightCalls.key(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
-    if (!this.inFlight.cancel(key)) this.bus.publish(CallCancelled, { key });
+    this.cancellation.cancelRequest(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
   }
 }
 

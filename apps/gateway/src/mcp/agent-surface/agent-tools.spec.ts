@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CallRunner } from '../../calls/call-runner.service';
-import { InFlightCalls } from '../../calls/in-flight-calls.service';
+import type { BusClient } from '@mcpgw/bus';
+import { CallCancellation } from '../../cancellation/call-cancellation.service';
+import { InFlightCalls } from '../../cancellation/in-flight-calls.service';
 import type { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import type { GatewayEnv } from '../../config/gateway.env';
 import type { ConversationHandles } from '../../sessions/conversation-handles';
@@ -15,7 +17,7 @@ function toolsReplaying(resultText: string) {
   return new AgentTools(
     {} as ToolCatalogueService,
     calls as unknown as CallRunner,
-    new InFlightCalls(),
+    new CallCancellation(new InFlightCalls(), {} as BusClient),
     {} as ConversationHandles,
     env,
   );

@@ -3,13 +3,13 @@ import type { LogLevel } from '@mcpgw/contracts';
 import { CallCancelledError } from '../../calls/call-errors';
 import type { CallOutcome, CallRequest, ExecuteOptions } from '../../calls/call-pipeline.service';
 import { CallRunner } from '../../calls/call-runner.service';
-import { callTimeout } from '../../calls/call-timeout';
-import { InFlightCalls } from '../../calls/in-flight-calls.service';
+import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { CONVERSATION_META_KEY, ConversationHandles } from '../../sessions/conversation-handles';
+import { CallTime } from '../../timeouts/call-time';
 import { failure, rawResult, result, type JsonRpcRequest } from '../protocol/json-rpc';
 import { decodeCursor, page } from '../protocol/pagination';
 import { cacheable, complete, type AgentRequestContext, type Handled } from './agent-context';
@@ -18,15 +18,16 @@ import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
 
 /**
  * Surface A's tools: `tools/list` from the catalogue, `tools/call` through the
- * shared CallRunner (as surface B does), with this surface's extras: in-flight
- * tracking for cancellation, event streaming, and stateless conversation handles.
+ * shared CallRunner (as surface B does), with this surface's extras:
+ * cancellation (the cancellation module's rules), event streaming, and
+ * stateless conversation handles.
  */
 @Injectable()
 export class AgentTools {
   constructor(
     private readonly catalogue: ToolCatalogueService,
     private readonly calls: CallRunner,
-    private readonly inFlight: InFlightCalls,
+    private readonly cancellation: CallCancellation,
     private readonly conversations: ConversationHandles,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
@@ -68,7 +69,7 @@ export class AgentTools {
       tool: params.name,
       arguments: keyed.arguments,
       channelId,
-      timeoutMs: callTimeout(params._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
+      time: CallTime.accept(params._meta, this.env),
     };
     // A stateless result names its conversation, so the client can continue it.
     const shape = (outcome: CallOutcome) =>
@@ -80,9 +81,9 @@ export class AgentTools {
             },
           })
         : toCallResult(outcome);
-    const running = this.inFlight.begin(InFlightCalls.key(call.callerId, ctx.session?.id, request.id));
+    const running = this.cancellation.begin(call.callerId, ctx.session?.id, request.id, ctx.disconnected);
     const options: ExecuteOptions = {
-      signal: ctx.disconnected ? AbortSignal.any([running.signal, ctx.disconnected]) : running.signal,
+      signal: running.signal,
       ...(ctx.notify ? { onEvent: relayFor(params._meta, ctx) } : {}),
     };
     try {

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import {
   classify,
   failure,
@@ -58,16 +57,4 @@ export function routeStateless(body: unknown, headers: StatelessHeaders): Statel
 /** 2026-07-28 answers an unknown method with HTTP 404; every other answer is a 200. */
 export function statelessStatus(handled: Handled): number {
   return handled.unknownMethod ? 404 : 200;
-}
-
-/**
- * Closing the request cancels it in 2026-07-28 (earlier revisions say a
- * disconnect is not a cancel): aborts when the client leaves before its answer.
- */
-export function whenClientLeaves(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { InvalidArgumentsError } from '../../calls/call-errors';
 import type { CallOutcome, CallRequest } from '../../calls/call-pipeline.service';
 import { CallRunner } from '../../calls/call-runner.service';
-import { callTimeout } from '../../calls/call-timeout';
 import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
+import { CallTime } from '../../timeouts/call-time';
 import { JsonRpcCode } from '../protocol/json-rpc';
 import { GrantSurfaceError, grantSurfaceError, type WireError } from './errors';
 import type { GrantRequest } from './grant-request';
@@ -58,7 +58,7 @@ export class GrantMcpHandler {
       callerId: `task:${grant.workspaceId}/${grant.taskId}`,
       tool: request.name,
       arguments: keyed.arguments,
-      timeoutMs: callTimeout(request.meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS),
+      time: CallTime.accept(request.meta, this.env),
       ...(required.length ? { meta: { credentials: required } } : {}),
     };
     const ran = await this.calls.run('grant', call, keyed.key, (answer) => toContractResult(answer, callId));

@@ -4,7 +4,8 @@ import { Injectable } from '@nestjs/common';
 /**
  * The calls this replica is running, by the key a client can cancel them with
  * (caller, session, JSON-RPC request id). A cancel that arrives at another
- * replica reaches this one through a fan-out bus event (calls-ms.controller.ts).
+ * replica reaches this one through a fan-out bus event (`CallCancelled`,
+ * call-cancelled.controller.ts). See README.md beside this file.
  */
 @Injectable()
 export class InFlightCalls {

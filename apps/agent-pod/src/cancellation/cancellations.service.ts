@@ -1,0 +1,103 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { AgentCancel, callDeadlineOf, type ChatMessage, type Deadline } from '@mcpgw/contracts';
+import { BusClient, type BusSubscription } from '@mcpgw/bus';
+import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { RecentlySeen } from '../inbox/recently-seen';
+
+/**
+ * Why a skill was stopped for its caller: the caller cancelled, or the call's
+ * deadline passed (nobody waits for the reply any more). Either way the
+ * message is done: no reply, no redelivery.
+ */
+export class SkillStoppedError extends Error {
+  constructor(
+    readonly messageId: string,
+    readonly why: 'cancelled' | 'deadline',
+  ) {
+    super(why === 'cancelled' ? `call ${messageId} was cancelled` : `call ${messageId} ran out of time`);
+  }
+}
+
+/** One message while its skill runs: the signal that stops it, and why it stopped. */
+export interface TrackedCall {
+  signal: AbortSignal;
+  /** The call's deadline on this pod, when the message carried one. */
+  deadline?: Deadline;
+  /** True once the caller cancelled or the deadline passed (not when the pod stops). */
+  readonly stopped: boolean;
+  done(): void;
+}
+
+/**
+ * Every rule about stopping a skill on this pod (the story across the apps is
+ * apps/gateway/src/cancellation/README.md; this app's part is README.md here).
+ * Cancel requests for this agent's messages reach every pod (a fan-out
+ * subscription); the pod running the message aborts its skill. A cancel that
+ * arrives before its message is remembered, so the message is dropped. The
+ * message's deadline (`meta.timeout_ms`, anchored on arrival) aborts it the
+ * same way, with one timer per running message.
+ */
+@Injectable()
+export class CancellationsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CancellationsService.name);
+  private readonly running = new Map<string, AbortController>();
+  private readonly cancelledEarly = new RecentlySeen(10_000);
+  private subscription?: BusSubscription;
+
+  constructor(
+    private readonly bus: BusClient,
+    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.subscription = this.bus.subscribe(AgentCancel.at(this.env.AGENT_ID), ({ payload }) =>
+      this.cancel(payload.message_id, payload.reason),
+    );
+  }
+
+  onApplicationShutdown(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  /** Abort every running skill (the pod is stopping): they end without a reply and are delivered again. */
+  abortAll(reason: Error): void {
+    for (const controller of this.running.values()) controller.abort(reason);
+  }
+
+  /**
+   * A message begins: a signal that aborts when the caller cancels it, when its
+   * deadline passes (at once, if it arrived too late) or when the pod stops.
+   * `done` forgets it and clears its timer.
+   */
+  track(message: Pick<ChatMessage, 'id' | 'meta'>): TrackedCall {
+    const messageId = message.id;
+    const controller = new AbortController();
+    if (this.cancelledEarly.has(messageId)) controller.abort(new SkillStoppedError(messageId, 'cancelled'));
+    const deadline = callDeadlineOf(message);
+    const clearTimer = deadline?.abortOnExpiry(controller, () => this.expired(messageId));
+    this.running.set(messageId, controller);
+    return {
+      signal: controller.signal,
+      deadline,
+      get stopped() {
+        return controller.signal.reason instanceof SkillStoppedError;
+      },
+      done: () => {
+        clearTimer?.();
+        this.running.delete(messageId);
+      },
+    };
+  }
+
+  private cancel(messageId: string, reason?: string): void {
+    const controller = this.running.get(messageId);
+    if (!controller) return this.cancelledEarly.add(messageId, true);
+    this.logger.log({ msg: 'cancelling', message_id: messageId, reason });
+    controller.abort(new SkillStoppedError(messageId, 'cancelled'));
+  }
+
+  private expired(messageId: string): SkillStoppedError {
+    this.logger.log({ msg: 'deadline passed; stopping', message_id: messageId });
+    return new SkillStoppedError(messageId, 'deadline');
+  }
+}
