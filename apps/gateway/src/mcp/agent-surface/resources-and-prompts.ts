@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CallError } from '../../calls/call-errors';
 import { CallPipeline } from '../../calls/call-pipeline.service';
-import { callTimeout } from '../../calls/call-timeout';
+import { callTimeout } from '../../timeouts/call-time';
 import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/json-rpc';
