@@ -1,4 +1,5 @@
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { connectMcp, scrapeCounters, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { mintApiKey } from '@mcpgw/grants';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +141,21 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       expect((await post(ping, { 'x-agent-api-key': forged })).status).toBe(401);
     });
 
+    it('a flood of made-up keys is refused without reaching PostgreSQL, past a small lookup budget', async () => {
+      const management = env.stack.managementUrlOf(env.gatewayUrls[0]);
+      const before = (await scrapeCounters(management)).sqlStatements;
+      const started = Date.now();
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, () => post(ping, { 'x-agent-api-key': mintApiKey().key })),
+      );
+      const seconds = Math.ceil((Date.now() - started) / 1000);
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 401));
+      const statements = (await scrapeCounters(management)).sqlStatements - before;
+      // 20 lookups a second for ids the index does not know, and a little background work.
+      expect(statements).toBeLessThanOrEqual(20 * (seconds + 1) + 5);
+      expect(statements).toBeLessThan(300);
+    });
+
     it("agent A's key is refused on agent B, and B's on A", async () => {
       await env.stack.admin('agent', 'create', '--id', 'other-agent', '--workspace', 'demo');
       const agents = await env.stack.admin<{ id: string; tools: number }[]>('agent', 'list');
@@ -151,7 +167,9 @@ describe('errors and bad input on /{agent_id}/mcp', () => {
       const other = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', 'other-agent');
       const onOther = await post(ping, {}, env.mcpUrl(0, 'other-agent'));
       expect(onOther.status).toBe(401);
-      expect((await bodyOf(onOther)).error.message).toContain('not for this agent');
+      // The same words as for a key that does not exist: a stolen key is not confirmed valid.
+      const unknown = await post(ping, { 'x-agent-api-key': mintApiKey().key }, env.mcpUrl(0, 'other-agent'));
+      expect((await bodyOf(onOther)).error.message).toBe((await bodyOf(unknown)).error.message);
       expect((await post(ping, { 'x-agent-api-key': other.key })).status).toBe(401);
       expect((await post(ping, { 'x-agent-api-key': other.key }, env.mcpUrl(0, 'other-agent'))).status).toBe(200);
     });

@@ -1,5 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { apiKeyId, apiKeyMatches, digestApiKey } from '@mcpgw/grants';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { apiKeyId, apiKeyMatches } from '@mcpgw/grants';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { ApiKeysStore } from './api-keys.store';
@@ -14,63 +14,107 @@ export interface ApiKeyPrincipal {
 
 export type AuthResult = { ok: true; principal: ApiKeyPrincipal } | { ok: false; reason: string };
 
-interface Cached {
-  principal: ApiKeyPrincipal;
-  until: number;
+interface KeyEntry {
+  agentId: string;
+  digest: Buffer;
 }
 
-/** A key that failed verification is not looked up again for this long (keys are random: no false refusals). */
-const REFUSED_TTL_MS = 5_000;
-const REFUSED_MAX = 10_000;
+/**
+ * The one answer to every bad key: unknown, revoked, wrong secret, or another
+ * agent's. A caller holding a stolen key learns nothing about it from us.
+ */
+export const REFUSED_KEY = 'invalid or revoked API key';
+
+/** Ids looked up in PostgreSQL because the index did not know them: at most this many per second. */
+const UNKNOWN_LOOKUPS_PER_SECOND = 20;
+/** An id PostgreSQL did not know is not looked up again for this long; the list is bounded. */
+const MISSING_TTL_MS = 5_000;
+const MISSING_MAX = 10_000;
 
 /**
- * Verifies `X-Agent-API-Key` for an agent. Verified keys are cached by digest
- * (never by the key itself) for AUTH_CACHE_TTL_MS; a revocation on any replica
- * or from the admin CLI drops the entry at once through PostgreSQL NOTIFY.
+ * Verifies `X-Agent-API-Key`. Every active key's id, agent and digest (never a
+ * key) are held in memory, so a request never waits on PostgreSQL and a flood
+ * of made-up keys never reaches it. The index is loaded at start, kept current
+ * by the `apikey:<id>` notifications that creating and revoking a key send (a
+ * revoked key is dropped the moment the notice arrives), and read again in full
+ * every AUTH_CACHE_TTL_MS and after a lost notification connection. An id the
+ * index does not know (a key created a moment ago, before its notice) is looked
+ * up, within a small per-second budget and a bounded list of ids known missing.
  */
 @Injectable()
-export class ApiKeyAuthenticator {
-  private readonly verified = new Map<string, Cached>();
-  /** Digests of keys that failed, so a flood of bad keys does not reach PostgreSQL. */
-  private readonly refused = new Map<string, number>();
+export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(ApiKeyAuthenticator.name);
+  private index = new Map<string, KeyEntry>();
+  private readonly missing = new Map<string, number>();
+  private lookups = { second: 0, count: 0 };
+  private reloadTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly keys: ApiKeysStore,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     invalidation: CacheInvalidationService,
   ) {
-    invalidation.on('apikey', (id) => this.forget(id));
+    invalidation.on('apikey', (id) => (id ? void this.refresh(id) : void this.reload()));
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.reload();
+    this.reloadTimer = setInterval(() => void this.reload(), this.env.AUTH_CACHE_TTL_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.reloadTimer);
   }
 
   async authenticate(presented: string | undefined, agentId: string): Promise<AuthResult> {
     if (!presented) return { ok: false, reason: 'missing X-Agent-API-Key header' };
-    const digest = digestApiKey(presented).toString('hex');
-    if ((this.refused.get(digest) ?? 0) > Date.now()) return { ok: false, reason: 'invalid or revoked API key' };
-    const cached = this.verified.get(digest);
-    const principal = cached && cached.until > Date.now() ? cached.principal : await this.verify(presented, digest);
-    if (!principal) return { ok: false, reason: 'invalid or revoked API key' };
-    if (principal.agentId !== agentId) return { ok: false, reason: 'this API key is not for this agent' };
-    return { ok: true, principal };
-  }
-
-  private async verify(presented: string, digest: string): Promise<ApiKeyPrincipal | undefined> {
-    this.verified.delete(digest);
     const id = apiKeyId(presented);
-    const row = id ? await this.keys.findActive(id) : undefined;
-    if (!id || !row || !apiKeyMatches(presented, row.digest)) {
-      if (this.refused.size >= REFUSED_MAX) this.refused.clear();
-      this.refused.set(digest, Date.now() + REFUSED_TTL_MS);
-      return undefined;
+    const entry = id ? (this.index.get(id) ?? (await this.lookUpUnknown(id))) : undefined;
+    if (!entry || entry.agentId !== agentId || !apiKeyMatches(presented, entry.digest)) {
+      return { ok: false, reason: REFUSED_KEY };
     }
-    const principal: ApiKeyPrincipal = { kind: 'api_key', id, agentId: row.agent_id };
-    if (this.env.AUTH_CACHE_TTL_MS > 0) {
-      this.verified.set(digest, { principal, until: Date.now() + this.env.AUTH_CACHE_TTL_MS });
-    }
-    return principal;
+    return { ok: true, principal: { kind: 'api_key', id: id!, agentId } };
   }
 
-  private forget(keyId: string | undefined): void {
-    if (!keyId) return this.verified.clear();
-    for (const [digest, entry] of this.verified) if (entry.principal.id === keyId) this.verified.delete(digest);
+  private async lookUpUnknown(id: string): Promise<KeyEntry | undefined> {
+    if ((this.missing.get(id) ?? 0) > Date.now() || !this.takeLookup()) return undefined;
+    const row = await this.keys.findActive(id);
+    if (row) {
+      const entry = { agentId: row.agent_id, digest: row.digest };
+      this.index.set(id, entry);
+      return entry;
+    }
+    if (this.missing.size >= MISSING_MAX) this.missing.clear();
+    this.missing.set(id, Date.now() + MISSING_TTL_MS);
+    return undefined;
+  }
+
+  /** A per-second budget of PostgreSQL lookups for ids the index does not know. */
+  private takeLookup(): boolean {
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.lookups.second) this.lookups = { second, count: 0 };
+    return ++this.lookups.count <= UNKNOWN_LOOKUPS_PER_SECOND;
+  }
+
+  /** A key was created or revoked: drop it at once, then read it again (a new key comes back). */
+  private async refresh(id: string): Promise<void> {
+    this.index.delete(id);
+    this.missing.delete(id);
+    try {
+      const row = await this.keys.findActive(id);
+      if (row) this.index.set(id, { agentId: row.agent_id, digest: row.digest });
+    } catch (error) {
+      this.logger.warn(`reading API key ${id}: ${(error as Error).message}`);
+    }
+  }
+
+  private async reload(): Promise<void> {
+    try {
+      const rows = await this.keys.listActiveDigests();
+      this.index = new Map(rows.map((row) => [row.id, { agentId: row.agent_id, digest: row.digest }]));
+    } catch (error) {
+      // Keys the index lacks are still looked up (within the budget) until a reload works.
+      this.logger.warn(`loading API keys: ${(error as Error).message}`);
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@mcpgw/contracts';
-import { mintApiKey } from '@mcpgw/grants';
+import { mintApiKey, type MintedApiKey } from '@mcpgw/grants';
 import { InjectKysely } from '@mcpgw/persistence';
 import { sql, type Selectable } from 'kysely';
 import { notifyChange } from '../database/notify-change';
@@ -23,10 +23,21 @@ type ViewRow = Pick<Selectable<ApiKeysTable>, (typeof VIEW)[number]>;
 export class ApiKeysStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
+  /** A new key, announced to every gateway's key index in the same transaction. */
   async create(agentId: string, label?: string): Promise<ApiKeyView & { key: string }> {
     const minted = mintApiKey();
-    // INSERT … SELECT: no row (and no error from the foreign key) when the agent is unknown.
-    const row = await this.db
+    const row = await this.db.transaction().execute(async (tx) => {
+      const created = await this.insertFor(tx, agentId, minted, label);
+      if (created) await notifyChange('apikey', created.id).execute(tx);
+      return created;
+    });
+    if (!row) throw new NotFoundError(`no agent ${agentId}; create it first (agent create) or start its pod`);
+    return { ...view(row), key: minted.key };
+  }
+
+  /** INSERT … SELECT: no row (and no error from the foreign key) when the agent is unknown. */
+  private insertFor(db: GatewayDb, agentId: string, minted: MintedApiKey, label?: string) {
+    return db
       .insertInto('api_keys')
       .columns(['id', 'agent_id', 'digest', 'label'])
       .expression((eb) =>
@@ -42,8 +53,6 @@ export class ApiKeysStore {
       )
       .returning(VIEW)
       .executeTakeFirst();
-    if (!row) throw new NotFoundError(`no agent ${agentId}; create it first (agent create) or start its pod`);
-    return { ...view(row), key: minted.key };
   }
 
   async revoke(id: string): Promise<ApiKeyView> {
@@ -68,6 +77,15 @@ export class ApiKeysStore {
       .orderBy('created_at')
       .execute();
     return rows.map(view);
+  }
+
+  /** Every active key's id, agent and digest: the gateway's in-memory key index. */
+  async listActiveDigests(): Promise<{ id: string; agent_id: string; digest: Buffer }[]> {
+    return this.db
+      .selectFrom('api_keys')
+      .select(['id', 'agent_id', 'digest'])
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 
   /** The digest and agent of an active key, for verification. */

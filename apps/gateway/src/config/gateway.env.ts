@@ -121,9 +121,9 @@ export class GatewaySettings {
   @Min(1)
   GRANT_MAX_TTL_SECONDS: number = 86_400;
 
-  /** How long a verified API key stays cached (revocations invalidate at once). */
+  /** How often the in-memory index of active API keys is read again in full (notices keep it current meanwhile). */
   @IsInt()
-  @Min(0)
+  @Min(1_000)
   AUTH_CACHE_TTL_MS: number = 60_000;
 }
 
