@@ -188,6 +188,44 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
     });
   });
 
+  it("an answer to an agent's question from another session is dropped; only the asked session answers", async () => {
+    // Session B: same agent, same key, its own session. It learns A's question id and answers first.
+    const intruder = await connectMcp(env.mcpUrl(), env.apiKey);
+    const intruderSession = intruder.transport.sessionId!;
+    const answerAs = (sessionId: string, id: string | number, username: string) =>
+      fetch(env.mcpUrl(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-agent-api-key': env.apiKey,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          result: { action: 'accept', content: { username, email: 'x@example.com' } },
+        }),
+      });
+    const asked = new Client({ name: 'asked-client', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    let intruderStatus = 0;
+    asked.setRequestHandler(ElicitRequestSchema, async (_request, extra) => {
+      intruderStatus = (await answerAs(intruderSession, extra.requestId, 'mallory')).status;
+      return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+    });
+    await asked.connect(
+      new StreamableHTTPClientTransport(new URL(env.mcpUrl()), {
+        requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+      }),
+    );
+    const elicited = await asked.callTool({ name: 'test_elicitation', arguments: { message: 'who are you?' } });
+    expect(intruderStatus).toBe(202);
+    expect((elicited.content as { text: string }[])[0].text).toContain('"username":"ada"');
+    await asked.close();
+    await intruder.close();
+  });
+
   describe('cancellation', () => {
     it('cancelling a tools/call stops the agent: the skill is aborted and no reply is stored', async () => {
       const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;

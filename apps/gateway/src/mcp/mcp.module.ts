@@ -7,6 +7,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { AgentMcpController } from './agent-surface/agent-mcp.controller';
 import { AgentMcpHandler } from './agent-surface/agent-mcp.handler';
 import { AgentTools } from './agent-surface/agent-tools';
+import { InputRequestIds } from './agent-surface/input-request-ids';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
 import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
@@ -22,6 +23,7 @@ import { CallMetrics } from '../metrics/call-metrics';
   providers: [
     AgentMcpHandler,
     AgentTools,
+    InputRequestIds,
     ResourcesAndPrompts,
     ListChangedStreams,
     GrantMcpHandler,

@@ -111,7 +111,7 @@ export class AgentMcpController {
         return send(400, classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`);
       }
       if (classified.kind === 'notification') this.notification(classified.message, ctx);
-      if (classified.kind === 'response') this.handler.relayClientResponse(classified.message);
+      if (classified.kind === 'response') this.handler.relayClientResponse(classified.message, ctx);
       if (classified.kind !== 'request') {
         void reply.status(202).send();
         return;

@@ -11,7 +11,7 @@ import { SESSION_HEADER } from '../transport/responder';
 import { cacheable, complete, type AgentRequestContext, type Handled } from './agent-context';
 import { AgentTools } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
-import { parseInputRequestId } from './mcp-shapes';
+import { InputRequestIds } from './input-request-ids';
 import { ResourcesAndPrompts, type AskContext } from './resources-and-prompts';
 
 /** What this server offers, for initialize (and server/discover). */
@@ -36,6 +36,7 @@ export class AgentMcpHandler {
     private readonly cancellation: CallCancellation,
     private readonly tools: AgentTools,
     private readonly resourcesAndPrompts: ResourcesAndPrompts,
+    private readonly inputIds: InputRequestIds,
   ) {}
 
   async handle(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -87,8 +88,9 @@ export class AgentMcpHandler {
   }
 
   /** A client's JSON-RPC response: the answer to a request an agent made through us. */
-  relayClientResponse(message: { id?: unknown; result?: unknown; error?: unknown }): void {
-    const target = parseInputRequestId(message.id);
+  relayClientResponse(message: { id?: unknown; result?: unknown; error?: unknown }, ctx: AgentRequestContext): void {
+    // Only the session the question went to may answer it: anything else is dropped.
+    const target = this.inputIds.answerTarget(message.id, ctx.session?.id);
     if (!target) return;
     this.pipeline.answerInput(target.messageId, {
       key: target.key,

@@ -7,6 +7,7 @@ import type { ToolCatalogueService } from '../../catalogue/tool-catalogue.servic
 import type { GatewayEnv } from '../../config/gateway.env';
 import type { ConversationHandles } from '../../sessions/conversation-handles';
 import { AgentTools } from './agent-tools';
+import type { InputRequestIds } from './input-request-ids';
 
 const STORED = '{"content":[{"type":"text","text":"stored once"}],"structuredContent":{"count":1}}';
 
@@ -19,6 +20,7 @@ function toolsReplaying(resultText: string) {
     calls as unknown as CallRunner,
     new CallCancellation(new InFlightCalls(), {} as BusClient),
     {} as ConversationHandles,
+    {} as InputRequestIds,
     env,
   );
 }

@@ -14,6 +14,7 @@ import { failure, rawResult, result, type JsonRpcRequest } from '../protocol/jso
 import { decodeCursor, page } from '../protocol/pagination';
 import { cacheable, complete, type AgentRequestContext, type Handled } from './agent-context';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
+import { InputRequestIds } from './input-request-ids';
 import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
 
 /**
@@ -29,6 +30,7 @@ export class AgentTools {
     private readonly calls: CallRunner,
     private readonly cancellation: CallCancellation,
     private readonly conversations: ConversationHandles,
+    private readonly inputIds: InputRequestIds,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -84,7 +86,7 @@ export class AgentTools {
     const running = this.cancellation.begin(call.callerId, ctx.session?.id, request.id, ctx.disconnected);
     const options: ExecuteOptions = {
       signal: running.signal,
-      ...(ctx.notify ? { onEvent: relayFor(params._meta, ctx) } : {}),
+      ...(ctx.notify ? { onEvent: relayFor(params._meta, ctx, this.inputIds) } : {}),
     };
     try {
       const ran = await this.calls.run('agent', call, keyed.key, shape, options);
@@ -115,14 +117,15 @@ export function wantsStream(request: JsonRpcRequest, ctx: Pick<AgentRequestConte
 }
 
 /** The agent's events as this request's notifications, on the stream `ctx.notify` writes to. */
-function relayFor(meta: unknown, ctx: AgentRequestContext) {
+function relayFor(meta: unknown, ctx: AgentRequestContext, inputIds: InputRequestIds) {
   const token = (meta as { progressToken?: unknown } | undefined)?.progressToken;
   const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  const session = !ctx.stateless && ctx.session?.answersClientRequests ? ctx.session : undefined;
   return eventRelay(
     progressToken,
     logThreshold(ctx),
     ctx.notify!,
-    !ctx.stateless && !!ctx.session?.answersClientRequests,
+    session && ((messageId, key) => inputIds.idFor(messageId, key, session.id)),
   );
 }
 

@@ -24,19 +24,6 @@ export function toCallResult(outcome: CallOutcome) {
   };
 }
 
-const INPUT_ID_PREFIX = 'mcpgw-input';
-
-/** The JSON-RPC id of a request relayed to the client: names the message and the question. */
-export function inputRequestId(messageId: string, key: string): string {
-  return `${INPUT_ID_PREFIX}:${messageId}:${key}`;
-}
-
-/** The message and the question a client's response answers, if its id is one of ours. */
-export function parseInputRequestId(id: unknown): { messageId: string; key: string } | undefined {
-  const match = typeof id === 'string' ? /^mcpgw-input:([0-9a-f-]{36}):([0-9a-f-]{36})$/.exec(id) : null;
-  return match ? { messageId: match[1], key: match[2] } : undefined;
-}
-
 /**
  * Turns the agent's events into MCP notifications for one request: progress
  * only with a progressToken and only when it grows (MCP requires it to
@@ -47,8 +34,8 @@ export function eventRelay(
   /** `null`: no log lines at all (2026-07-28 without a logLevel in `_meta`). */
   minLevel: LogLevel | undefined | null,
   notify: (notification: object) => void,
-  /** The client takes requests on this stream (sampling, elicitation); never in 2026-07-28. */
-  clientRequests = false,
+  /** The id to relay an agent's question to the client under; absent: the client takes no requests here. */
+  requestId?: (messageId: string, key: string) => string,
 ): (event: CallEvent) => void {
   let last = Number.NEGATIVE_INFINITY;
   const threshold = minLevel === null ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(minLevel ?? 'debug');
@@ -62,10 +49,10 @@ export function eventRelay(
     }
     if (event.type === 'input_request') {
       // The id tells whichever replica gets the client's answer where to publish it.
-      if (clientRequests)
+      if (requestId)
         notify({
           jsonrpc: '2.0',
-          id: inputRequestId(event.in_reply_to, event.key),
+          id: requestId(event.in_reply_to, event.key),
           method: event.method,
           params: event.params,
         });
