@@ -20,7 +20,10 @@ describe("a call's deadline on the pod", () => {
   const rest = (method: string, path: string, body?: unknown) =>
     fetch(`${env.messageServiceUrl}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${env.stack.messageServiceToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     }).then((r) => r.json());
 

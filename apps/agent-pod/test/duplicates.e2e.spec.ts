@@ -17,7 +17,7 @@ describe('duplicate message ids', () => {
   const post = (path: string, body: unknown) =>
     fetch(`${env.messageServiceUrl}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.stack.messageServiceToken}` },
       body: JSON.stringify(body),
     }).then((r) => r.json());
 

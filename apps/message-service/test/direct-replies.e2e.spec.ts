@@ -20,7 +20,7 @@ describe('replies straight to the delivering replica', () => {
   const call = async (base: string, method: string, path: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.stack.messageServiceToken}` },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() };

@@ -15,7 +15,10 @@ describe('waiting for the reply to a message', () => {
   const call = async (base: string, method: string, path: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${stack.messageServiceToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() };
@@ -65,6 +68,18 @@ describe('waiting for the reply to a message', () => {
   afterAll(async () => {
     await stack?.stop();
     await isolation?.remove();
+  });
+
+  it('the REST mirror answers only the service token', async () => {
+    const create = (headers: Record<string, string>) =>
+      fetch(`${replicaA}/channels`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ agent_id: 'demo-agent' }),
+      });
+    expect((await create({})).status).toBe(401);
+    expect((await create({ authorization: `Bearer ${'x'.repeat(32)}` })).status).toBe(401);
+    expect((await create({ authorization: `Bearer ${stack.messageServiceToken}` })).status).toBe(201);
   });
 
   it('finds a reply that arrived before the wait began', async () => {

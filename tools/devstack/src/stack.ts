@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runNode } from './one-shot';
@@ -43,6 +44,8 @@ export function appEntry(app: AppName, file = 'main.js'): string {
  */
 export class Stack {
   readonly processes: ServiceProcess[] = [];
+  /** The message services' REST mirror token (tests call the mirror with it). */
+  readonly messageServiceToken = randomBytes(24).toString('base64url');
 
   constructor(readonly settings: StackSettings) {}
 
@@ -70,7 +73,11 @@ export class Stack {
 
   async startMessageService(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
     const port = Number(env.MESSAGE_SERVICE_PORT ?? (await freePort()));
-    const proc = await this.spawn('message-service', { MESSAGE_SERVICE_PORT: String(port), ...env });
+    const proc = await this.spawn('message-service', {
+      MESSAGE_SERVICE_PORT: String(port),
+      MESSAGE_SERVICE_TOKEN: this.messageServiceToken,
+      ...env,
+    });
     proc.url = `http://127.0.0.1:${port}`;
     await proc.ready();
     return { process: proc, url: proc.url };

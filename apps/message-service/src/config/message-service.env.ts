@@ -1,5 +1,5 @@
 import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
-import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class MessageServiceSettings {
   @IsInt()
@@ -8,11 +8,16 @@ export class MessageServiceSettings {
   MESSAGE_SERVICE_PORT: number = 3100;
 
   /**
-   * Where the REST mirror listens. It has no authentication of its own: keep it
-   * on loopback or a private network. Probes and metrics use the management port.
+   * Where the REST mirror listens. Its callers need MESSAGE_SERVICE_TOKEN; keep it
+   * on loopback or a private network all the same. Probes and metrics use the management port.
    */
   @IsString()
   MESSAGE_SERVICE_HOST: string = '127.0.0.1';
+
+  /** What the REST mirror's callers present (`Authorization: Bearer …`, 32+ characters); unset: the mirror is off. */
+  @ValidateIf((env: MessageServiceSettings) => env.MESSAGE_SERVICE_TOKEN !== '')
+  @MinLength(32)
+  MESSAGE_SERVICE_TOKEN: string = '';
 
   /** Where JetStream keeps agent inboxes: `file` (survives a NATS restart) or `memory` (faster). */
   @IsIn(['file', 'memory'])

@@ -1,10 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { HTTP_WAIT_DEFAULT_MS } from '../wait/wait-deadline';
 import { WaitService } from '../wait/wait.service';
 import { MessagesService, requireUuid } from './messages.service';
+import { ServiceTokenGuard } from './service-token.guard';
 
-/** The REST mirror of the bus API, for people and tools that speak HTTP. */
+/** The REST mirror of the bus API, for operators and tools that speak HTTP; it needs the service token. */
 @Controller('channels')
+@UseGuards(ServiceTokenGuard)
 export class MessagesHttpController {
   constructor(
     private readonly messages: MessagesService,
