@@ -1,4 +1,12 @@
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  busTotal,
+  connectMcp,
+  counterDelta,
+  scrapeAll,
+  startTestStack,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +178,20 @@ describe('traces across the three apps', () => {
       'messaging.system': 'nats',
       'messaging.destination.name': 'agents.*.inbox',
     });
+  });
+
+  it('adds headers, not messages: a traced call costs the bus what an untraced one does', async () => {
+    // The budget of call-budget.e2e.spec.ts (run there with tracing off): 6 published, 4 delivered per call.
+    const urls = env.stack.processes.map((p) => p.managementUrl!);
+    const before = await scrapeAll(urls);
+    for (let i = 0; i < 10; i++) await mcp.client.callTool({ name: 'echo', arguments: { text: `count ${i}` } });
+    const spent = counterDelta(before, await scrapeAll(urls));
+    expect(busTotal(spent, 'out', ['js.pull', 'js.api'])).toBeLessThanOrEqual(6 * 10 + 4);
+    expect(busTotal(spent, 'in', ['js.pull', 'js.api'])).toBeLessThanOrEqual(4 * 10 + 4);
+    // Every span of the eleven calls so far arrives (before the next test counts from here).
+    const count = (name: string) => receiver.spans.filter((s) => s.name === name).length;
+    const names = ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies'];
+    await expect.poll(() => names.map(count), { timeout: 15_000, interval: 100 }).toEqual([11, 11, 11]);
   });
 
   it('sends nothing from an app started without OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
