@@ -10,8 +10,9 @@ import {
   type BusResponse,
   type ReplyHeader,
 } from '@mcpgw/contracts';
-import { ErrorCode, NatsError, headers as natsHeaders, type Msg, type NatsConnection } from 'nats';
+import { ErrorCode, NatsError, headers as natsHeaders, type Msg, type NatsConnection, type RequestOptions } from 'nats';
 import { admit } from './bus-edge';
+import { traceReceive, traceSend } from './bus-tracing';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 import { decodeJson, encodeJson, type Encoded } from './json';
 
@@ -78,7 +79,11 @@ export class BusClient {
 
   /** Fire-and-forget (at-most-once): an event, or a per-call subject. */
   publish<T>(to: Address<T, unknown>, payload: Outgoing<T>, headers?: BusHeaders): void {
-    this.nc.publish(to.subject(this.options.prefix), bytesOf(payload), headers && { headers: toNatsHeaders(headers) });
+    const given = headers && toNatsHeaders(headers);
+    const traced = traceSend('publish', to.family, given);
+    const hdrs = traced?.headers ?? given;
+    this.nc.publish(to.subject(this.options.prefix), bytesOf(payload), hdrs && { headers: hdrs });
+    traced?.end();
   }
 
   /**
@@ -96,7 +101,10 @@ export class BusClient {
       callback: (error, msg) => {
         if (error) return logger.warn(`subscription ${from.family}: ${error.message}`);
         const parsed = admit(from, msg.data);
-        if (parsed.ok) return onMessage(received(parsed.value, msg));
+        if (parsed.ok) {
+          const kind = msg.reply ? 'request' : 'message';
+          return traceReceive(kind, from.family, msg.headers, () => onMessage(received(parsed.value, msg)));
+        }
         if (msg.reply)
           respond(msg, {
             ok: false,
@@ -129,10 +137,25 @@ export class BusClient {
     };
   }
 
+  /** A request, in a client span when a trace is active (its context rides in the headers). */
   private async call<R>(to: string, operation: string, payload: Uint8Array, timeoutMs: number): Promise<R> {
+    const traced = traceSend('request', operation);
+    if (!traced) return this.exchange<R>(to, operation, payload, { timeout: timeoutMs });
+    try {
+      const answer = await this.exchange<R>(to, operation, payload, { timeout: timeoutMs, headers: traced.headers });
+      traced.end();
+      return answer;
+    } catch (error) {
+      traced.end(error);
+      throw error;
+    }
+  }
+
+  private async exchange<R>(to: string, operation: string, payload: Uint8Array, options: RequestOptions): Promise<R> {
+    const timeoutMs = options.timeout;
     let raw: Uint8Array;
     try {
-      raw = (await this.nc.request(to, payload, { timeout: timeoutMs })).data;
+      raw = (await this.nc.request(to, payload, options)).data;
     } catch (error) {
       throw toServiceError(error, operation, timeoutMs);
     }

@@ -4,6 +4,7 @@ import { subject, type BusReply, type EventSpec } from '@mcpgw/contracts';
 import { defaultIfEmpty, isObservable, lastValueFrom } from 'rxjs';
 import { admit } from './bus-edge';
 import { failureFrame } from './bus-reply';
+import { markActiveFailed, traceReceive } from './bus-tracing';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { decodeJson, encodeJson } from './json';
 
@@ -49,7 +50,8 @@ export class BusServer extends Server implements CustomTransportStrategy {
         queue,
         callback: (err, msg) => {
           if (err) return this.logger.error(`subscription ${pattern}: ${err.message}`);
-          void this.dispatch(pattern, handler, msg);
+          const kind = handler.isEventHandler ? 'message' : 'request';
+          void traceReceive(kind, pattern, msg.headers, () => this.dispatch(pattern, handler, msg));
         },
       });
       this.subscriptions.push(sub);
@@ -105,6 +107,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
   }
 
   private respond(msg: Msg, reply: BusReply<unknown>): void {
+    if (!reply.ok) markActiveFailed(reply.error.code, reply.error.message);
     if (msg.reply) msg.respond(encodeJson(reply));
   }
 }

@@ -68,3 +68,17 @@ export class ManagementEnv {
   @IsString()
   MANAGEMENT_HOST: string = '127.0.0.1';
 }
+
+/**
+ * Traces (OpenTelemetry): exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT
+ * (`/v1/traces` is added); unset, tracing is off and costs nothing. The SDK's own
+ * OTEL_BSP_* variables tune the batching. See libs/observability/src/tracing.
+ */
+export class TracingEnv {
+  @Matches(/^(https?:\/\/\S+)?$/, { message: 'must be an http(s):// URL, or empty' })
+  OTEL_EXPORTER_OTLP_ENDPOINT: string = '';
+
+  /** `service.name` of this process's spans; empty: the app's name (gateway, message-service, agent-pod). */
+  @IsString()
+  OTEL_SERVICE_NAME: string = '';
+}

@@ -3,3 +3,4 @@ export * from './health.module';
 export * from './readiness';
 export * from './management-server';
 export * from './metrics.module';
+export * from './tracing';

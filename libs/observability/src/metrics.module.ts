@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { TracingShutdown } from './tracing/tracing-shutdown';
 
 /** The process's Prometheus registry: default Node metrics, plus whatever the app registers. */
 export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
@@ -17,7 +18,8 @@ export interface CounterSource {
 
 /**
  * The process's Prometheus registry, with a `service` label on every series.
- * It is served on the management port (see management-server.ts).
+ * It is served on the management port (see management-server.ts). Every app
+ * has this module, so it also flushes the process's spans at shutdown (tracing/).
  */
 @Module({})
 export class MetricsModule {
@@ -29,7 +31,7 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       global: true,
-      providers: [{ provide: METRICS_REGISTRY, useValue: registry }],
+      providers: [{ provide: METRICS_REGISTRY, useValue: registry }, TracingShutdown],
       exports: [METRICS_REGISTRY],
     };
   }

@@ -12,6 +12,7 @@ import {
   startManagementServer,
   type ReadinessCheck,
 } from '@mcpgw/observability';
+import { startTracing } from '@mcpgw/observability';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -66,6 +67,7 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
     }
     throw error;
   }
+  startTracing(spec.service, env);
   const logger = new JsonLogger(spec.service, env.LOG_LEVEL, { instance: env.SERVICE_INSTANCE });
   const requestTimeoutMs = env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000;
   const app = await NestFactory.create<NestFastifyApplication>(

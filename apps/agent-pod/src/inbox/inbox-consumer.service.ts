@@ -101,9 +101,10 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         const batch = await consumer.fetch(free, FETCH_EXPIRES_MS);
         this.batch = batch;
         for await (const msg of batch) {
-          this.handle(msg).catch((error: Error) =>
-            this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`),
-          );
+          // In the trace the message carries (the call's): the skill and the reply are its spans.
+          msg
+            .traced(() => this.handle(msg))
+            .catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
           if (!this.running) break;
         }
         this.fetchFailure = undefined;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { AgentReply, ChatMessage } from '@mcpgw/contracts';
+import { inSpan } from '@mcpgw/observability';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { PROMPTS, type PromptProvider } from '../prompts/prompts';
 import { CallEventsPublisher } from '../replies/call-events.publisher';
@@ -82,12 +83,21 @@ export class SkillRunner implements OnApplicationShutdown {
       log: (level, data, logger) => this.events.publish({ type: 'log', in_reply_to: message.id, level, data, logger }),
       ask: (method, params) => this.clientRequests.ask(message.id, method, params, signal, deadline),
     };
-    try {
-      return await skill.run(call.arguments, context);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      return { content: [text(`${call.name} failed: ${(error as Error).message}`)], isError: true };
-    }
+    const span = () => ({
+      name: `skill ${call.name}`,
+      attributes: { 'mcpgw.skill': call.name, 'mcpgw.message_id': message.id, 'mcpgw.pod_id': this.env.POD_ID },
+    });
+    return inSpan(span, async (active) => {
+      try {
+        const output = await skill.run(call.arguments, context);
+        if (output.isError) active.setAttribute('mcpgw.is_error', true);
+        return output;
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        active.setAttribute('mcpgw.is_error', true);
+        return { content: [text(`${call.name} failed: ${(error as Error).message}`)], isError: true };
+      }
+    });
   }
 
   /** resources/read: the contents as structured output, `{contents}`. */

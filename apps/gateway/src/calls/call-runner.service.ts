@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
-import { CallMetrics } from '../metrics/call-metrics';
+import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
 import { CallError } from './call-errors';
 import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions } from './call-pipeline.service';
 
@@ -10,8 +11,10 @@ export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok
 /**
  * What both surfaces do around one tools/call: run it through the pipeline, or
  * through its idempotency record when the caller gave a key; count and time it;
- * render the outcome once, in the surface's shape. Errors of the call come back
- * as values, for the surface to map to its own codes; anything else throws.
+ * render the outcome once, in the surface's shape; trace it (the server span
+ * `tools/call <tool>`, the root of the call's trace when tracing is on). Errors
+ * of the call come back as values, for the surface to map to its own codes;
+ * anything else throws.
  */
 @Injectable()
 export class CallRunner {
@@ -21,12 +24,33 @@ export class CallRunner {
     private readonly metrics: CallMetrics,
   ) {}
 
-  async run(
+  run(
     surface: 'agent' | 'grant',
     call: CallRequest,
     idempotencyKey: string | undefined,
     render: (outcome: CallOutcome) => object,
     options: ExecuteOptions = {},
+  ): Promise<CallRun> {
+    const span = () => ({
+      name: `tools/call ${call.tool}`,
+      kind: SpanKind.SERVER,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'mcpgw.agent': call.agentId,
+        'mcpgw.tool': call.tool,
+        'mcpgw.surface': surface,
+      },
+    });
+    return inSpan(span, (active) => this.runCounted(surface, call, idempotencyKey, render, options, active));
+  }
+
+  private async runCounted(
+    surface: 'agent' | 'grant',
+    call: CallRequest,
+    idempotencyKey: string | undefined,
+    render: (outcome: CallOutcome) => object,
+    options: ExecuteOptions,
+    span: Span,
   ): Promise<CallRun> {
     let outcome = 'internal';
     const renderText = (answer: CallOutcome) => {
@@ -44,9 +68,13 @@ export class CallRunner {
     } catch (error) {
       if (!(error instanceof CallError)) throw error;
       outcome = error.kind;
+      markFailed(span, error);
       return { ok: false, error };
     } finally {
       done(outcome);
+      span.setAttribute('mcpgw.outcome', outcome);
+      // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
+      if (outcome === 'tool_not_found') span.updateName(`tools/call ${UNKNOWN_TOOL}`);
     }
   }
 }

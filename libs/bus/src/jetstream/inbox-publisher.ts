@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AgentInbox, ReplyHeaders, type InboxMessage } from '@mcpgw/contracts';
 import { headers, type JetStreamClient, type MsgHdrs, type NatsConnection } from 'nats';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
+import { traceSend } from '../bus-tracing';
 import { encodeJson } from '../json';
 import { ensureInboxStream, restoreInboxStream, type InboxStorage } from './agent-inbox';
 
@@ -14,7 +15,8 @@ const ACK = new TextEncoder().encode('+ACK');
 /**
  * The message service's side of the agent inboxes: the stream, and chat
  * messages into it, each naming where its reply goes (`Mcpgw-Reply-To`) and
- * de-duplicated by message id. Our own service writes here, so nothing is
+ * de-duplicated by message id, with the trace context when a trace is active
+ * (bus-tracing.ts). Our own service writes here, so nothing is
  * checked on the way in; the pod checks what it pulls.
  */
 @Injectable()
@@ -38,12 +40,23 @@ export class InboxPublisher {
   /** Resolves once JetStream has the message (its ack). */
   async deliver(message: InboxMessage, replyTo: string): Promise<void> {
     this.js ??= this.nc.jetstream();
-    await this.js.publish(this.subject(message), encodeJson(message), { headers: inboxHeaders(message, replyTo) });
+    const hdrs = inboxHeaders(message, replyTo);
+    const traced = traceSend('publish', AgentInbox.family, hdrs, message.id);
+    try {
+      await this.js.publish(this.subject(message), encodeJson(message), { headers: hdrs });
+    } catch (error) {
+      traced?.end(error);
+      throw error;
+    }
+    traced?.end();
   }
 
   /** The same message, without waiting for JetStream's ack: one message fewer, for a caller that waits for the reply anyway. */
   deliverUnconfirmed(message: InboxMessage, replyTo: string): void {
-    this.nc.publish(this.subject(message), encodeJson(message), { headers: inboxHeaders(message, replyTo) });
+    const hdrs = inboxHeaders(message, replyTo);
+    const traced = traceSend('publish', AgentInbox.family, hdrs, message.id);
+    this.nc.publish(this.subject(message), encodeJson(message), { headers: hdrs });
+    traced?.end();
   }
 
   /** Ack an inbox message for the pod that answered it (its ack subject came in `Mcpgw-Ack`). */

@@ -3,6 +3,7 @@ import { AgentInbox, ReplicaReplies, ReplyHeaders, type InboxMessage } from '@mc
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { admit } from '../bus-edge';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
+import { traceReceive } from '../bus-tracing';
 import { ackSubjectOf, ensureAgentConsumer, type InboxConsumerSettings } from './agent-inbox';
 
 /** The replies subject of one message service replica. */
@@ -22,6 +23,8 @@ export interface InboxDelivery {
   nak(delayMs?: number): void;
   /** Still working on it: JetStream restarts its ack wait. */
   working(): void;
+  /** Handle it in the trace it carries, under a consumer span (bus-tracing.ts); plainly when it carries none. */
+  traced<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** One pull: the checked messages, and a way to end it early. */
@@ -97,5 +100,8 @@ class PulledMessage implements InboxDelivery {
   }
   working(): void {
     this.msg.working();
+  }
+  traced<T>(work: () => Promise<T>): Promise<T> {
+    return traceReceive('message', AgentInbox.family, this.msg.headers, work, this.message.id);
   }
 }

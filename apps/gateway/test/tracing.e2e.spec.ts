@@ -1,0 +1,221 @@
+import {
+  busTotal,
+  connectMcp,
+  counterDelta,
+  scrapeAll,
+  startTestStack,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Traces (libs/observability/src/tracing/README.md): every app exports to a
+ * tiny OTLP/HTTP receiver run here, and one tools/call must come back as one
+ * trace with spans from all three apps, chained gateway → message service →
+ * agent pod. An app started without OTEL_EXPORTER_OTLP_ENDPOINT sends nothing.
+ */
+
+interface ReceivedSpan {
+  service: string;
+  instance: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+}
+
+type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
+type OtlpAttribute = { key: string; value: OtlpValue };
+
+function attributesOf(list: OtlpAttribute[] = []): Record<string, unknown> {
+  return Object.fromEntries(
+    list.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue]),
+  );
+}
+
+/** An OTLP/HTTP receiver (JSON encoding, `POST /v1/traces`) that keeps every span, and every exporting instance. */
+async function startReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; senders: Set<string>; server: Server }> {
+  const spans: ReceivedSpan[] = [];
+  const senders = new Set<string>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: {
+          resource: { attributes: OtlpAttribute[] };
+          scopeSpans: {
+            spans: (Omit<ReceivedSpan, 'service' | 'instance' | 'attributes'> & { attributes?: OtlpAttribute[] })[];
+          }[];
+        }[];
+      };
+      for (const { resource, scopeSpans } of body.resourceSpans) {
+        const { 'service.name': service, 'service.instance.id': instance } = attributesOf(resource.attributes);
+        senders.add(String(instance));
+        for (const span of scopeSpans.flatMap((scope) => scope.spans)) {
+          spans.push({
+            ...span,
+            parentSpanId: span.parentSpanId || undefined,
+            service: String(service),
+            instance: String(instance),
+            attributes: attributesOf(span.attributes),
+          });
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, senders, server };
+}
+
+/** The spans from `span` up to the root, each with its parent. */
+function ancestry(span: ReceivedSpan, all: ReceivedSpan[]): ReceivedSpan[] {
+  const byId = new Map(all.map((s) => [s.spanId, s]));
+  const chain = [span];
+  for (let at = span; at.parentSpanId;) {
+    const parent = byId.get(at.parentSpanId);
+    if (!parent) throw new Error(`span ${at.name} (${at.service}) has a parent that was not received`);
+    chain.push((at = parent));
+  }
+  return chain;
+}
+
+describe('traces across the three apps', () => {
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let env: TestStack;
+  let mcp: McpConnection;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    // Every app (the stack's `env` reaches all of them), exporting every 100 ms instead of every 5 s.
+    env = await startTestStack({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
+    });
+    mcp = await connectMcp(env.mcpUrl(), env.apiKey);
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+    await env?.stop();
+    receiver?.server.close();
+  });
+
+  it('makes one tools/call one trace, with spans from the gateway, the message service and the pod', async () => {
+    const result = await mcp.client.callTool({ name: 'echo', arguments: { text: 'traced' } });
+    expect(result.isError).toBeFalsy();
+
+    // The last span to end is the message service's, for the pod's direct reply.
+    const complete = () =>
+      ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies'].every((name) =>
+        receiver.spans.some((s) => s.name === name),
+      );
+    await expect.poll(complete, { timeout: 15_000, interval: 100 }).toBe(true);
+    const spans = [...receiver.spans];
+
+    // Nothing else was traced (start-up, registration and tools/list are not): one call, one trace.
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['gateway', 'message-service', 'agent-pod']));
+
+    const root = spans.find((s) => s.name === 'tools/call echo')!;
+    expect(root).toMatchObject({
+      service: 'gateway',
+      parentSpanId: undefined,
+      kind: 2, // SERVER
+      attributes: {
+        'mcpgw.agent': env.agentId,
+        'mcpgw.tool': 'echo',
+        'mcpgw.surface': 'agent',
+        'mcpgw.outcome': 'ok',
+      },
+    });
+    expect(spans.filter((s) => !s.parentSpanId)).toEqual([root]);
+
+    // Each app's spans: the gateway's request, the service's handling and inbox publish, the pod's work and reply.
+    const named = (service: string) =>
+      spans
+        .filter((s) => s.service === service)
+        .map((s) => s.name)
+        .sort();
+    expect(named('gateway')).toEqual(['send ms.messages.post_and_wait', 'tools/call echo']);
+    expect(named('message-service')).toEqual([
+      'process ms.messages.post_and_wait',
+      'process ms.replicas.*.replies',
+      'publish agents.*.inbox',
+    ]);
+    expect(named('agent-pod')).toEqual(['process agents.*.inbox', 'publish ms.replicas.*.replies', 'skill echo']);
+
+    // The skill descends from the message service's inbox publish, which descends from the gateway's request.
+    const skill = spans.find((s) => s.name === 'skill echo')!;
+    expect(skill.attributes).toMatchObject({ 'mcpgw.skill': 'echo' });
+    expect(ancestry(skill, spans).map((s) => `${s.service}: ${s.name}`)).toEqual([
+      'agent-pod: skill echo',
+      'agent-pod: process agents.*.inbox',
+      'message-service: publish agents.*.inbox',
+      'message-service: process ms.messages.post_and_wait',
+      'gateway: send ms.messages.post_and_wait',
+      'gateway: tools/call echo',
+    ]);
+    // The reply goes back in the same trace: the service's receipt descends from the pod's reply.
+    const receipt = spans.find((s) => s.name === 'process ms.replicas.*.replies')!;
+    expect(ancestry(receipt, spans).map((s) => s.service)).toEqual([
+      'message-service',
+      'agent-pod',
+      'agent-pod',
+      'message-service',
+      'message-service',
+      'gateway',
+      'gateway',
+    ]);
+    const inbox = spans.find((s) => s.name === 'publish agents.*.inbox')!;
+    expect(inbox.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': 'agents.*.inbox',
+    });
+  });
+
+  it('adds headers, not messages: a traced call costs the bus what an untraced one does', async () => {
+    // The budget of call-budget.e2e.spec.ts (run there with tracing off): 6 published, 4 delivered per call.
+    const urls = env.stack.processes.map((p) => p.managementUrl!);
+    const before = await scrapeAll(urls);
+    for (let i = 0; i < 10; i++) await mcp.client.callTool({ name: 'echo', arguments: { text: `count ${i}` } });
+    const spent = counterDelta(before, await scrapeAll(urls));
+    expect(busTotal(spent, 'out', ['js.pull', 'js.api'])).toBeLessThanOrEqual(6 * 10 + 4);
+    expect(busTotal(spent, 'in', ['js.pull', 'js.api'])).toBeLessThanOrEqual(4 * 10 + 4);
+    // Every span of the eleven calls so far arrives (before the next test counts from here).
+    const count = (name: string) => receiver.spans.filter((s) => s.name === name).length;
+    const names = ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies'];
+    await expect.poll(() => names.map(count), { timeout: 15_000, interval: 100 }).toEqual([11, 11, 11]);
+  });
+
+  it('sends nothing from an app started without OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
+    // A second pod without the variable; the first one stops (and flushes), so the untraced pod runs the calls.
+    const untraced = await env.stack.startPod({ POD_ID: 'pod-untraced', OTEL_EXPORTER_OTLP_ENDPOINT: '' });
+    await env.stack.processes.find((p) => p.name === 'agent-pod-1')!.stop();
+    const before = receiver.spans.length;
+
+    for (let i = 0; i < 3; i++) {
+      const result = await mcp.client.callTool({ name: 'echo', arguments: { text: `untraced ${i}` } });
+      expect(result.content).toEqual([{ type: 'text', text: `untraced ${i}` }]);
+    }
+    // The traced apps still report the calls (three traces); give the exports a moment more before looking.
+    const handled = () => receiver.spans.slice(before).filter((s) => s.name === 'process ms.messages.post_and_wait');
+    await expect.poll(() => handled().length, { timeout: 15_000, interval: 100 }).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const later = receiver.spans.slice(before);
+    expect(new Set(later.map((s) => s.traceId)).size).toBe(3);
+    // The untraced pod got the trace headers and answered, but made no span and sent nothing: its
+    // reply carries no context, so the chain ends at the inbox publish.
+    expect(later.filter((s) => s.service === 'agent-pod')).toEqual([]);
+    expect(later.filter((s) => s.name === 'process ms.replicas.*.replies')).toEqual([]);
+    expect(receiver.senders.has(untraced.name)).toBe(false);
+    expect(receiver.senders.has('agent-pod-1')).toBe(true);
+  });
+});
