@@ -1,4 +1,4 @@
-import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, ShutdownEnv, validateEnv } from '@mcpgw/config';
 import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
@@ -128,7 +128,7 @@ export class GatewaySettings {
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, ManagementEnv, HttpEnv, GatewaySettings);
+  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, ManagementEnv, HttpEnv, ShutdownEnv, GatewaySettings);
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

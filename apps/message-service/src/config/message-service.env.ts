@@ -1,4 +1,4 @@
-import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, validateEnv } from '@mcpgw/config';
+import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, ShutdownEnv, validateEnv } from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
 
 export class MessageServiceSettings {
@@ -30,7 +30,16 @@ export class MessageServiceManagementEnv extends ManagementEnv {
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, MessageServiceManagementEnv, HttpEnv, MessageServiceSettings);
+  return validateEnv(
+    env,
+    NatsEnv,
+    DatabaseEnv,
+    LogEnv,
+    MessageServiceManagementEnv,
+    HttpEnv,
+    ShutdownEnv,
+    MessageServiceSettings,
+  );
 }
 export type MessageServiceEnv = ReturnType<typeof loadEnv>;
 export const MESSAGE_SERVICE_ENV = Symbol('MESSAGE_SERVICE_ENV');
