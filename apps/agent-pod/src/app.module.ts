@@ -2,6 +2,7 @@ import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
 import { HealthModule, MetricsModule } from '@mcpgw/observability';
+import { DrainingModule } from '@mcpgw/runtime';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
 import { CancellationsService } from './cancellation/cancellations.service';
 import { InboxConsumerService } from './inbox/inbox-consumer.service';
@@ -38,6 +39,7 @@ class PodModule {}
 @Module({
   imports: [
     EnvModule.forRoot(AGENT_POD_ENV, loadEnv),
+    DrainingModule,
     BusModule.forRootAsync({
       inject: [AGENT_POD_ENV],
       useFactory: (env: AgentPodEnv) => busOptionsFromEnv(env, `agent-pod-${env.POD_ID}`),

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
 import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
+import { DrainingModule } from '@mcpgw/runtime';
 import { AgentsModule } from './agents/agents.module';
 import { CacheModule } from './cache/cache.module';
 import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
@@ -12,6 +13,7 @@ import { McpModule } from './mcp/mcp.module';
 @Module({
   imports: [
     EnvModule.forRoot(GATEWAY_ENV, loadEnv),
+    DrainingModule,
     DatabaseModule,
     BusModule.forRootAsync({
       inject: [GATEWAY_ENV],

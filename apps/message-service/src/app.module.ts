@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
 import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
+import { DrainingModule } from '@mcpgw/runtime';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
 import { DatabaseModule } from './database/database.module';
 import { AgentDeliveryService } from './delivery/agent-delivery.service';
@@ -18,6 +19,7 @@ import { WaitService } from './wait/wait.service';
 @Module({
   imports: [
     EnvModule.forRoot(MESSAGE_SERVICE_ENV, loadEnv),
+    DrainingModule,
     DatabaseModule,
     BusModule.forRootAsync({
       inject: [MESSAGE_SERVICE_ENV],

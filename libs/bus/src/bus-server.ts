@@ -32,6 +32,8 @@ export function onEvent<T>(spec: EventSpec<T>): BusHandlerExtras {
  */
 export class BusServer extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
+  /** The queue-group subscriptions (requests, shared events): what a draining replica hands to the others. */
+  private readonly queued: Subscription[] = [];
   protected override readonly logger = new Logger(BusServer.name);
 
   constructor(
@@ -55,6 +57,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
         },
       });
       this.subscriptions.push(sub);
+      if (queue) this.queued.push(sub);
     }
     callback();
   }
@@ -62,6 +65,15 @@ export class BusServer extends Server implements CustomTransportStrategy {
   close(): void {
     for (const sub of this.subscriptions) sub.unsubscribe();
     this.subscriptions.length = 0;
+  }
+
+  /**
+   * Shutdown: take no new requests (the other replicas of the queue group get
+   * them) while the connection stays up for the answers of those in flight.
+   * Fan-out events keep coming until `close`.
+   */
+  async drainRequests(): Promise<void> {
+    await Promise.all(this.queued.splice(0).map((sub) => sub.drain().catch(() => undefined)));
   }
 
   on(): never {

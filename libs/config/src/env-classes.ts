@@ -82,3 +82,17 @@ export class TracingEnv {
   @IsString()
   OTEL_SERVICE_NAME: string = '';
 }
+
+/**
+ * How long a service may drain on SIGTERM (libs/runtime/README.md): in-flight
+ * work finishes or is handed back within SHUTDOWN_GRACE_MS; NATS and the
+ * database then get a few seconds more to close, after which the process exits
+ * non-zero whatever still blocks. Kubernetes' preStop pause plus all of it must
+ * stay below terminationGracePeriodSeconds (45 s in deploy/k8s), hence the cap.
+ */
+export class ShutdownEnv {
+  @IsInt()
+  @Min(0)
+  @Max(30_000)
+  SHUTDOWN_GRACE_MS: number = 20_000;
+}

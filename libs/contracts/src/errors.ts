@@ -33,3 +33,22 @@ export class UnavailableError extends ServiceError {
     super('unavailable', message);
   }
 }
+
+/** The `details` mark of a ReplicaDrainingError, which survives the bus frame. */
+export const REPLICA_DRAINING = 'replica_draining';
+
+/**
+ * A replica that is shutting down gives back what it holds (a wait): ask
+ * again at once, and another replica answers. Unlike other `unavailable`
+ * errors, nothing is wrong with the backend.
+ */
+export class ReplicaDrainingError extends ServiceError {
+  constructor(message: string) {
+    super('unavailable', message, [REPLICA_DRAINING]);
+  }
+}
+
+/** True for a ReplicaDrainingError, also once it has crossed the bus. */
+export function isReplicaDraining(error: unknown): boolean {
+  return error instanceof ServiceError && error.code === 'unavailable' && !!error.details?.includes(REPLICA_DRAINING);
+}

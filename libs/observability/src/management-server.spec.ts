@@ -8,11 +8,14 @@ describe('management server', () => {
   let server: Server | undefined;
   afterEach(() => server?.close());
 
+  let markDraining: () => void = () => undefined;
+
   async function serve(checks: ReadinessCheck[]): Promise<string> {
     const registry = new Registry();
     registry.setDefaultLabels({ service: 'test' });
     const started = await startManagementServer({ checks, registry }, '127.0.0.1', 0);
     server = started.server;
+    markDraining = started.markDraining;
     return `http://127.0.0.1:${started.port}`;
   }
 
@@ -33,6 +36,16 @@ describe('management server', () => {
     const ready = await fetch(`${url}/ready`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toEqual({ status: 'not_ready', checks: { db: 'ok', nats: 'connection closed' } });
+  });
+
+  it('is not ready (503) once draining, whatever the checks say, and still live', async () => {
+    const url = await serve([{ name: 'db', check: async () => undefined }]);
+    expect((await fetch(`${url}/ready`)).status).toBe(200);
+    markDraining();
+    const ready = await fetch(`${url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'not_ready', checks: { db: 'ok', shutdown: 'draining' } });
+    expect((await fetch(`${url}/health`)).status).toBe(200);
   });
 
   it('serves nothing else: other paths are 404, other methods 405', async () => {

@@ -6,6 +6,15 @@ import { checkReadiness, type ReadinessCheck } from './readiness';
 export interface ManagementEndpoints {
   checks: readonly ReadinessCheck[];
   registry: Registry;
+  /** True once the service drains (SIGTERM): `/ready` answers 503 whatever the checks say. */
+  draining?: () => boolean;
+}
+
+/** The management port, listening; `markDraining` turns `/ready` to 503 for good (libs/runtime/README.md). */
+export interface ManagementServer {
+  server: Server;
+  port: number;
+  markDraining(): void;
 }
 
 /**
@@ -14,7 +23,7 @@ export interface ManagementEndpoints {
  * (Prometheus). Apart from the public and internal ports, so probes and scrapes
  * can be let in where callers are not, and callers never see either.
  */
-export function managementHandler({ checks, registry }: ManagementEndpoints) {
+export function managementHandler({ checks, registry, draining }: ManagementEndpoints) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '/').split('?', 1)[0];
     if (request.method !== 'GET' && request.method !== 'HEAD')
@@ -24,6 +33,10 @@ export function managementHandler({ checks, registry }: ManagementEndpoints) {
         return send(response, 200, { status: 'ok' });
       case '/ready': {
         const { ready, body } = await checkReadiness(checks);
+        // A draining service takes no new work: the load balancer must stop sending it any.
+        if (draining?.()) {
+          return send(response, 503, { status: 'not_ready', checks: { ...body.checks, shutdown: 'draining' } });
+        }
         return send(response, ready ? 200 : 503, body);
       }
       case '/metrics':
@@ -41,8 +54,9 @@ export async function startManagementServer(
   endpoints: ManagementEndpoints,
   host: string,
   port: number,
-): Promise<{ server: Server; port: number }> {
-  const handle = managementHandler(endpoints);
+): Promise<ManagementServer> {
+  let draining = false;
+  const handle = managementHandler({ ...endpoints, draining: () => draining });
   const server = createServer((request, response) => {
     handle(request, response).catch(() => send(response, 500, { error: 'internal error' }));
   });
@@ -52,7 +66,7 @@ export async function startManagementServer(
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  return { server, port: (server.address() as AddressInfo).port };
+  return { server, port: (server.address() as AddressInfo).port, markDraining: () => void (draining = true) };
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {

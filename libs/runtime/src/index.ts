@@ -1,2 +1,4 @@
 export * from './run-service';
 export * from './service-error-http.filter';
+export * from './draining';
+export * from './shutdown';

@@ -13,10 +13,10 @@ import {
   type ReadinessCheck,
 } from '@mcpgw/observability';
 import { startTracing } from '@mcpgw/observability';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { ServiceErrorHttpFilter } from './service-error-http.filter';
+import { DEFAULT_SHUTDOWN_GRACE_MS, drainOnSignals } from './shutdown';
 
 /** What every service's environment has; each app's env adds its own settings. */
 export interface BaseEnv {
@@ -28,6 +28,8 @@ export interface BaseEnv {
   HTTP_REQUEST_TIMEOUT_MS?: number;
   HTTP_HEADERS_TIMEOUT_MS?: number;
   HTTP_KEEP_ALIVE_TIMEOUT_MS?: number;
+  /** libs/config `ShutdownEnv`. */
+  SHUTDOWN_GRACE_MS?: number;
 }
 
 export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
@@ -90,9 +92,10 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   );
   app.useGlobalFilters(spec.httpErrorFilter ?? new ServiceErrorHttpFilter());
   await spec.configure?.(app);
+  let busServer: BusServer | undefined;
   if (spec.busQueue) {
     const bus = app.get<BusOptions>(BUS_OPTIONS);
-    const strategy = new BusServer(app.get(NATS_CONNECTION), bus.prefix, spec.busQueue);
+    const strategy = (busServer = new BusServer(app.get(NATS_CONNECTION), bus.prefix, spec.busQueue));
     // Deferred, so that the bus handlers are built after the global filter is set. The HTTP app
     // runs the lifecycle hooks (onModuleInit…) once, below; the bus part must not run them a
     // second time, or every service would subscribe, LISTEN and start its timers twice.
@@ -111,7 +114,8 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
     env.MANAGEMENT_HOST,
     env.MANAGEMENT_PORT,
   );
-  stopOnSignals(app, management.server, logger);
+  // SIGTERM/SIGINT: the drain, step by step (shutdown.ts, README.md).
+  drainOnSignals({ app, management, busServer, logger, graceMs: env.SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS });
   logger.log(
     {
       msg: 'listening',
@@ -129,26 +133,4 @@ export function exitOnStartupFailure(service: string): (error: Error) => never {
     process.stderr.write(`${JSON.stringify({ level: 'fatal', service, msg: `failed to start: ${error.message}` })}\n`);
     process.exit(1);
   };
-}
-
-/** SIGTERM/SIGINT: run every shutdown hook (drain NATS, close pools), then exit 0. */
-function stopOnSignals(app: NestFastifyApplication, management: Server, logger: JsonLogger): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log({ msg: 'stopping', signal }, 'Bootstrap');
-    app.close().then(
-      () => {
-        management.closeAllConnections();
-        process.exit(0);
-      },
-      (error: Error) => {
-        logger.error({ msg: 'unclean stop', error: error.message }, 'Bootstrap');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }

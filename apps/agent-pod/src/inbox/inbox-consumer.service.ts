@@ -2,11 +2,12 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { AgentReply } from '@mcpgw/contracts';
 import { InboxReader, type BoundInbox, type InboxDelivery } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
+import { Draining } from '@mcpgw/runtime';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { SkillStoppedError } from '../cancellation/cancellations.service';
 import { ReplierService } from '../replies/replier.service';
-import { SkillRunner } from './skill-runner';
+import { PodStoppingError, SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
 
 const FETCH_EXPIRES_MS = 5_000;
@@ -32,13 +33,32 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private fetchFailure?: string;
   /** The pull request under way, so a shutdown can end it at once. */
   private batch?: { stop(): void };
+  /** Resolved when no message is in flight any more (a drain waits for it). */
+  private idle: (() => void)[] = [];
 
   constructor(
     private readonly inbox: InboxReader,
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
     private readonly runner: SkillRunner,
     private readonly replier: ReplierService,
-  ) {}
+    draining: Draining,
+  ) {
+    // The drain (libs/runtime/README.md): stop pulling; let running skills finish and their
+    // replies go out; past the grace, stop them and nak their messages for another pod.
+    draining.register({
+      name: 'inbox',
+      stopIntake: () => this.stopPulling(),
+      settled: async () => {
+        await this.loop;
+        await this.whenIdle();
+      },
+      handBack: async () => {
+        this.runner.handBack();
+        await this.whenIdle();
+      },
+      pending: () => (this.inFlight.size ? [`${this.inFlight.size} message(s) running: ${[...this.inFlight]}`] : []),
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const consumer = await this.consumer();
@@ -77,10 +97,18 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopPulling();
+    await this.loop;
+  }
+
+  private stopPulling(): void {
     this.running = false;
     this.slotFreed?.();
     this.batch?.stop();
-    await this.loop;
+  }
+
+  private whenIdle(): Promise<void> {
+    return this.inFlight.size === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
   }
 
   /**
@@ -101,11 +129,15 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         const batch = await consumer.fetch(free, FETCH_EXPIRES_MS);
         this.batch = batch;
         for await (const msg of batch) {
+          // Pulled as the pod began to stop: straight back, for another pod.
+          if (!this.running) {
+            msg.nak();
+            continue;
+          }
           // In the trace the message carries (the call's): the skill and the reply are its spans.
           msg
             .traced(() => this.handle(msg))
             .catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
-          if (!this.running) break;
         }
         this.fetchFailure = undefined;
       } catch (error) {
@@ -132,6 +164,12 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       this.completed.add(message.id, reply);
       await this.sendReply(msg, reply);
     } catch (error) {
+      if (error instanceof PodStoppingError) {
+        // The pod stops before the skill finished: another pod takes the message now.
+        this.logger.log({ msg: 'handed back', message_id: message.id });
+        msg.nak();
+        return;
+      }
       if (error instanceof SkillStoppedError) {
         // The caller cancelled, or its time is up: done, with no reply and no redelivery.
         this.completed.add(message.id, null);
@@ -153,6 +191,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       this.inFlight.delete(message.id);
       this.slotFreed?.();
       this.slotFreed = undefined;
+      if (this.inFlight.size === 0) for (const resolve of this.idle.splice(0)) resolve();
     }
   }
 

@@ -11,6 +11,13 @@ import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '.
 import { skillsByName } from '../skills/skills';
 import { SkillStoppedError, CancellationsService, type TrackedCall } from '../cancellation/cancellations.service';
 
+/** The pod stops before the skill finished: the message goes back to the inbox for another pod. */
+export class PodStoppingError extends Error {
+  constructor() {
+    super('pod shutting down');
+  }
+}
+
 /** Runs the skill a chat message asks for and writes its reply; a call cancelled or out of time gets none. */
 @Injectable()
 export class SkillRunner implements OnApplicationShutdown {
@@ -32,8 +39,13 @@ export class SkillRunner implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
+    this.handBack();
+  }
+
+  /** Stop every running skill for good: their messages are handed back (PodStoppingError), results thrown away. */
+  handBack(): void {
     this.stopping = true;
-    this.cancellations.abortAll(new Error('pod shutting down'));
+    this.cancellations.abortAll(new PodStoppingError());
   }
 
   /**
@@ -55,7 +67,7 @@ export class SkillRunner implements OnApplicationShutdown {
     try {
       const output = await this.run(message, call);
       if (call.stopped) throw call.signal.reason as SkillStoppedError;
-      if (this.stopping) throw new Error('pod shutting down');
+      if (this.stopping) throw new PodStoppingError();
       this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
       return this.replier.toReply(message, output);
     } finally {

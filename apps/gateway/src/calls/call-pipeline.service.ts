@@ -4,6 +4,7 @@ import {
   CallInput,
   type InputResponse,
   ServiceError,
+  isReplicaDraining,
   waitRequestTimeout,
   withCallBudget,
   type AgentReply,
@@ -16,6 +17,7 @@ import {
 } from '@mcpgw/contracts';
 import { BusClient, BusTimeoutError } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CallCancellation, type CancellableCall } from '../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -172,15 +174,17 @@ export class CallPipeline {
    * The replica holding the wait answers at the end of each slice; if it does
    * not (it died), the message is posted again: posting is idempotent, so any
    * replica joins the first posting (or, if it never got stored, stores it) and
-   * the reply reaches it however the pod delivers it. Each posting carries the
-   * time the agent has left (`meta.timeout_ms`).
+   * the reply reaches it however the pod delivers it. A replica that shuts
+   * down gives its waits back at once (ReplicaDrainingError): posted again the
+   * same way, with no slice lost. Each posting carries the time the agent has
+   * left (`meta.timeout_ms`).
    */
   private async postAndWait(
     message: ChatMessage,
     time: CallTime,
     agentDeadline: Deadline,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
-    for (;;) {
+    for (let handedBack = 0; ;) {
       const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
       try {
         const posted = await this.bus.request(
@@ -190,13 +194,29 @@ export class CallPipeline {
         );
         if (posted.result.status === 'replied' || time.deadline.expired) return posted;
       } catch (error) {
-        if (!(error instanceof BusTimeoutError) || time.deadline.expired) throw error;
-        this.logger.warn({
-          msg: 'no answer from the message service replica holding the wait; posting again',
-          message_id: message.id,
-        });
+        const draining = isReplicaDraining(error);
+        if (!(error instanceof BusTimeoutError || draining) || time.deadline.expired) throw error;
+        if (draining) await this.afterHandBack(++handedBack, message.id);
+        else
+          this.logger.warn({
+            msg: 'no answer from the message service replica holding the wait; posting again',
+            message_id: message.id,
+          });
       }
     }
+  }
+
+  /**
+   * A draining replica gave the wait back: ask again at once (another replica
+   * takes it). Should the same wait be handed back again and again (every
+   * replica draining), pause a little between tries instead of spinning.
+   */
+  private async afterHandBack(times: number, messageId: string): Promise<void> {
+    this.logger.log({
+      msg: 'the message service replica holding the wait is draining; waiting again',
+      message_id: messageId,
+    });
+    if (times > 1) await delay(Math.min(50 * times, 1_000));
   }
 
   /**
@@ -213,15 +233,22 @@ export class CallPipeline {
     call: CancellableCall,
   ): Promise<WaitResult> {
     let result = first;
-    for (let waitMs = time.waitWhileAliveMs(watch.idleMs); result.status === 'timeout' && waitMs > 0;) {
+    for (let waitMs = time.waitWhileAliveMs(watch.idleMs), handedBack = 0; result.status === 'timeout' && waitMs > 0;) {
       result = await call.unlessCancelled(
-        this.onBus(() =>
-          this.bus.request(
-            BusPattern.WaitForReply,
-            { channel_id: channelId, message_id: messageId, timeout_ms: waitMs },
-            waitRequestTimeout(waitMs),
-          ),
-        ),
+        this.onBus(async () => {
+          try {
+            return await this.bus.request(
+              BusPattern.WaitForReply,
+              { channel_id: channelId, message_id: messageId, timeout_ms: waitMs },
+              waitRequestTimeout(waitMs),
+            );
+          } catch (error) {
+            // Given back by a draining replica: still a timeout so far; wait again elsewhere.
+            if (!isReplicaDraining(error)) throw error;
+            await this.afterHandBack(++handedBack, messageId);
+            return { status: 'timeout' } as const;
+          }
+        }),
       );
       waitMs = time.waitWhileAliveMs(watch.idleMs);
     }

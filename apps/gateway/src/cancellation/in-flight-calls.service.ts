@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { Draining } from '@mcpgw/runtime';
 
 /**
  * The calls this replica is running, by the key a client can cancel them with
@@ -10,6 +11,14 @@ import { Injectable } from '@nestjs/common';
 @Injectable()
 export class InFlightCalls {
   private readonly running = new Map<string, AbortController>();
+
+  constructor(@Optional() draining?: Draining) {
+    // Named when a drain outlives its grace period; the HTTP server waits for the calls themselves.
+    draining?.register({
+      name: 'calls',
+      pending: () => (this.running.size ? [`${this.running.size} call(s) running`] : []),
+    });
+  }
 
   /**
    * JSON-RPC ids are unique only within a session, so a call without one gets a

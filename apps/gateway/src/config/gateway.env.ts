@@ -1,4 +1,13 @@
-import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, TracingEnv, validateEnv } from '@mcpgw/config';
+import {
+  DatabaseEnv,
+  HttpEnv,
+  LogEnv,
+  ManagementEnv,
+  NatsEnv,
+  ShutdownEnv,
+  TracingEnv,
+  validateEnv,
+} from '@mcpgw/config';
 import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
@@ -128,7 +137,17 @@ export class GatewaySettings {
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, DatabaseEnv, LogEnv, TracingEnv, ManagementEnv, HttpEnv, GatewaySettings);
+  return validateEnv(
+    env,
+    NatsEnv,
+    DatabaseEnv,
+    LogEnv,
+    TracingEnv,
+    ManagementEnv,
+    HttpEnv,
+    ShutdownEnv,
+    GatewaySettings,
+  );
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;
 export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

@@ -1,4 +1,13 @@
-import { DatabaseEnv, HttpEnv, LogEnv, ManagementEnv, NatsEnv, TracingEnv, validateEnv } from '@mcpgw/config';
+import {
+  DatabaseEnv,
+  HttpEnv,
+  LogEnv,
+  ManagementEnv,
+  NatsEnv,
+  ShutdownEnv,
+  TracingEnv,
+  validateEnv,
+} from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class MessageServiceSettings {
@@ -43,6 +52,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
     TracingEnv,
     MessageServiceManagementEnv,
     HttpEnv,
+    ShutdownEnv,
     MessageServiceSettings,
   );
 }

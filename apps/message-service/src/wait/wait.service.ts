@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import {
   InvalidRequestError,
   NotFoundError,
+  ReplicaDrainingError,
+  callDeadlineOf,
   type AgentReply,
   type BusPattern,
   type BusResponse,
@@ -10,20 +12,39 @@ import {
   type WaitResult,
 } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
+import { Draining } from '@mcpgw/runtime';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
 import { ReplyNotices } from './reply-notices.service';
 import { waitDeadline } from './wait-deadline';
 
+/** One wait under way on this replica, so that a drain can give it back. */
+interface HeldWait {
+  givenBack: boolean;
+  giveBack(): void;
+}
+
+/** A reply this replica still expects after a drain gave its wait back: the pod answers the replica that delivered. */
+interface OwedReply {
+  messageId: string;
+  stored: Promise<unknown>;
+  forget(): void;
+}
+
 /**
  * "The message on channel C that answers message M, or a timeout." See README.md
- * beside this file for why it cannot miss a reply and never polls.
+ * beside this file for why it cannot miss a reply and never polls, and what
+ * a draining replica does with the waits it holds.
  */
 @Injectable()
 export class WaitService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WaitService.name);
   private stopped = false;
+  /** Open waits, and the promises that end with them (a drain waits for both). */
+  private readonly held = new Set<HeldWait>();
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly owed = new Set<OwedReply>();
 
   constructor(
     private readonly store: MessagesStore,
@@ -31,7 +52,19 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     private readonly notices: ReplyNotices,
     private readonly bus: BusClient,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
-  ) {}
+    private readonly draining: Draining,
+  ) {
+    draining.register({
+      name: 'waits',
+      stopIntake: () => this.giveBackAll(),
+      settled: () => this.settled(),
+      handBack: async () => this.forgetOwed(),
+      pending: () => [
+        ...(this.held.size ? [`${this.held.size} wait(s) open`] : []),
+        ...(this.owed.size ? [`replies to ${this.owed.size} delivered message(s) not stored yet`] : []),
+      ],
+    });
+  }
 
   onModuleInit(): void {
     void this.recheckAfterReconnects();
@@ -74,7 +107,11 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     const result = await this.awaitReply(messageId, deadline, async (listen) => {
       const { existingReply, ...rest } = await this.messages.postChat(envelope);
       posted = rest;
-      if (!posted.duplicate || existingReply) return { channelId: posted.channel_id, reply: existingReply };
+      if (!posted.duplicate || existingReply) {
+        // Delivered from here: its pod answers this replica, which a drain must wait for.
+        const delivered = posted.duplicate ? undefined : (callDeadlineOf(envelope as ChatMessage) ?? deadline);
+        return { channelId: posted.channel_id, reply: existingReply, delivered };
+      }
       await listen();
       const stored = await this.store.findReply(posted.channel_id, messageId);
       return { channelId: posted.channel_id, reply: stored.reply };
@@ -88,27 +125,84 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
    * until a wake-up or the deadline (from `waitDeadline`; one timer);
    * at the deadline, one last read covers a wake-up lost on the bus. One read, not a poll.
    */
-  private async awaitReply(
+  private awaitReply(
     messageId: string,
     deadline: Deadline,
-    first: (listen: () => Promise<void>) => Promise<{ channelId: string; reply?: AgentReply }>,
+    first: (listen: () => Promise<void>) => Promise<{ channelId: string; reply?: AgentReply; delivered?: Deadline }>,
+  ): Promise<WaitResult> {
+    const waiting = this.sleepUntilReply(messageId, deadline, first);
+    this.running.add(waiting);
+    void waiting.catch(() => undefined).finally(() => this.running.delete(waiting));
+    return waiting;
+  }
+
+  private async sleepUntilReply(
+    messageId: string,
+    deadline: Deadline,
+    first: (listen: () => Promise<void>) => Promise<{ channelId: string; reply?: AgentReply; delivered?: Deadline }>,
   ): Promise<WaitResult> {
     const wait = this.notices.waiters.register(messageId);
     const timer = setTimeout(wait.cancel, deadline.remainingMs());
+    const held: HeldWait = {
+      givenBack: this.draining.active,
+      giveBack: () => ((held.givenBack = true), wait.cancel()),
+    };
+    this.held.add(held);
     let listening: { stop(): void } | undefined;
     const listen = async () => void (listening ??= await this.notices.listen(messageId));
     try {
-      const { channelId, reply: early } = await first(listen);
+      const { channelId, reply: early, delivered } = await first(listen);
       wait.onChannel(channelId);
-      const reply = early ?? (await wait.reply);
+      const reply = early ?? (held.givenBack ? undefined : await wait.reply);
       if (reply) return { status: 'replied', reply };
+      if (held.givenBack) {
+        if (delivered) this.owe(messageId, channelId, delivered);
+        throw new ReplicaDrainingError('this message service replica is shutting down: wait again');
+      }
       const late = await this.store.findReply(channelId, messageId);
       return late.reply ? { status: 'replied', reply: late.reply } : { status: 'timeout' };
     } finally {
       clearTimeout(timer);
       wait.cancel();
       listening?.stop();
+      this.held.delete(held);
     }
+  }
+
+  /**
+   * Drain, step 1: answer every open wait "unavailable" (ReplicaDrainingError) at
+   * once, so the gateway asks another replica now rather than after a slice.
+   */
+  private giveBackAll(): void {
+    for (const held of this.held) held.giveBack();
+  }
+
+  /**
+   * A message this replica delivered was given back unanswered: its pod still
+   * sends the reply here, straight (see the pod's inbox/README.md). Stored
+   * here, it reaches the other replica's waiter as a notice; so the drain waits
+   * for it, until the message's own deadline at the latest.
+   */
+  private owe(messageId: string, channelId: string, until: Deadline): void {
+    const wait = this.notices.waiters.register(messageId, channelId);
+    const timer = setTimeout(wait.cancel, until.remainingMs());
+    const owed: OwedReply = { messageId, stored: wait.reply, forget: wait.cancel };
+    this.owed.add(owed);
+    void wait.reply.finally(() => (clearTimeout(timer), this.owed.delete(owed)));
+  }
+
+  /** Drain, step 3: the waits are answered and the replies owed are stored (or out of time). */
+  private async settled(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+    await Promise.all([...this.owed].map((owed) => owed.stored));
+  }
+
+  /**
+   * Past the grace: stop waiting for owed replies. Nothing is lost: unacked,
+   * their messages are delivered again and the pod stores its reply at any replica.
+   */
+  private forgetOwed(): void {
+    for (const owed of this.owed) owed.forget();
   }
 
   /** Wake-ups sent while this replica was cut off from NATS are lost: look in the database once. */

@@ -1,4 +1,5 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Draining } from '@mcpgw/runtime';
 import { CacheInvalidationService } from '../../cache/cache-invalidation.service';
 import type { SseStream } from '../transport/sse-stream';
 
@@ -7,14 +8,24 @@ const KEEP_ALIVE_MS = 25_000;
 /**
  * The GET streams of surface A, by agent. When an agent's tools change (a pod
  * registers; heard on every replica through PostgreSQL NOTIFY), each open
- * stream of that agent gets `notifications/tools/list_changed`.
+ * stream of that agent gets `notifications/tools/list_changed`. When the
+ * replica drains, every stream is ended cleanly: the client reconnects (to
+ * another replica, with Last-Event-ID) and the HTTP server can close.
  */
 @Injectable()
 export class ListChangedStreams implements OnApplicationShutdown {
   private readonly streams = new Map<string, Set<SseStream>>();
   private readonly keepAlive = setInterval(() => this.each(undefined, (s) => s.keepAlive()), KEEP_ALIVE_MS).unref();
 
-  constructor(invalidation: CacheInvalidationService) {
+  constructor(invalidation: CacheInvalidationService, draining: Draining) {
+    draining.register({
+      name: 'sse-streams',
+      endStreams: () => this.endAll(),
+      pending: () => {
+        const open = [...this.streams.values()].reduce((n, set) => n + set.size, 0);
+        return open ? [`${open} GET stream(s) open`] : [];
+      },
+    });
     invalidation.on('agent', (agentId) =>
       this.each(agentId, (stream) => stream.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })),
     );
@@ -28,6 +39,10 @@ export class ListChangedStreams implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
+    this.endAll();
+  }
+
+  private endAll(): void {
     clearInterval(this.keepAlive);
     this.each(undefined, (stream) => stream.end());
   }
