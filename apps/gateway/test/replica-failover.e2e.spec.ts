@@ -1,6 +1,6 @@
 import {
   connectMcp,
-  parsePrometheus,
+  scrapeMetric,
   startTestStack,
   type McpConnection,
   type ServiceProcess,
@@ -23,10 +23,7 @@ describe('a message service replica dies holding a call', () => {
   let mcp: McpConnection;
   let replicas: ServiceProcess[];
 
-  const openWaits = async (replica: ServiceProcess) => {
-    const text = await (await fetch(`${replica.managementUrl}/metrics`)).text();
-    return parsePrometheus(text).find((sample) => sample.name === 'mcpgw_waits_open')?.value ?? 0;
-  };
+  const openWaits = (replica: ServiceProcess) => scrapeMetric(replica.managementUrl!, 'mcpgw_waits_open');
 
   beforeAll(async () => {
     env = await startTestStack({
