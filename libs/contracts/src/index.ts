@@ -17,3 +17,4 @@ export * from './timeouts/deadline';
 export * from './timeouts/call-budget';
 export * from './timeouts/transport';
 export * from './errors';
+export * from './secrets/secret-formats';

@@ -1,7 +1,12 @@
+import { API_KEY_PREFIX } from '@mcpgw/contracts';
 import { digestToken, mintToken, tokenId, tokenMatches } from './secret-tokens';
 
-/** Agent API keys: `bak_<id>_<secret>`, scoped to one agent (surface A). */
-export const API_KEY_PREFIX = 'bak_';
+/**
+ * Agent API keys: `bak_<id>_<secret>`, scoped to one agent (surface A). The
+ * prefix lives in libs/contracts `secret-formats.ts`, with the pattern that
+ * keeps keys out of the logs.
+ */
+export { API_KEY_PREFIX };
 
 export interface MintedApiKey {
   id: string;

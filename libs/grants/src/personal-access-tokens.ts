@@ -1,3 +1,4 @@
+import { PAT_PREFIX } from '@mcpgw/contracts';
 import { mintToken, tokenId, type MintedToken } from './secret-tokens';
 
 /**
@@ -5,7 +6,7 @@ import { mintToken, tokenId, type MintedToken } from './secret-tokens';
  * so that endpoints can recognise and refuse them where a task-scoped
  * RuntimeGrant is required.
  */
-export const PAT_PREFIX = 'pat_';
+export { PAT_PREFIX }; // defined in libs/contracts `secret-formats.ts`, next to its log redaction
 
 export function mintPersonalAccessToken(): MintedToken {
   return mintToken(PAT_PREFIX);

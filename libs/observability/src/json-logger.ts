@@ -1,21 +1,50 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { logContextFields } from './logging/log-context';
+import { REDACT_PATHS, REDACTED, redactLogLine } from './logging/redaction';
 
-const LEVELS: Record<string, number> = { verbose: 0, debug: 1, log: 2, info: 2, warn: 3, error: 4, fatal: 5 };
+/** Nest's levels as pino's: `log` is `info`; `verbose` sits between `trace` and `debug`. */
+type Level = 'verbose' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+const LEVEL_OF: Record<string, Level> = {
+  verbose: 'verbose',
+  debug: 'debug',
+  log: 'info',
+  info: 'info',
+  warn: 'warn',
+  error: 'error',
+  fatal: 'fatal',
+};
 
 /**
- * One JSON object per line on stdout: `{"time","level","service","context","msg",...}`.
- * Log aggregation parses it without rules; nothing here ever prints a secret
- * because callers log ids, not keys.
+ * One JSON object per line on stdout, written by pino:
+ * `{"level","time","service","instance","context","msg",...}` plus `request_id`
+ * inside a request and `trace_id`/`span_id` inside a span (README.md). Secrets
+ * are redacted twice: by field name (`REDACT_PATHS`), and by shape in the
+ * finished line (`redactLogLine`: API keys, access tokens, RuntimeGrants).
  */
 export class JsonLogger implements LoggerService {
-  private readonly threshold: number;
+  private readonly pino: Logger<'verbose'>;
 
   constructor(
-    private readonly service: string,
+    service: string,
     level = 'info',
-    private readonly fields: Record<string, unknown> = {},
+    fields: Record<string, unknown> = {},
+    /** Where lines go; default stdout (synchronous on a pipe or file, so nothing is lost at exit). */
+    destination: DestinationStream = process.stdout,
   ) {
-    this.threshold = LEVELS[level] ?? LEVELS.info;
+    this.pino = pino<'verbose'>(
+      {
+        level: LEVEL_OF[level] ?? 'info',
+        customLevels: { verbose: 15 },
+        base: { service, ...fields },
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+        mixin: logContextFields,
+        redact: { paths: REDACT_PATHS, censor: REDACTED },
+        hooks: { streamWrite: redactLogLine },
+      },
+      destination,
+    );
   }
 
   log(message: unknown, ...rest: unknown[]): void {
@@ -36,19 +65,14 @@ export class JsonLogger implements LoggerService {
   fatal(message: unknown, ...rest: unknown[]): void {
     this.write('fatal', message, rest);
   }
+  /** LOG_LEVEL decides; Nest's own setting is ignored. */
   setLogLevels(_levels: LogLevel[]): void {}
 
-  private write(level: string, message: unknown, rest: unknown[]): void {
-    if ((LEVELS[level] ?? 0) < this.threshold) return;
+  private write(level: Level, message: unknown, rest: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
     // Nest passes the context as the last string argument.
     const context = typeof rest.at(-1) === 'string' ? (rest.pop() as string) : undefined;
-    const entry: Record<string, unknown> = {
-      time: new Date().toISOString(),
-      level,
-      service: this.service,
-      ...this.fields,
-      context,
-    };
+    const entry: Record<string, unknown> = { context };
     if (message instanceof Error) {
       entry.msg = message.message;
       entry.stack = message.stack;
@@ -58,6 +82,6 @@ export class JsonLogger implements LoggerService {
       entry.msg = String(message);
     }
     if (rest.length && typeof rest[0] === 'string' && level === 'error') entry.stack = rest[0];
-    process.stdout.write(`${JSON.stringify(entry)}\n`);
+    this.pino[level](entry);
   }
 }

@@ -15,6 +15,7 @@ import {
 import { startTracing } from '@mcpgw/observability';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { installRequestIds, requestIdOf } from './request-ids';
 import { ServiceErrorHttpFilter } from './service-error-http.filter';
 import { DEFAULT_SHUTDOWN_GRACE_MS, drainOnSignals } from './shutdown';
 
@@ -55,7 +56,8 @@ export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
 }
 
 /**
- * Start one of our services the same way every time: validated env, JSON logs,
+ * Start one of our services the same way every time: validated env, JSON logs
+ * (pino, with request and trace ids),
  * Fastify, the bus transport, graceful shutdown on SIGTERM/SIGINT.
  */
 export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): Promise<NestFastifyApplication> {
@@ -77,6 +79,9 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
     new FastifyAdapter({
       bodyLimit: spec.bodyLimit?.(env) ?? 1_048_576,
       return503OnClosing: true,
+      // `request.id`: the caller's X-Request-Id when safe, else a UUID (request-ids.ts).
+      genReqId: requestIdOf,
+      requestIdHeader: false,
       // Slow or idle clients cannot hold a connection (see libs/config HttpEnv). Node reads the
       // request and header limits when the server is made (Fastify's own option alone is not
       // enforced), and checks them every 30 s unless told otherwise.
@@ -91,6 +96,7 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
     { logger, bufferLogs: true, abortOnError: false, bodyParser: spec.bodyParser ?? true },
   );
   app.useGlobalFilters(spec.httpErrorFilter ?? new ServiceErrorHttpFilter());
+  installRequestIds(app.getHttpAdapter().getInstance());
   await spec.configure?.(app);
   let busServer: BusServer | undefined;
   if (spec.busQueue) {

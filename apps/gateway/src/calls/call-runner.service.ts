@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
@@ -18,6 +18,8 @@ export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok
  */
 @Injectable()
 export class CallRunner {
+  private readonly logger = new Logger(CallRunner.name);
+
   constructor(
     private readonly pipeline: CallPipeline,
     private readonly idempotent: IdempotentCalls,
@@ -58,6 +60,8 @@ export class CallRunner {
       return JSON.stringify(render(answer));
     };
     const done = this.metrics.start(surface, call);
+    // Inside the call's span: with tracing on, these lines carry its trace_id.
+    this.logger.debug({ msg: 'tools/call', surface, agent_id: call.agentId, tool: call.tool });
     try {
       if (!idempotencyKey) {
         return { ok: true, resultText: renderText(await this.pipeline.call(call, options)), replayed: false };
@@ -72,6 +76,7 @@ export class CallRunner {
       return { ok: false, error };
     } finally {
       done(outcome);
+      this.logger.debug({ msg: 'tools/call done', surface, agent_id: call.agentId, tool: call.tool, outcome });
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
       if (outcome === 'tool_not_found') span.updateName(`tools/call ${UNKNOWN_TOOL}`);

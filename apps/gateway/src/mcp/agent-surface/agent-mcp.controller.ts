@@ -122,7 +122,7 @@ export class AgentMcpController {
         eventIds: true,
       });
     } catch (error) {
-      const incident = randomUUID();
+      const incident = req.id; // the request id: in X-Request-Id and on every log line of this request
       this.logger.error({
         msg: 'unhandled error on surface A',
         incident,

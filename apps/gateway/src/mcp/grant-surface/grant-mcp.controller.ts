@@ -1,6 +1,5 @@
 import { Controller, UseGuards, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { RuntimeGrantAuthenticator } from '../../grants/runtime-grant-authenticator.service';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { JsonRpcCode, failure, rawResult, result, type JsonRpcId } from '../protocol/json-rpc';
@@ -8,8 +7,6 @@ import { OriginGuard } from '../transport/origin.guard';
 import { GrantSurfaceError } from './errors';
 import { GrantMcpHandler } from './grant-mcp.handler';
 import { parseGrantRequest } from './grant-request';
-
-export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * Surface B: `/workspaces/{ws}/agents/{agent}/mcp/http`, a task-scoped
@@ -34,8 +31,8 @@ export class GrantMcpController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const requestId = randomUUID();
-    reply.header(REQUEST_ID_HEADER, requestId);
+    // The caller's X-Request-Id or a new one, already in the answer's headers and on every log line (libs/runtime request-ids.ts).
+    const requestId = req.id;
     const send = (status: number, body: unknown) =>
       void reply
         .status(status)
