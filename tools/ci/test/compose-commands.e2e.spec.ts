@@ -1,0 +1,93 @@
+import { freePort, isolatedEnvironment, ServiceProcess, workspaceRoot, type Isolation } from '@mcpgw/devstack';
+import { execFile, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+/**
+ * docker-compose.yml run without Docker: each service's own command, with the
+ * environment compose resolves for it (from .env.example), on this machine's
+ * PostgreSQL and NATS; then each service's own healthcheck command must pass.
+ * Only what cannot hold outside a container is rewritten: the hosts (postgres,
+ * nats), this run's database and bus prefix, and free ports in place of the
+ * fixed ones (in the healthcheck too).
+ */
+interface ComposeService {
+  command?: string[];
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+}
+
+const root = workspaceRoot();
+const APPS = ['message-service', 'gateway', 'agent-pod'] as const;
+/** What the Dockerfile's image sets for every command. */
+const IMAGE_ENV = { NODE_ENV: 'production' };
+const PORT_VARIABLES = ['GATEWAY_PORT', 'MESSAGE_SERVICE_PORT', 'MANAGEMENT_PORT'];
+
+function resolvedCompose(): Record<string, ComposeService> | undefined {
+  const args = ['-f', join(root, 'docker-compose.yml'), '--env-file', join(root, '.env.example'), 'config'];
+  const run = spawnSync('docker-compose', args, { cwd: root, encoding: 'utf8' });
+  if (run.error) return undefined;
+  if (run.status !== 0) throw new Error(`docker-compose config failed: ${run.stderr}`);
+  return (parse(run.stdout) as { services: Record<string, ComposeService> }).services;
+}
+
+/** The service's environment for a run here, and its healthcheck with the same ports. */
+async function localised(service: ComposeService, isolation: Isolation) {
+  const env: Record<string, string> = { ...IMAGE_ENV, ...service.environment };
+  let healthcheck = service.healthcheck?.test.slice(1) ?? [];
+  for (const name of PORT_VARIABLES) {
+    if (!env[name]) continue;
+    const port = String(await freePort());
+    healthcheck = healthcheck.map((part) => part.replaceAll(`127.0.0.1:${env[name]}`, `127.0.0.1:${port}`));
+    env[name] = port;
+  }
+  if (env.DATABASE_URL) env.DATABASE_URL = isolation.databaseUrl;
+  env.NATS_URL = isolation.natsUrl;
+  env.BUS_PREFIX = isolation.busPrefix;
+  return { env, healthcheck };
+}
+
+function passes(command: string[], env: Record<string, string>): Promise<boolean> {
+  return new Promise((resolve) =>
+    execFile(command[0], command.slice(1), { cwd: root, env: { ...process.env, ...env }, timeout: 5_000 }, (error) =>
+      resolve(!error),
+    ),
+  );
+}
+
+const services = resolvedCompose();
+
+describe.skipIf(!services && !process.env.CI)("docker-compose.yml's commands, run directly", () => {
+  let isolation: Isolation;
+  const started: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    if (!services) throw new Error('docker-compose is not installed (.ci/run installs it)');
+    isolation = await isolatedEnvironment('compose');
+  });
+
+  afterAll(async () => {
+    await Promise.all(started.map((process) => process.stop()));
+    await isolation?.remove();
+  });
+
+  it('migrate runs its command to completion', async () => {
+    const migrate = services!.migrate;
+    const { env } = await localised(migrate, isolation);
+    const [shell, ...args] = migrate.command!;
+    expect(await passes([shell, ...args], env)).toBe(true);
+  });
+
+  it.each(APPS)('%s starts with its compose environment and passes its healthcheck', async (name) => {
+    const service = services![name];
+    const { env, healthcheck } = await localised(service, isolation);
+    expect(service.command?.[0]).toBe('node');
+    expect(healthcheck.length).toBeGreaterThan(0);
+    const process = new ServiceProcess(name, join(root, service.command![1]), env);
+    started.push(process);
+    await expect
+      .poll(async () => process.running && (await passes(healthcheck, env)), { timeout: 30_000, interval: 250 })
+      .toBe(true);
+  });
+});
