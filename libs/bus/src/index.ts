@@ -11,3 +11,4 @@ export * from './bus-exception.filter';
 export * from './bus-meter';
 export * from './bus-reply';
 export * from './write-coalescing';
+export * from './retry';

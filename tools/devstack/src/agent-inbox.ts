@@ -12,6 +12,8 @@ export interface InboxState {
   ackFloor: number;
   /** Messages a pod holds and has not acknowledged yet: skills running. */
   ackPending: number;
+  /** Deliveries to pods so far, redeliveries included (the consumer's sequence). */
+  deliveries: number;
 }
 
 export async function agentInboxState(nc: NatsConnection, prefix: string, agentId: string): Promise<InboxState> {
@@ -21,6 +23,7 @@ export async function agentInboxState(nc: NatsConnection, prefix: string, agentI
     delivered: info.delivered.stream_seq,
     ackFloor: info.ack_floor.stream_seq,
     ackPending: info.num_ack_pending,
+    deliveries: info.delivered.consumer_seq,
   };
 }
 

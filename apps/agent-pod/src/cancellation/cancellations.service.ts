@@ -59,7 +59,7 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
     this.subscription?.unsubscribe();
   }
 
-  /** Abort every running skill (the pod is stopping): they end without a reply and are delivered again. */
+  /** Abort every running skill (the pod is stopping): those that stop are delivered again (a finished output is kept). */
   abortAll(reason: Error): void {
     for (const controller of this.running.values()) controller.abort(reason);
   }

@@ -6,7 +6,8 @@ import { Draining } from '@mcpgw/runtime';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { SkillStoppedError } from '../cancellation/cancellations.service';
-import { ReplierService } from '../replies/replier.service';
+import { ReplierService, isTransient } from '../replies/replier.service';
+import { text } from '../skills/skill';
 import { PodStoppingError, SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
 
@@ -35,6 +36,8 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private batch?: { stop(): void };
   /** Resolved when no message is in flight any more (a drain waits for it). */
   private idle: (() => void)[] = [];
+  /** Aborted past the drain's grace: replies not stored by then are handed back. */
+  private readonly stopStoring = new AbortController();
 
   constructor(
     private readonly inbox: InboxReader,
@@ -54,6 +57,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       },
       handBack: async () => {
         this.runner.handBack();
+        this.stopStoring.abort();
         await this.whenIdle();
       },
       pending: () => (this.inFlight.size ? [`${this.inFlight.size} message(s) running: ${[...this.inFlight]}`] : []),
@@ -75,7 +79,8 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
       try {
         return await this.inbox.bind(this.env.AGENT_ID, {
           ackWaitMs: this.env.INBOX_ACK_WAIT_MS,
-          maxDeliver: this.env.INBOX_MAX_DELIVER,
+          // One delivery more than skill attempts: the last one only answers with an error (`giveUp`).
+          maxDeliver: this.env.INBOX_MAX_DELIVER + 1,
         });
       } catch (error) {
         if (!/stream not found/i.test((error as Error).message) || !this.running) throw error;
@@ -98,6 +103,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
 
   async onApplicationShutdown(): Promise<void> {
     this.stopPulling();
+    this.stopStoring.abort();
     await this.loop;
   }
 
@@ -153,24 +159,44 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     }
   }
 
+  /**
+   * One delivery, held with `working()` for as long as this pod works on it:
+   * the skill, then storing its reply. A copy of a message answered here gets
+   * the remembered reply; a message whose skill attempts are used up gets an
+   * error reply instead of another run.
+   */
   private async handle(msg: InboxDelivery): Promise<void> {
     const { message } = msg;
-    if (this.completed.has(message.id)) return this.answerCopy(msg, message.id);
-    if (this.inFlight.has(message.id)) return; // already running here; its ack will follow
+    if (this.inFlight.has(message.id)) return; // already worked on here; its ack will follow
     this.inFlight.add(message.id);
     const heartbeat = setInterval(() => msg.working(), Math.max(this.env.INBOX_ACK_WAIT_MS / 3, 100));
     try {
+      if (this.completed.has(message.id)) return await this.answerCopy(msg, message.id);
+      if (msg.redeliveryCount > this.env.INBOX_MAX_DELIVER) return await this.giveUp(msg);
+      const reply = await this.run(msg);
+      if (reply) await this.sendReply(msg, reply);
+    } finally {
+      clearInterval(heartbeat);
+      this.inFlight.delete(message.id);
+      this.slotFreed?.();
+      this.slotFreed = undefined;
+      if (this.inFlight.size === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  /** The skill's reply, remembered until the pod forgets it; none when the message is done or handed back. */
+  private async run(msg: InboxDelivery): Promise<AgentReply | undefined> {
+    const { message } = msg;
+    try {
       const reply = await this.runner.answer(message, msg.redeliveryCount);
       this.completed.add(message.id, reply);
-      await this.sendReply(msg, reply);
+      return reply;
     } catch (error) {
       if (error instanceof PodStoppingError) {
         // The pod stops before the skill finished: another pod takes the message now.
         this.logger.log({ msg: 'handed back', message_id: message.id });
         msg.nak();
-        return;
-      }
-      if (error instanceof SkillStoppedError) {
+      } else if (error instanceof SkillStoppedError) {
         // The caller cancelled, or its time is up: done, with no reply and no redelivery.
         this.completed.add(message.id, null);
         this.logger.log({
@@ -178,20 +204,15 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
           message_id: message.id,
         });
         msg.ack();
-        return;
+      } else {
+        this.logger.error({
+          msg: 'could not answer; will be redelivered',
+          message_id: message.id,
+          error: (error as Error).message,
+        });
+        msg.nak(1_000);
       }
-      this.logger.error({
-        msg: 'could not answer; will be redelivered',
-        message_id: message.id,
-        error: (error as Error).message,
-      });
-      msg.nak(1_000);
-    } finally {
-      clearInterval(heartbeat);
-      this.inFlight.delete(message.id);
-      this.slotFreed?.();
-      this.slotFreed = undefined;
-      if (this.inFlight.size === 0) for (const resolve of this.idle.splice(0)) resolve();
+      return undefined;
     }
   }
 
@@ -203,24 +224,58 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private async sendReply(msg: InboxDelivery, reply: AgentReply): Promise<void> {
     const replica = msg.replyTo;
     if (replica && !msg.redelivered) return this.replier.sendDirect(reply, replica, msg.ackSubject);
-    await this.replier.store(reply, replica);
-    msg.ack();
+    await this.storeHeld(msg, reply);
   }
 
   /** A copy of a message this pod finished: its reply again (storing it is idempotent), never the skill. */
   private async answerCopy(msg: InboxDelivery, messageId: string): Promise<void> {
     this.logger.log({ msg: 'duplicate dropped', message_id: messageId }); // the skill does not run again
     const reply = this.completed.get(messageId);
+    if (reply) return this.storeHeld(msg, reply);
+    msg.ack();
+  }
+
+  /**
+   * Delivered once more than INBOX_MAX_DELIVER (the consumer allows one extra
+   * delivery for this): the skill had its attempts; answer with an error, so
+   * the caller and its idempotency record get an answer instead of a timeout.
+   */
+  private async giveUp(msg: InboxDelivery): Promise<void> {
+    const { message } = msg;
+    const attempts = msg.redeliveryCount - 1;
+    this.logger.warn({ msg: 'attempts used up: answering with an error', message_id: message.id, attempts });
+    const note = `the agent could not complete this call after ${attempts} attempts`;
+    const reply = this.replier.toReply(message, { content: [text(note)], isError: true });
+    this.completed.add(message.id, reply);
+    await this.storeHeld(msg, reply);
+  }
+
+  /**
+   * Store a reply and then ack, holding the message meanwhile (the heartbeat of
+   * `handle`): only the post is retried while the message service is away,
+   * never the skill. A reply the service refuses is logged and the message
+   * acked (retrying cannot help). Past the drain's grace the message is naked
+   * unstored: the reply lived in this pod's memory only, so the pod that gets
+   * it next runs the skill again (README.md).
+   */
+  private async storeHeld(msg: InboxDelivery, reply: AgentReply): Promise<void> {
+    const message_id = msg.message.id;
+    const onRetry = (error: unknown, attempt: number) => {
+      if (attempt === 1 || attempt % 10 === 0) {
+        this.logger.warn({ msg: 'reply not stored yet; trying again', message_id, attempt, error: `${error}` });
+      }
+    };
     try {
-      if (reply) await this.replier.store(reply, msg.replyTo);
+      await this.replier.store(reply, msg.replyTo, this.stopStoring.signal, onRetry);
       msg.ack();
     } catch (error) {
-      this.logger.error({
-        msg: 'could not store the reply again; will be redelivered',
-        message_id: messageId,
-        error: (error as Error).message,
-      });
-      msg.nak(1_000);
+      if (isTransient(error)) {
+        this.logger.warn({ msg: 'handed back with its reply unstored', message_id, error: `${error}` });
+        msg.nak();
+      } else {
+        this.logger.error({ msg: 'the message service refused the reply; dropped', message_id, error: `${error}` });
+        msg.ack();
+      }
     }
   }
 }

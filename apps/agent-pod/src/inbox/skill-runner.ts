@@ -23,7 +23,6 @@ export class PodStoppingError extends Error {
 export class SkillRunner implements OnApplicationShutdown {
   private readonly logger = new Logger(SkillRunner.name);
   private readonly skills: Map<string, Skill>;
-  private stopping = false;
 
   constructor(
     @Inject(SKILLS) skills: readonly Skill[],
@@ -42,9 +41,12 @@ export class SkillRunner implements OnApplicationShutdown {
     this.handBack();
   }
 
-  /** Stop every running skill for good: their messages are handed back (PodStoppingError), results thrown away. */
+  /**
+   * Stop every running skill: the ones that stop throw PodStoppingError and
+   * their messages are handed back. A skill that returns its output anyway has
+   * done its work: its reply is kept and sent, not thrown away to run again elsewhere.
+   */
   handBack(): void {
-    this.stopping = true;
     this.cancellations.abortAll(new PodStoppingError());
   }
 
@@ -67,7 +69,6 @@ export class SkillRunner implements OnApplicationShutdown {
     try {
       const output = await this.run(message, call);
       if (call.stopped) throw call.signal.reason as SkillStoppedError;
-      if (this.stopping) throw new PodStoppingError();
       this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
       return this.replier.toReply(message, output);
     } finally {

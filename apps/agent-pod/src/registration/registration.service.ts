@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BusPattern } from '@mcpgw/contracts';
-import { BusClient } from '@mcpgw/bus';
+import { BusClient, retry } from '@mcpgw/bus';
 import type { ReadinessCheck } from '@mcpgw/observability';
-import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { PROMPTS, type PromptProvider } from '../prompts/prompts';
 import { RESOURCES, type ResourceProvider } from '../resources/resources';
@@ -45,26 +44,28 @@ export class RegistrationService implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async registerUntilAccepted(): Promise<void> {
-    for (let attempt = 1, wait = 250; !this.stop.signal.aborted; attempt++, wait = Math.min(wait * 2, 5_000)) {
-      try {
-        const { registered } = await this.bus.request(BusPattern.RegisterAgent, {
-          workspace_id: this.env.WORKSPACE_ID,
-          agent_id: this.env.AGENT_ID,
-          pod_id: this.env.POD_ID,
-          skills: this.skills.map((skill) => skill.definition),
-          resources: this.resources.resources,
-          resource_templates: this.resources.templates,
-          prompts: this.prompts.prompts,
-        });
-        this.registered = true;
-        this.logger.log({ msg: 'registered', agent_id: this.env.AGENT_ID, skills: registered });
-        return;
-      } catch (error) {
+    const register = async () => {
+      const { registered } = await this.bus.request(BusPattern.RegisterAgent, {
+        workspace_id: this.env.WORKSPACE_ID,
+        agent_id: this.env.AGENT_ID,
+        pod_id: this.env.POD_ID,
+        skills: this.skills.map((skill) => skill.definition),
+        resources: this.resources.resources,
+        resource_templates: this.resources.templates,
+        prompts: this.prompts.prompts,
+      });
+      this.registered = true;
+      this.logger.log({ msg: 'registered', agent_id: this.env.AGENT_ID, skills: registered });
+    };
+    await retry(register, {
+      firstDelayMs: 250,
+      maxDelayMs: 5_000,
+      signal: this.stop.signal,
+      onRetry: (error, attempt) => {
         if (attempt === 1 || attempt % 10 === 0) {
           this.logger.warn(`registration attempt ${attempt} failed: ${(error as Error).message}; retrying`);
         }
-        await delay(wait, undefined, { signal: this.stop.signal }).catch(() => undefined);
-      }
-    }
+      },
+    }).catch(() => undefined); // only when the pod stops first
   }
 }

@@ -7,13 +7,19 @@ import {
   type ChatMessage,
   type ContentItemDto,
 } from '@mcpgw/contracts';
-import { BusClient, type ReplicaAddress } from '@mcpgw/bus';
+import { BusClient, retry, type ReplicaAddress } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import type { SkillOutput } from '../skills/skill';
 
-const ATTEMPTS = 3;
+/** Backoff between tries to store a reply: the message service may be restarting. */
+const FIRST_RETRY_MS = 200;
+const MAX_RETRY_MS = 3_000;
+
+/** Worth trying again: nothing answered, or the service failed; not a reply it refuses (bad channel, invalid). */
+export function isTransient(error: unknown): boolean {
+  return !(error instanceof ServiceError && (error.code === 'invalid_request' || error.code === 'not_found'));
+}
 
 /**
  * Turns a skill's output into an `agent_reply` and gets it stored by the
@@ -51,19 +57,23 @@ export class ReplierService {
   /**
    * Resolves once the reply is stored; the caller acks the inbox message only
    * then. Tried first at the replica that delivered the message (it may hold
-   * the waiter), then at any replica.
+   * the waiter), then at any replica. Only the post is retried, with backoff,
+   * for as long as the failure is transient and `stop` is not aborted (the
+   * first try runs regardless); then the last error is thrown.
    */
-  async store(reply: AgentReply, replica?: ReplicaAddress): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
+  store(
+    reply: AgentReply,
+    replica: ReplicaAddress | undefined,
+    stop?: AbortSignal,
+    onRetry?: (error: unknown, attempt: number) => void,
+  ): Promise<void> {
+    return retry(
+      async (attempt) => {
         if (replica && attempt === 1 && (await this.storeAt(replica, reply))) return;
         await this.bus.request(BusPattern.PostMessage, { envelope: reply });
-        return;
-      } catch (error) {
-        if (attempt >= ATTEMPTS) throw error;
-        await delay(200 * attempt);
-      }
-    }
+      },
+      { firstDelayMs: FIRST_RETRY_MS, maxDelayMs: MAX_RETRY_MS, signal: stop, retryIf: isTransient, onRetry },
+    );
   }
 
   /** Store the reply at one replica (its replies subject takes the bare envelope); false when that replica is gone. */

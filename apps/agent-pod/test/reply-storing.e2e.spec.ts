@@ -1,0 +1,81 @@
+import { agentInboxState, startTestStack, type TestStack } from '@mcpgw/devstack';
+import { connect, type NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ACK_WAIT_MS = 1_500;
+const MAX_DELIVER = 2;
+const POD_ENV = { INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS), INBOX_MAX_DELIVER: String(MAX_DELIVER), LOG_LEVEL: 'debug' };
+
+/**
+ * A skill runs once, whatever happens to its reply (inbox/README.md): a reply
+ * the message service cannot take yet is kept and its post retried while the
+ * pod holds the message, and no redelivery runs the skill again.
+ */
+describe('storing a reply', () => {
+  let env: TestStack;
+  let nc: NatsConnection;
+  let messageServiceUrl: string;
+
+  const inbox = () => agentInboxState(nc, env.stack.settings.busPrefix, env.agentId);
+
+  /** The message service's REST mirror (the replica at `messageServiceUrl`). */
+  const post = (path: string, body: unknown) =>
+    fetch(`${messageServiceUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.stack.messageServiceToken}` },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+
+  const counterCall = (channelId: string, key: string) => ({
+    type: 'chat_message',
+    id: randomUUID(),
+    channel_id: channelId,
+    agent_id: env.agentId,
+    sender: { kind: 'user', id: 'test' },
+    created_at: new Date().toISOString(),
+    tool_call: { name: 'counter', arguments: { key, delay_ms: 2_000 } },
+  });
+
+  beforeAll(async () => {
+    env = await startTestStack({ pods: 1, podEnv: POD_ENV });
+    nc = await connect({ servers: env.stack.settings.natsUrl });
+    messageServiceUrl = env.messageServiceUrl;
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await env?.stop();
+  });
+
+  it('the message service is down when the skill finishes: the skill runs once, the reply is stored when it is back', async () => {
+    const key = `outage-${randomUUID()}`;
+    const channel = await post('/channels', { agent_id: env.agentId });
+    const before = await inbox();
+    const message = counterCall(channel.id, key);
+    await post(`/channels/${channel.id}/messages`, message);
+    await expect.poll(inbox, { timeout: 10_000 }).toMatchObject({ ackPending: 1, deliveries: before.deliveries + 1 });
+
+    // The only replica dies while the skill runs: its direct reply is lost, nobody acks.
+    const replica = env.stack.processes.find((p) => p.name.startsWith('message-service') && p.running)!;
+    await replica.kill();
+    // After the ack wait the message comes back to the pod, which remembers the reply and holds the
+    // message while it tries to store it: no further redelivery, however long the outage lasts.
+    await expect.poll(inbox, { timeout: 10_000 }).toMatchObject({ deliveries: before.deliveries + 2 });
+    await delay(3 * ACK_WAIT_MS); // the outage goes on, past more than one ack wait (and past INBOX_MAX_DELIVER)
+    expect(await inbox()).toMatchObject({ ackPending: 1, deliveries: before.deliveries + 2 });
+
+    messageServiceUrl = (await env.stack.startMessageService()).url;
+    const waited = await post(`/channels/${channel.id}/wait`, { message_id: message.id, timeout_ms: 15_000 });
+    expect(waited).toMatchObject({ status: 'replied', reply: { structured_content: { key, count: 1 } } });
+    expect(waited.reply.is_error).toBeUndefined();
+    await expect.poll(async () => (await inbox()).ackPending, { timeout: 10_000 }).toBe(0);
+
+    // Ran once: the next run of the same counter is its second.
+    const next = counterCall(channel.id, key);
+    await post(`/channels/${channel.id}/messages`, next);
+    const second = await post(`/channels/${channel.id}/wait`, { message_id: next.id, timeout_ms: 15_000 });
+    expect(second).toMatchObject({ status: 'replied', reply: { structured_content: { key, count: 2 } } });
+  });
+});
