@@ -65,6 +65,11 @@ export class JsonLogger implements LoggerService {
   fatal(message: unknown, ...rest: unknown[]): void {
     this.write('fatal', message, rest);
   }
+  /** Whether lines at `level` are written: lets a caller skip building a line nobody reads. */
+  isLevelEnabled(level: Level): boolean {
+    return this.pino.isLevelEnabled(level);
+  }
+
   /** LOG_LEVEL decides; Nest's own setting is ignored. */
   setLogLevels(_levels: LogLevel[]): void {}
 

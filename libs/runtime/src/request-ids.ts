@@ -18,7 +18,7 @@ export function requestIdOf(req: IncomingMessage | Http2ServerRequest): string {
  * At debug level each answered request is one line (`request done`), with its
  * headers: the logger redacts the credentials among them.
  */
-export function installRequestIds(fastify: FastifyInstance): void {
+export function installRequestIds(fastify: FastifyInstance, debugEnabled: () => boolean): void {
   const logger = new Logger('Http');
   const enter = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) =>
     runWithLogContext({ request_id: request.id }, done);
@@ -28,6 +28,8 @@ export function installRequestIds(fastify: FastifyInstance): void {
   });
   fastify.addHook('preHandler', enter);
   fastify.addHook('onResponse', (request, reply, done) => {
+    // Below debug level, nothing to build for the line.
+    if (!debugEnabled()) return done();
     runWithLogContext({ request_id: request.id }, () =>
       logger.debug({
         msg: 'request done',

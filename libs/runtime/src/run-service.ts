@@ -96,7 +96,7 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
     { logger, bufferLogs: true, abortOnError: false, bodyParser: spec.bodyParser ?? true },
   );
   app.useGlobalFilters(spec.httpErrorFilter ?? new ServiceErrorHttpFilter());
-  installRequestIds(app.getHttpAdapter().getInstance());
+  installRequestIds(app.getHttpAdapter().getInstance(), () => logger.isLevelEnabled('debug'));
   await spec.configure?.(app);
   let busServer: BusServer | undefined;
   if (spec.busQueue) {
