@@ -20,7 +20,42 @@ export const InjectKysely = (): ParameterDecorator => Inject(KYSELY);
  */
 export function kyselyOver<DB>(dataSource: DataSource): Kysely<DB> {
   return new Kysely<DB>({
-    dialect: new MeteredPostgresDialect({ pool: async () => (dataSource.driver as PostgresDriver).master }),
+    dialect: new MeteredPostgresDialect({
+      pool: async () => {
+        const master = (dataSource.driver as PostgresDriver).master;
+        guardCheckedOutClients(master as PgPool);
+        return master;
+      },
+    }),
+  });
+}
+
+interface PgClient {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+interface PgPool {
+  on(event: 'acquire', listener: (client: PgClient) => void): unknown;
+}
+const guardedPools = new WeakSet<PgPool>();
+const guardedClients = new WeakSet<PgClient>();
+
+/**
+ * node-postgres' pool listens for a client's `error` only while the client is
+ * idle; Kysely adds no listener while it holds one (between the statements of a
+ * transaction, or of a group commit). A server that ends the connection then
+ * (a restart: `57P01 terminating connection due to administrator command`)
+ * emits an `error` nobody handles, and Node ends the process. Every client the
+ * pool hands out gets a listener of its own, once: the error is already
+ * reported to the statement that runs, or by the next one on that client
+ * (which then fails, and the pool drops the broken client on release).
+ */
+function guardCheckedOutClients(pool: PgPool): void {
+  if (guardedPools.has(pool)) return;
+  guardedPools.add(pool);
+  pool.on('acquire', (client) => {
+    if (guardedClients.has(client)) return;
+    guardedClients.add(client);
+    client.on('error', () => undefined);
   });
 }
 

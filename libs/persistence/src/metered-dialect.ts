@@ -8,6 +8,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { asDatabaseError } from './database-errors';
 import { sqlMeter, type SqlMeter } from './sql-meter';
 
 /**
@@ -50,7 +51,7 @@ class MeteredConnection implements DatabaseConnection {
     } catch (error) {
       // The text, never the parameters: they may be secrets.
       log.error({ msg: 'query failed', error: (error as Error).message, query: query.sql.slice(0, 200) });
-      throw error;
+      throw asDatabaseError(error);
     }
   }
 
@@ -73,7 +74,9 @@ class MeteredDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await this.inner.acquireConnection();
+    const inner = await this.inner.acquireConnection().catch((error: unknown) => {
+      throw asDatabaseError(error);
+    });
     let connection = this.connections.get(inner);
     if (!connection) this.connections.set(inner, (connection = new MeteredConnection(inner, this.meter)));
     return connection;
@@ -85,13 +88,17 @@ class MeteredDriver implements Driver {
   async beginTransaction(connection: MeteredConnection, settings: TransactionSettings): Promise<void> {
     connection.inTransaction = true;
     this.meter.statement('BEGIN', true);
-    await this.inner.beginTransaction(connection.inner, settings);
+    await this.inner.beginTransaction(connection.inner, settings).catch((error: unknown) => {
+      throw asDatabaseError(error);
+    });
   }
 
   async commitTransaction(connection: MeteredConnection): Promise<void> {
     this.meter.statement('COMMIT', true);
     try {
       await this.inner.commitTransaction(connection.inner);
+    } catch (error) {
+      throw asDatabaseError(error);
     } finally {
       connection.inTransaction = false;
     }

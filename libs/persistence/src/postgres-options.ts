@@ -29,6 +29,10 @@ export function postgresOptions(settings: PostgresSettings): DataSourceOptions {
     logger: new MeteredSqlLogger(),
     extra: {
       max: settings.poolSize ?? 20,
+      // A connection attempt (or a wait for a free client) that takes longer fails, so a
+      // database that vanished mid-handshake cannot hold a caller (or a group commit) forever.
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
       options: `-c search_path=${settings.schema}`,
       application_name: `mcpgw-${settings.schema}`,
     },
