@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { REQUEST_ID_HEADER, acceptRequestId, runWithLogContext } from '@mcpgw/observability';
+import { REQUEST_ID_HEADER, acceptRequestId } from '@mcpgw/observability';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
@@ -10,36 +10,32 @@ export function requestIdOf(req: IncomingMessage | Http2ServerRequest): string {
 }
 
 /**
- * Every answer carries `X-Request-Id` (`request.id`), and every log line written
- * while serving the request carries `request_id`. The header is set on the raw
- * response, so that it survives error replies and streams written by hand.
- * The log context is entered when the request arrives, and again before the
- * handler: the body is read in the socket's async context, not the request's.
- * At debug level each answered request is one line (`request done`), with its
- * headers: the logger redacts the credentials among them.
+ * Every answer carries `X-Request-Id` (`request.id`). The header is set on the
+ * raw response, so that it survives error replies and streams written by hand.
+ * Handlers pass `request.id` on to the log lines about the request (`request_id`;
+ * libs/observability/README.md says which). At debug level each answered
+ * request is one line (`request done`), with its headers: the logger redacts
+ * the credentials among them.
  */
 export function installRequestIds(fastify: FastifyInstance, debugEnabled: () => boolean): void {
   const logger = new Logger('Http');
-  const enter = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) =>
-    runWithLogContext({ request_id: request.id }, done);
-  fastify.addHook('onRequest', (request, reply, done) => {
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
-    enter(request, reply, done);
+    done();
   });
-  fastify.addHook('preHandler', enter);
   fastify.addHook('onResponse', (request, reply, done) => {
     // Below debug level, nothing to build for the line.
-    if (!debugEnabled()) return done();
-    runWithLogContext({ request_id: request.id }, () =>
+    if (debugEnabled()) {
       logger.debug({
         msg: 'request done',
+        request_id: request.id,
         method: request.method,
         path: request.url.split('?', 1)[0],
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         headers: request.headers,
-      }),
-    );
+      });
+    }
     done();
   });
 }

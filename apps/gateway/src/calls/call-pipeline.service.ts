@@ -43,6 +43,8 @@ export interface CallRequest {
   time: CallTime;
   /** Delivery metadata for the agent, e.g. the names of the credentials the call may use. */
   meta?: Record<string, unknown>;
+  /** The HTTP request's id (X-Request-Id), for the call's log lines. */
+  requestId?: string;
 }
 
 /** A checked call, ready to post: the tool and the chat_message that carries it. */

@@ -61,7 +61,8 @@ export class CallRunner {
     };
     const done = this.metrics.start(surface, call);
     // Inside the call's span: with tracing on, these lines carry its trace_id.
-    this.logger.debug({ msg: 'tools/call', surface, agent_id: call.agentId, tool: call.tool });
+    const line = { surface, request_id: call.requestId, agent_id: call.agentId, tool: call.tool };
+    this.logger.debug({ msg: 'tools/call', ...line });
     try {
       if (!idempotencyKey) {
         return { ok: true, resultText: renderText(await this.pipeline.call(call, options)), replayed: false };
@@ -76,7 +77,7 @@ export class CallRunner {
       return { ok: false, error };
     } finally {
       done(outcome);
-      this.logger.debug({ msg: 'tools/call done', surface, agent_id: call.agentId, tool: call.tool, outcome });
+      this.logger.debug({ msg: 'tools/call done', ...line, outcome });
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
       if (outcome === 'tool_not_found') span.updateName(`tools/call ${UNKNOWN_TOOL}`);

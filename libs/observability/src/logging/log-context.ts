@@ -1,23 +1,5 @@
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-/** What every log line written while serving one request carries. */
-export interface LogContext {
-  request_id: string;
-}
-
-const storage = new AsyncLocalStorage<LogContext>();
-
-/** Run `work` (and everything it starts) with `context` on its log lines. */
-export function runWithLogContext<T>(context: LogContext, work: () => T): T {
-  return storage.run(context, work);
-}
-
-/** The request being served here, if any. */
-export function currentRequestId(): string | undefined {
-  return storage.getStore()?.request_id;
-}
 
 /** The header a request id comes in and goes back in. */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -31,14 +13,18 @@ export function acceptRequestId(presented: string | string[] | undefined): strin
 }
 
 /**
- * The fields added to every log line: `request_id` inside a request, and
- * `trace_id`/`span_id` of the active span when tracing is on (with tracing off
- * there is never an active span, and this costs one lookup).
+ * The fields added to every log line: `trace_id`/`span_id` of the active span
+ * when tracing is on (with tracing off there is never an active span, and this
+ * costs one lookup).
+ *
+ * A request id is not among them: it is passed to the lines that concern a
+ * request (`request_id`), by the code that serves it. Carrying it implicitly
+ * would need an AsyncLocalStorage, whose promise hooks on Node 20 run for every
+ * promise of every request, logged or not (docs/benchmarks.md measured about 3 %
+ * of the gateway's CPU under load).
  */
 export function logContextFields(): Record<string, string> {
   const fields: Record<string, string> = {};
-  const requestId = storage.getStore()?.request_id;
-  if (requestId) fields.request_id = requestId;
   const span = trace.getActiveSpan()?.spanContext();
   if (span && isSpanContextValid(span)) {
     fields.trace_id = span.traceId;

@@ -6,6 +6,8 @@ import type { JsonRpcResponse } from '../protocol/json-rpc';
 /** Who asks, in which session (if any), and how the answer travels: what every surface A method needs. */
 export interface AgentRequestContext {
   agentId: string;
+  /** The HTTP request's id (X-Request-Id), for log lines about this request. */
+  requestId: string;
   principal: ApiKeyPrincipal;
   session?: McpSession;
   /** Set when the response is an event stream: notifications for this request go here. */

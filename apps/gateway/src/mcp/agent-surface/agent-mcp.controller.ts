@@ -76,7 +76,7 @@ export class AgentMcpController {
       }
       const version = header(req, VERSION_HEADER);
       if (!Array.isArray(body) && isStatelessRequest(body, version)) {
-        return this.stateless(body, req, reply, { agentId, principal: principal.principal });
+        return this.stateless(body, req, reply, { agentId, requestId: req.id, principal: principal.principal });
       }
       if (version !== undefined && !isSupportedVersion(version)) {
         return send(400, null, AgentSurfaceCode.InvalidRequest, `Unsupported MCP-Protocol-Version: ${version}`);
@@ -91,7 +91,7 @@ export class AgentMcpController {
         if (!found.ok) return send(404, null, AgentSurfaceCode.InvalidRequest, `Session not found: ${found.reason}`);
         session = found.session;
       }
-      const ctx: AgentRequestContext = { agentId, principal: principal.principal, session };
+      const ctx: AgentRequestContext = { agentId, requestId: req.id, principal: principal.principal, session };
 
       if (Array.isArray(body)) {
         const effective = version ?? session?.protocolVersion ?? DEFAULT_PROTOCOL_VERSION;
@@ -122,10 +122,10 @@ export class AgentMcpController {
         eventIds: true,
       });
     } catch (error) {
-      const incident = req.id; // the request id: in X-Request-Id and on every log line of this request
+      const incident = req.id; // the request id: in X-Request-Id and on this line as request_id
       this.logger.error({
         msg: 'unhandled error on surface A',
-        incident,
+        request_id: incident,
         agent_id: agentId,
         error: (error as Error).message,
       });
@@ -155,6 +155,7 @@ export class AgentMcpController {
       } catch (error) {
         this.logger.error({
           msg: 'error in a streamed request',
+          request_id: ctx.requestId,
           agent_id: ctx.agentId,
           error: (error as Error).message,
         });

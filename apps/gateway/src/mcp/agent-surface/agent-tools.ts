@@ -72,6 +72,7 @@ export class AgentTools {
       arguments: keyed.arguments,
       channelId,
       time: CallTime.accept(params._meta, this.env),
+      requestId: ctx.requestId,
     };
     // A stateless result names its conversation, so the client can continue it.
     const shape = (outcome: CallOutcome) =>

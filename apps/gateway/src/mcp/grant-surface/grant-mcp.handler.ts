@@ -59,6 +59,7 @@ export class GrantMcpHandler {
       tool: request.name,
       arguments: keyed.arguments,
       time: CallTime.accept(request.meta, this.env),
+      requestId,
       ...(required.length ? { meta: { credentials: required } } : {}),
     };
     const ran = await this.calls.run('grant', call, keyed.key, (answer) => toContractResult(answer, callId));
