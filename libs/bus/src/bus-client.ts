@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   BUS_REQUEST_TIMEOUT_MS,
+  CallHeaders,
   ServiceError,
   subject,
   type Address,
@@ -12,7 +13,8 @@ import {
 } from '@mcpgw/contracts';
 import { ErrorCode, NatsError, headers as natsHeaders, type Msg, type NatsConnection, type RequestOptions } from 'nats';
 import { admit } from './bus-edge';
-import { traceReceive, traceSend } from './bus-tracing';
+import { traceReceive, traceSend, withRequestId } from './bus-tracing';
+import { connectionState, type ConnectionState } from './connection-status';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 import { decodeJson, encodeJson, type Encoded } from './json';
 
@@ -28,8 +30,14 @@ export class BusTimeoutError extends ServiceError {
 /** What a publish takes: the value, or its bytes already encoded. Typed by the address alone. */
 export type Outgoing<T> = NoInfer<T> | Encoded<NoInfer<T>>;
 
-/** Headers of the direct reply path (`ReplyHeaders`); the only ones apps set. */
-export type BusHeaders = Partial<Record<ReplyHeader, string>>;
+/** Headers of the direct reply path (`ReplyHeaders`) and of a call (`CallHeaders`); the only ones apps set. */
+export type BusHeaders = Partial<Record<ReplyHeader | (typeof CallHeaders)[keyof typeof CallHeaders], string>>;
+
+/** What a request may carry besides its payload. */
+export interface RequestExtras {
+  /** The HTTP request's id (X-Request-Id): in `Mcpgw-Request-Id`, for the receivers' log lines. */
+  requestId?: string;
+}
 
 /** A payload that passed its subject's check, as a subscriber gets it. */
 export interface Received<T, R = never> {
@@ -65,8 +73,9 @@ export class BusClient {
     operation: K,
     payload: BusRequest<K>,
     timeoutMs = BUS_REQUEST_TIMEOUT_MS,
+    extras: RequestExtras = {},
   ): Promise<BusResponse<K>> {
-    return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs);
+    return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs, extras);
   }
 
   /**
@@ -126,23 +135,37 @@ export class BusClient {
     }
   }
 
-  /** A readiness check: the connection is open and the server answers. */
-  readiness(): { name: string; check(): Promise<void> } {
+  /**
+   * A readiness check: the connection is open, not between a disconnect and its
+   * reconnect, and the server answers. States: `closed`, `reconnecting`.
+   */
+  readiness(): { name: string; check(): Promise<string | void> } {
+    const state: ConnectionState = connectionState(this.nc);
     return {
       name: 'nats',
       check: async () => {
-        if (this.nc.isClosed()) throw new Error('connection closed');
+        if (this.nc.isClosed()) return 'closed';
+        if (!state.connected) return 'reconnecting';
         await this.nc.flush();
       },
     };
   }
 
   /** A request, in a client span when a trace is active (its context rides in the headers). */
-  private async call<R>(to: string, operation: string, payload: Uint8Array, timeoutMs: number): Promise<R> {
-    const traced = traceSend('request', operation);
-    if (!traced) return this.exchange<R>(to, operation, payload, { timeout: timeoutMs });
+  private async call<R>(
+    to: string,
+    operation: string,
+    payload: Uint8Array,
+    timeoutMs: number,
+    extras: RequestExtras = {},
+  ): Promise<R> {
+    const given = withRequestId(undefined, extras.requestId);
+    const traced = traceSend('request', operation, given);
+    const headers = traced?.headers ?? given;
+    const options: RequestOptions = headers ? { timeout: timeoutMs, headers } : { timeout: timeoutMs };
+    if (!traced) return this.exchange<R>(to, operation, payload, options);
     try {
-      const answer = await this.exchange<R>(to, operation, payload, { timeout: timeoutMs, headers: traced.headers });
+      const answer = await this.exchange<R>(to, operation, payload, options);
       traced.end();
       return answer;
     } catch (error) {
