@@ -29,15 +29,16 @@ describe('readiness and operations metrics', () => {
     all
       .filter((s) => s.name === metric && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
       .reduce((sum, s) => sum + s.value, 0);
-  const call = (args: Record<string, unknown>) =>
+  const call = (args: Record<string, unknown>, tool = 'echo') =>
     fetch(env.mcpUrl(), {
       method: 'POST',
       headers: { ...HEADERS, 'x-agent-api-key': env.apiKey },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: args } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
     });
 
   beforeAll(async () => {
-    env = await startTestStack();
+    // One message at a time per pod: a second call waits in the stream (pending).
+    env = await startTestStack({ podEnv: { POD_CONCURRENCY: '1' } });
     db = new Client({ connectionString: env.stack.settings.databaseUrl });
     // Terminated with the apps' connections below: not an error of the test.
     db.on('error', () => undefined);
@@ -177,4 +178,25 @@ describe('readiness and operations metrics', () => {
         ).toMatchObject({ value: 0 });
     }
   });
+
+  it("/metrics: the inbox consumer's counts move while calls wait for the one slot of the pod", async () => {
+    const state = async (name: string) =>
+      (await samples('agent-pod-1')).find((s) => s.name === 'mcpgw_inbox_consumer_messages' && s.labels.state === name)
+        ?.value;
+    const calls = [call({ ms: 6_000 }, 'sleep'), call({ ms: 6_000 }, 'sleep')];
+    // Consumer info is asked at most every 5 s: poll until the counts show both calls.
+    await expect
+      .poll(async () => ({ pending: await state('pending'), ack_pending: await state('ack_pending') }), {
+        timeout: 6_000,
+        interval: 500,
+      })
+      .toEqual({ pending: 1, ack_pending: 1 });
+    for (const answer of await Promise.all(calls)) expect(answer.status).toBe(200);
+    await expect
+      .poll(async () => ({ pending: await state('pending'), ack_pending: await state('ack_pending') }), {
+        timeout: 7_000,
+        interval: 500,
+      })
+      .toEqual({ pending: 0, ack_pending: 0 });
+  }, 30_000);
 });
