@@ -11,7 +11,15 @@ import {
   type BusResponse,
   type ReplyHeader,
 } from '@mcpgw/contracts';
-import { ErrorCode, NatsError, headers as natsHeaders, type Msg, type NatsConnection, type RequestOptions } from 'nats';
+import {
+  ErrorCode,
+  NatsError,
+  headers as natsHeaders,
+  type Msg,
+  type NatsConnection,
+  type RequestOptions,
+  type Subscription,
+} from 'nats';
 import { admit } from './bus-edge';
 import { traceReceive, traceSend, withRequestId } from './bus-tracing';
 import { connectionState, type ConnectionState } from './connection-status';
@@ -53,6 +61,16 @@ export interface BusSubscription {
   unsubscribe(): void;
 }
 
+export interface SubscribeOptions {
+  queue?: string;
+  /**
+   * The app cannot work without this subscription (e.g. the replies subject of a
+   * message service replica): the `nats` readiness check says `subscription closed`
+   * if the server closes it (a permission the NATS account does not grant, …).
+   */
+  essential?: boolean;
+}
+
 /**
  * The typed bus. Request/reply by `BusOperations`; publish and subscribe by
  * the subjects declared in contracts (`Address`), so every publish type-checks
@@ -60,6 +78,9 @@ export interface BusSubscription {
  */
 @Injectable()
 export class BusClient {
+  /** The `essential` subscriptions, until unsubscribed. */
+  private readonly essential = new Set<Subscription>();
+
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_OPTIONS) private readonly options: BusOptions,
@@ -103,9 +124,9 @@ export class BusClient {
   subscribe<T, R = never>(
     from: Address<T, R>,
     onMessage: (received: Received<T, R>) => void,
-    options: { queue?: string } = {},
+    options: SubscribeOptions = {},
   ): BusSubscription {
-    return this.nc.subscribe(from.subject(this.options.prefix), {
+    const sub = this.nc.subscribe(from.subject(this.options.prefix), {
       queue: options.queue,
       callback: (error, msg) => {
         if (error) return logger.warn(`subscription ${from.family}: ${error.message}`);
@@ -121,6 +142,14 @@ export class BusClient {
           });
       },
     });
+    if (!options.essential) return sub;
+    this.essential.add(sub);
+    return {
+      unsubscribe: () => {
+        this.essential.delete(sub);
+        sub.unsubscribe();
+      },
+    };
   }
 
   /** Resolves once the server has everything sent so far (e.g. a subscription is in place). */
@@ -137,7 +166,8 @@ export class BusClient {
 
   /**
    * A readiness check: the connection is open, not between a disconnect and its
-   * reconnect, and the server answers. States: `closed`, `reconnecting`.
+   * reconnect, the server answers, and no `essential` subscription was closed.
+   * States: `closed`, `reconnecting`, `subscription closed`.
    */
   readiness(): { name: string; check(): Promise<string | void> } {
     const state: ConnectionState = connectionState(this.nc);
@@ -147,6 +177,7 @@ export class BusClient {
         if (this.nc.isClosed()) return 'closed';
         if (!state.connected) return 'reconnecting';
         await this.nc.flush();
+        for (const sub of this.essential) if (sub.isClosed()) return 'subscription closed';
       },
     };
   }
