@@ -1,6 +1,13 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
+import {
+  BusClient,
+  BusModule,
+  busDroppedMetric,
+  busMessagesMetric,
+  busOptionsFromEnv,
+  natsConnectionEventsMetric,
+} from '@mcpgw/bus';
 import { HealthModule, MetricsModule } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
@@ -44,7 +51,7 @@ class PodModule {}
       inject: [AGENT_POD_ENV],
       useFactory: (env: AgentPodEnv) => busOptionsFromEnv(env, `agent-pod-${env.POD_ID}`),
     }),
-    MetricsModule.forService('agent-pod', [busMessagesMetric, busDroppedMetric]),
+    MetricsModule.forService('agent-pod', [busMessagesMetric, busDroppedMetric, natsConnectionEventsMetric]),
     HealthModule.forChecks({
       imports: [PodModule],
       inject: [BusClient, RegistrationService, InboxConsumerService],

@@ -1,4 +1,4 @@
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { connectMcp, scrapeMetric, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ACK_WAIT_MS = 1_500;
@@ -37,6 +37,9 @@ describe('delivery to agent pods', () => {
     const isNewStart = (line: Record<string, unknown>) =>
       line.msg === 'skill started' && line.skill === 'sleep' && !startedBefore.has(line.message_id);
 
+    const redeliveriesBefore = await Promise.all(
+      pods.map((p) => scrapeMetric(p.managementUrl!, 'mcpgw_inbox_redeliveries_total')),
+    );
     const call = mcp.client.callTool({ name: 'sleep', arguments: { ms: 2_000 } }, undefined, { timeout: 30_000 });
     // Whichever pod took the message: kill it while the skill runs (no reply, no ack).
     const started = await Promise.any(pods.map((p) => p.waitForLog(isNewStart, 10_000).then((line) => ({ p, line }))));
@@ -51,6 +54,11 @@ describe('delivery to agent pods', () => {
       1_000,
     );
     expect(Number(redelivered.redeliveries)).toBeGreaterThanOrEqual(1);
+    // Counted on /metrics by the pod that got it again.
+    const survivorBefore = redeliveriesBefore[pods.indexOf(survivor)];
+    expect(await scrapeMetric(survivor.managementUrl!, 'mcpgw_inbox_redeliveries_total')).toBeGreaterThan(
+      survivorBefore,
+    );
     expect(result.content).toEqual([{ type: 'text', text: 'slept 2000 ms' }]);
   });
 });

@@ -1,7 +1,14 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
-import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
+import {
+  BusClient,
+  BusModule,
+  busDroppedMetric,
+  busMessagesMetric,
+  busOptionsFromEnv,
+  natsConnectionEventsMetric,
+} from '@mcpgw/bus';
+import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
 import { AgentsModule } from './agents/agents.module';
@@ -20,10 +27,20 @@ import { McpModule } from './mcp/mcp.module';
       useFactory: (env: GatewayEnv) => busOptionsFromEnv(env, `gateway-${env.SERVICE_INSTANCE}`),
     }),
     CacheModule,
-    MetricsModule.forService('gateway', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
+    MetricsModule.forService('gateway', [
+      busMessagesMetric,
+      busDroppedMetric,
+      natsConnectionEventsMetric,
+      ...sqlMetrics,
+    ]),
     HealthModule.forChecks({
-      inject: [DATABASE_READINESS, BusClient],
-      useFactory: (database: ReadinessCheck, bus: BusClient) => [database, bus.readiness()],
+      // Its bus handlers (`consumers`) are added by runService (libs/runtime).
+      inject: [DATABASE_READINESS, MIGRATIONS_READINESS, BusClient],
+      useFactory: (database: ReadinessCheck, migrations: ReadinessCheck, bus: BusClient) => [
+        database,
+        migrations,
+        bus.readiness(),
+      ],
     }),
     AgentsModule,
     McpModule,

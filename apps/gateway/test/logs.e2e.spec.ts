@@ -136,9 +136,26 @@ describe('logs', () => {
     expect(done.headers['x-agent-api-key']).toBe('[redacted]');
     expect(done.headers['x-request-id']).toBe('test-req-123');
     expect(done.headers['x-client-note']).toBe(`retrying with bak_${env.apiKeyId}_… and [jwt]`);
-    // The pod logs the same call under the same trace.
+    // The message service and the pod log the same call with its request id and trace id,
+    // carried in the NATS headers (Mcpgw-Request-Id, traceparent) and passed to their lines.
+    const traceId = call!.trace_id;
+    const messageService = env.stack.processes.find((p) => p.name.startsWith('message-service'))!;
+    const ms = await messageService.waitForLog(
+      (l) => l.msg === 'post and wait done' && l.request_id === 'test-req-123',
+      5_000,
+    );
+    expect(ms).toMatchObject({ service: 'message-service', status: 'replied', trace_id: traceId });
     const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
-    await pod.waitForLog((l) => l.msg === 'skill answered' && l.trace_id === call!.trace_id, 5_000);
+    for (const msg of ['skill started', 'skill answered']) {
+      const line = await pod.waitForLog((l) => l.msg === msg && l.request_id === 'test-req-123', 5_000);
+      expect(line).toMatchObject({ service: 'agent-pod', skill: 'echo', trace_id: traceId });
+    }
+    // Only this call's lines carry its request id.
+    const others = env.stack.processes
+      .filter((p) => !p.name.startsWith('gateway'))
+      .flatMap((p) => p.logs)
+      .filter((l) => l.request_id === 'test-req-123');
+    expect(new Set(others.map((l) => l.trace_id))).toEqual(new Set([traceId]));
   });
 
   it('a grant call has its request id in the header and on its log lines', async () => {

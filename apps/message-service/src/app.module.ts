@@ -1,7 +1,14 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
-import { BusClient, BusModule, busDroppedMetric, busMessagesMetric, busOptionsFromEnv } from '@mcpgw/bus';
-import { DATABASE_READINESS, sqlMetrics } from '@mcpgw/persistence';
+import {
+  BusClient,
+  BusModule,
+  busDroppedMetric,
+  busMessagesMetric,
+  busOptionsFromEnv,
+  natsConnectionEventsMetric,
+} from '@mcpgw/bus';
+import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
@@ -25,10 +32,20 @@ import { WaitService } from './wait/wait.service';
       inject: [MESSAGE_SERVICE_ENV],
       useFactory: (env: MessageServiceEnv) => busOptionsFromEnv(env, `message-service-${env.SERVICE_INSTANCE}`),
     }),
-    MetricsModule.forService('message-service', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
+    MetricsModule.forService('message-service', [
+      busMessagesMetric,
+      busDroppedMetric,
+      natsConnectionEventsMetric,
+      ...sqlMetrics,
+    ]),
     HealthModule.forChecks({
-      inject: [DATABASE_READINESS, BusClient],
-      useFactory: (database: ReadinessCheck, bus: BusClient) => [database, bus.readiness()],
+      // Its bus handlers (`consumers`) are added by runService (libs/runtime).
+      inject: [DATABASE_READINESS, MIGRATIONS_READINESS, BusClient],
+      useFactory: (database: ReadinessCheck, migrations: ReadinessCheck, bus: BusClient) => [
+        database,
+        migrations,
+        bus.readiness(),
+      ],
     }),
   ],
   controllers: [MessagesMsController, MessagesHttpController],

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   BUS_REQUEST_TIMEOUT_MS,
+  CallHeaders,
   ServiceError,
   subject,
   type Address,
@@ -10,9 +11,18 @@ import {
   type BusResponse,
   type ReplyHeader,
 } from '@mcpgw/contracts';
-import { ErrorCode, NatsError, headers as natsHeaders, type Msg, type NatsConnection, type RequestOptions } from 'nats';
+import {
+  ErrorCode,
+  NatsError,
+  headers as natsHeaders,
+  type Msg,
+  type NatsConnection,
+  type RequestOptions,
+  type Subscription,
+} from 'nats';
 import { admit } from './bus-edge';
-import { traceReceive, traceSend } from './bus-tracing';
+import { traceReceive, traceSend, withRequestId } from './bus-tracing';
+import { connectionState, type ConnectionState } from './connection-status';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 import { decodeJson, encodeJson, type Encoded } from './json';
 
@@ -28,8 +38,14 @@ export class BusTimeoutError extends ServiceError {
 /** What a publish takes: the value, or its bytes already encoded. Typed by the address alone. */
 export type Outgoing<T> = NoInfer<T> | Encoded<NoInfer<T>>;
 
-/** Headers of the direct reply path (`ReplyHeaders`); the only ones apps set. */
-export type BusHeaders = Partial<Record<ReplyHeader, string>>;
+/** Headers of the direct reply path (`ReplyHeaders`) and of a call (`CallHeaders`); the only ones apps set. */
+export type BusHeaders = Partial<Record<ReplyHeader | (typeof CallHeaders)[keyof typeof CallHeaders], string>>;
+
+/** What a request may carry besides its payload. */
+export interface RequestExtras {
+  /** The HTTP request's id (X-Request-Id): in `Mcpgw-Request-Id`, for the receivers' log lines. */
+  requestId?: string;
+}
 
 /** A payload that passed its subject's check, as a subscriber gets it. */
 export interface Received<T, R = never> {
@@ -45,6 +61,16 @@ export interface BusSubscription {
   unsubscribe(): void;
 }
 
+export interface SubscribeOptions {
+  queue?: string;
+  /**
+   * The app cannot work without this subscription (e.g. the replies subject of a
+   * message service replica): the `nats` readiness check says `subscription closed`
+   * if the server closes it (a permission the NATS account does not grant, …).
+   */
+  essential?: boolean;
+}
+
 /**
  * The typed bus. Request/reply by `BusOperations`; publish and subscribe by
  * the subjects declared in contracts (`Address`), so every publish type-checks
@@ -52,6 +78,9 @@ export interface BusSubscription {
  */
 @Injectable()
 export class BusClient {
+  /** The `essential` subscriptions, until unsubscribed. */
+  private readonly essential = new Set<Subscription>();
+
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BUS_OPTIONS) private readonly options: BusOptions,
@@ -65,8 +94,9 @@ export class BusClient {
     operation: K,
     payload: BusRequest<K>,
     timeoutMs = BUS_REQUEST_TIMEOUT_MS,
+    extras: RequestExtras = {},
   ): Promise<BusResponse<K>> {
-    return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs);
+    return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs, extras);
   }
 
   /**
@@ -94,9 +124,9 @@ export class BusClient {
   subscribe<T, R = never>(
     from: Address<T, R>,
     onMessage: (received: Received<T, R>) => void,
-    options: { queue?: string } = {},
+    options: SubscribeOptions = {},
   ): BusSubscription {
-    return this.nc.subscribe(from.subject(this.options.prefix), {
+    const sub = this.nc.subscribe(from.subject(this.options.prefix), {
       queue: options.queue,
       callback: (error, msg) => {
         if (error) return logger.warn(`subscription ${from.family}: ${error.message}`);
@@ -112,6 +142,14 @@ export class BusClient {
           });
       },
     });
+    if (!options.essential) return sub;
+    this.essential.add(sub);
+    return {
+      unsubscribe: () => {
+        this.essential.delete(sub);
+        sub.unsubscribe();
+      },
+    };
   }
 
   /** Resolves once the server has everything sent so far (e.g. a subscription is in place). */
@@ -126,23 +164,39 @@ export class BusClient {
     }
   }
 
-  /** A readiness check: the connection is open and the server answers. */
-  readiness(): { name: string; check(): Promise<void> } {
+  /**
+   * A readiness check: the connection is open, not between a disconnect and its
+   * reconnect, the server answers, and no `essential` subscription was closed.
+   * States: `closed`, `reconnecting`, `subscription closed`.
+   */
+  readiness(): { name: string; check(): Promise<string | void> } {
+    const state: ConnectionState = connectionState(this.nc);
     return {
       name: 'nats',
       check: async () => {
-        if (this.nc.isClosed()) throw new Error('connection closed');
+        if (this.nc.isClosed()) return 'closed';
+        if (!state.connected) return 'reconnecting';
         await this.nc.flush();
+        for (const sub of this.essential) if (sub.isClosed()) return 'subscription closed';
       },
     };
   }
 
   /** A request, in a client span when a trace is active (its context rides in the headers). */
-  private async call<R>(to: string, operation: string, payload: Uint8Array, timeoutMs: number): Promise<R> {
-    const traced = traceSend('request', operation);
-    if (!traced) return this.exchange<R>(to, operation, payload, { timeout: timeoutMs });
+  private async call<R>(
+    to: string,
+    operation: string,
+    payload: Uint8Array,
+    timeoutMs: number,
+    extras: RequestExtras = {},
+  ): Promise<R> {
+    const given = withRequestId(undefined, extras.requestId);
+    const traced = traceSend('request', operation, given);
+    const headers = traced?.headers ?? given;
+    const options: RequestOptions = headers ? { timeout: timeoutMs, headers } : { timeout: timeoutMs };
+    if (!traced) return this.exchange<R>(to, operation, payload, options);
     try {
-      const answer = await this.exchange<R>(to, operation, payload, { timeout: timeoutMs, headers: traced.headers });
+      const answer = await this.exchange<R>(to, operation, payload, options);
       traced.end();
       return answer;
     } catch (error) {

@@ -4,7 +4,7 @@ import { subject, type BusReply, type EventSpec } from '@mcpgw/contracts';
 import { defaultIfEmpty, isObservable, lastValueFrom } from 'rxjs';
 import { admit } from './bus-edge';
 import { failureFrame } from './bus-reply';
-import { markActiveFailed, traceReceive } from './bus-tracing';
+import { callIdsOf, markActiveFailed, traceReceive, type CallIds } from './bus-tracing';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { decodeJson, encodeJson } from './json';
 
@@ -34,6 +34,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
   /** The queue-group subscriptions (requests, shared events): what a draining replica hands to the others. */
   private readonly queued: Subscription[] = [];
+  private listening = false;
   protected override readonly logger = new Logger(BusServer.name);
 
   constructor(
@@ -59,10 +60,26 @@ export class BusServer extends Server implements CustomTransportStrategy {
       this.subscriptions.push(sub);
       if (queue) this.queued.push(sub);
     }
+    this.listening = true;
     callback();
   }
 
+  /**
+   * A readiness check of the app's bus handlers (`consumers`): subscribed, and none of
+   * their subscriptions closed. States: `not subscribed`, `subscription closed`.
+   */
+  readiness(): { name: string; check(): Promise<string | void> } {
+    return {
+      name: 'consumers',
+      check: async () => {
+        if (!this.listening) return 'not subscribed';
+        if (this.subscriptions.some((sub) => sub.isClosed())) return 'subscription closed';
+      },
+    };
+  }
+
   close(): void {
+    this.listening = false;
     for (const sub of this.subscriptions) sub.unsubscribe();
     this.subscriptions.length = 0;
   }
@@ -88,7 +105,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
     const event = (handler.extras as BusHandlerExtras | undefined)?.event;
     if (event) {
       const parsed = admit(event, msg.data);
-      if (parsed.ok) await this.runEvent(pattern, handler, parsed.value);
+      if (parsed.ok) await this.runEvent(pattern, handler, parsed.value, callIdsOf(msg.headers));
       return;
     }
     const payload = decodeJson(msg.data);
@@ -97,7 +114,8 @@ export class BusServer extends Server implements CustomTransportStrategy {
     }
     try {
       // Nest hands back the handler's value, or an Observable when a filter or an interceptor ran.
-      const returned: unknown = await handler(payload);
+      // The handler's context (`@Ctx() ids: CallIds`): the call's request and trace ids, for its log lines.
+      const returned: unknown = await handler(payload, callIdsOf(msg.headers));
       const result = isObservable(returned) ? await lastValueFrom(returned.pipe(defaultIfEmpty(undefined))) : returned;
       this.respond(msg, { ok: true, data: result });
     } catch (error) {
@@ -109,9 +127,9 @@ export class BusServer extends Server implements CustomTransportStrategy {
   }
 
   /** An event has nobody to answer: a failure is logged. */
-  private async runEvent<T>(pattern: string, handler: MessageHandler, payload: T): Promise<void> {
+  private async runEvent<T>(pattern: string, handler: MessageHandler, payload: T, ids: CallIds): Promise<void> {
     try {
-      const returned: unknown = await handler(payload);
+      const returned: unknown = await handler(payload, ids);
       if (isObservable(returned)) await lastValueFrom(returned.pipe(defaultIfEmpty(undefined)));
     } catch (error) {
       this.logger.error(`${pattern} failed: ${(error as Error).stack ?? error}`);

@@ -8,6 +8,7 @@ import {
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
+import { CallHeaders } from '@mcpgw/contracts';
 import { headers as natsHeaders, type MsgHdrs } from 'nats';
 
 /*
@@ -21,6 +22,7 @@ import { headers as natsHeaders, type MsgHdrs } from 'nats';
  */
 
 const tracer = trace.getTracer('@mcpgw/bus');
+const REQUEST_ID = CallHeaders.requestId;
 const TRACEPARENT = 'traceparent';
 
 const setter: TextMapSetter<MsgHdrs> = { set: (carrier, key, value) => carrier.set(key, value) };
@@ -118,4 +120,37 @@ function messagingAttributes(operation: string, family: string, messageId?: stri
     'messaging.destination.name': family,
     ...(messageId ? { 'messaging.message.id': messageId } : {}),
   };
+}
+
+/**
+ * The ids of the call a message belongs to, for the handler's log lines: the
+ * request id (`Mcpgw-Request-Id`) and the trace id of its `traceparent`. Passed
+ * explicitly to the lines that concern the call, never kept in an async context
+ * (libs/observability/README.md, "Logs").
+ */
+export interface CallIds {
+  request_id?: string;
+  trace_id?: string;
+}
+
+const TRACE_ID = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** The same alphabet and length as an accepted X-Request-Id (libs/observability log-context.ts). */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:/+=@-]{1,128}$/;
+
+export function callIdsOf(headers: MsgHdrs | undefined): CallIds {
+  if (!headers) return {};
+  const ids: CallIds = {};
+  const requestId = headers.get(REQUEST_ID);
+  if (requestId && SAFE_REQUEST_ID.test(requestId)) ids.request_id = requestId;
+  const traceId = TRACE_ID.exec(headers.get(TRACEPARENT))?.[1];
+  if (traceId && traceId !== '0'.repeat(32)) ids.trace_id = traceId;
+  return ids;
+}
+
+/** `headers` (made when there are none) with the call's request id set, when there is one. */
+export function withRequestId(headers: MsgHdrs | undefined, requestId: string | undefined): MsgHdrs | undefined {
+  if (!requestId) return headers;
+  const carrier = headers ?? natsHeaders();
+  carrier.set(REQUEST_ID, requestId);
+  return carrier;
 }

@@ -5,6 +5,7 @@ import { BusClient } from './bus-client';
 import { InboxPublisher } from './jetstream/inbox-publisher';
 import { InboxReader } from './jetstream/inbox-reader';
 import { meterConnection } from './bus-meter';
+import { connectionEvents } from './connection-status';
 import { coalesceWrites } from './write-coalescing';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 
@@ -29,13 +30,8 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
   });
   meterConnection(nc, options.prefix);
   coalesceWrites(nc);
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect') {
-        logger.warn(`nats ${status.type} (${String(status.data)})`);
-      }
-    }
-  })();
+  // Counted for /metrics, followed for /ready (connection-status.ts), and logged.
+  connectionEvents(nc, (type, data) => logger.warn(`nats ${type} (${String(data)})`));
   return nc;
 }
 

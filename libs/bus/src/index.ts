@@ -12,3 +12,5 @@ export * from './bus-meter';
 export * from './bus-reply';
 export * from './write-coalescing';
 export * from './retry';
+export * from './connection-status';
+export { callIdsOf, type CallIds } from './bus-tracing';

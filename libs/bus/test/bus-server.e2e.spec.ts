@@ -1,12 +1,19 @@
 import { BusPattern, InvalidRequestError, defineEvent } from '@mcpgw/contracts';
 import { Controller, Logger, Module } from '@nestjs/common';
-import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
-import { connect, type NatsConnection } from 'nats';
+import { connect, headers, type NatsConnection } from 'nats';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { freePort, isListening } from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BusClient } from '../src/bus-client';
 import { BusExceptionFilter } from '../src/bus-exception.filter';
 import { BusServer } from '../src/bus-server';
+import type { CallIds } from '../src/bus-tracing';
 import { decodeJson } from '../src/json';
 
 const seen: unknown[] = [];
@@ -21,6 +28,12 @@ class ProbeController {
     if (req.agent_id === 'bad') throw new InvalidRequestError('nope', ['agent_id x']);
     if (req.agent_id === 'boom') throw new Error('secret internals');
     return { id: 'c1', agent_id: req.agent_id, created_at: 'now' };
+  }
+
+  /** Answers with the call ids the transport handed it as its context. */
+  @MessagePattern(BusPattern.ListMessages)
+  list(@Payload() _req: unknown, @Ctx() ids: CallIds) {
+    return { messages: [], ids };
   }
 
   @EventPattern('probe.event', { fanout: true })
@@ -38,12 +51,14 @@ describe('BusServer and BusClient over NATS', () => {
   let nc: NatsConnection;
   let client: BusClient;
   let close: () => Promise<void>;
+  let server: BusServer;
 
   beforeAll(async () => {
     Logger.overrideLogger(false);
     nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
     const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] }).compile();
-    const app = moduleRef.createNestMicroservice({ strategy: new BusServer(nc, prefix, 'probe') });
+    server = new BusServer(nc, prefix, 'probe');
+    const app = moduleRef.createNestMicroservice({ strategy: server });
     app.useGlobalFilters(new BusExceptionFilter());
     await app.listen();
     client = new BusClient(nc, { url: '', prefix, name: 'test' });
@@ -91,5 +106,74 @@ describe('BusServer and BusClient over NATS', () => {
   it('delivers fan-out events', async () => {
     client.publish(probeEvent, { hello: 1 });
     await expect.poll(() => seen, { timeout: 2_000 }).toContainEqual({ hello: 1 });
+  });
+
+  it("hands each handler the call's request id and trace id from the headers, and drops an unsafe id", async () => {
+    const answer = (await client.request(BusPattern.ListMessages, { channel_id: 'x' } as never, undefined, {
+      requestId: 'req-42',
+    })) as unknown as { ids: CallIds };
+    expect(answer.ids).toEqual({ request_id: 'req-42' });
+
+    const hdrs = headers();
+    hdrs.set('traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    hdrs.set('Mcpgw-Request-Id', 'has space');
+    const raw = await nc.request(`${prefix}.${BusPattern.ListMessages}`, new TextEncoder().encode('{}'), {
+      headers: hdrs,
+    });
+    expect(decodeJson(raw.data)).toMatchObject({
+      ok: true,
+      data: { ids: { trace_id: '0af7651916cd43dd8448eb211c80319c' } },
+    });
+    expect((decodeJson(raw.data) as { data: { ids: CallIds } }).data.ids.request_id).toBeUndefined();
+  });
+
+  it('is ready (consumers) while its handlers are subscribed', async () => {
+    await expect(server.readiness().check()).resolves.toBeUndefined();
+    await expect(client.readiness().check()).resolves.toBeUndefined();
+  });
+});
+
+/**
+ * An essential subscription the server closes (here: a permission the NATS user does
+ * not have) turns the `nats` check to `subscription closed`. On a NATS server of this
+ * file's own, with one user allowed everything but `forbidden.>`.
+ */
+describe('essential subscriptions', () => {
+  let nats: ChildProcess;
+  let dir: string;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    dir = mkdtempSync(join(tmpdir(), 'mcpgw-nats-perm-'));
+    const config = join(dir, 'nats.conf');
+    writeFileSync(
+      config,
+      `listen: 127.0.0.1:${port}\nauthorization { users = [ { user: app, password: app, permissions: { subscribe: { deny: "forbidden.>" } } } ] }\n`,
+    );
+    nats = spawn('nats-server', ['-c', config], { stdio: 'ignore' });
+    for (let i = 0; i < 100 && !(await isListening('127.0.0.1', port)); i++) await delay(100);
+    nc = await connect({ servers: `nats://127.0.0.1:${port}`, user: 'app', pass: 'app' });
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    nats?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a closed essential subscription makes the bus not ready; a plain one does not', async () => {
+    const client = new BusClient(nc, { url: '', prefix: 'forbidden', name: 'test' });
+    const allowed = new BusClient(nc, { url: '', prefix: 'allowed', name: 'test' });
+    allowed.subscribe(probeEvent, () => undefined, { essential: true });
+    client.subscribe(probeEvent, () => undefined); // not essential: refused, but /ready does not care
+    await nc.flush();
+    await expect(allowed.readiness().check()).resolves.toBeUndefined();
+
+    const essential = client.subscribe(probeEvent, () => undefined, { essential: true });
+    await expect.poll(() => client.readiness().check(), { timeout: 5_000 }).toBe('subscription closed');
+    // Unsubscribed, it is no longer watched.
+    essential.unsubscribe();
+    await expect(client.readiness().check()).resolves.toBeUndefined();
   });
 });

@@ -8,6 +8,13 @@ export interface ManagementEndpoints {
   registry: Registry;
   /** True once the service drains (SIGTERM): `/ready` answers 503 whatever the checks say. */
   draining?: () => boolean;
+  /**
+   * Told when a check's state changes (`ok` → a reason and back), with the error of a
+   * check that rejected: the log gets what `/ready` does not show.
+   */
+  onChange?: (name: string, state: string, cause?: unknown) => void;
+  /** How long each check may take (default 2 s). */
+  checkTimeoutMs?: number;
 }
 
 /** The management port, listening; `markDraining` turns `/ready` to 503 for good (libs/runtime/README.md). */
@@ -19,11 +26,13 @@ export interface ManagementServer {
 
 /**
  * The management port: `/health` (liveness: the process answers, nothing else is
- * touched), `/ready` (readiness: every dependency answers) and `/metrics`
+ * touched), `/ready` (readiness: every dependency answers, each named with a state
+ * that is never an error's text: readiness.ts) and `/metrics`
  * (Prometheus). Apart from the public and internal ports, so probes and scrapes
  * can be let in where callers are not, and callers never see either.
  */
-export function managementHandler({ checks, registry, draining }: ManagementEndpoints) {
+export function managementHandler({ checks, registry, draining, onChange, checkTimeoutMs }: ManagementEndpoints) {
+  const last = new Map<string, string>(checks.map((c) => [c.name, 'ok']));
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '/').split('?', 1)[0];
     if (request.method !== 'GET' && request.method !== 'HEAD')
@@ -32,7 +41,12 @@ export function managementHandler({ checks, registry, draining }: ManagementEndp
       case '/health':
         return send(response, 200, { status: 'ok' });
       case '/ready': {
-        const { ready, body } = await checkReadiness(checks);
+        const { ready, body, causes } = await checkReadiness(checks, checkTimeoutMs);
+        for (const [name, state] of Object.entries(body.checks)) {
+          if (last.get(name) === state) continue;
+          last.set(name, state);
+          onChange?.(name, state, causes[name]);
+        }
         // A draining service takes no new work: the load balancer must stop sending it any.
         if (draining?.()) {
           return send(response, 503, { status: 'not_ready', checks: { ...body.checks, shutdown: 'draining' } });

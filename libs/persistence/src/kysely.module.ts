@@ -9,6 +9,8 @@ import { MeteredPostgresDialect } from './metered-dialect';
 export const KYSELY = Symbol('KYSELY');
 /** The `/ready` check of the app's database. */
 export const DATABASE_READINESS = Symbol('DATABASE_READINESS');
+/** The `/ready` check that the database has the app's latest migration. */
+export const MIGRATIONS_READINESS = Symbol('MIGRATIONS_READINESS');
 
 /** `@InjectKysely() db: Kysely<AppTables>`. */
 export const InjectKysely = (): ParameterDecorator => Inject(KYSELY);
@@ -60,7 +62,7 @@ function guardCheckedOutClients(pool: PgPool): void {
 }
 
 /** A readiness check: the database answers a statement. */
-export function databaseReadiness(db: Kysely<unknown>): { name: string; check(): Promise<void> } {
+export function databaseReadiness(db: Kysely<unknown>): { name: string; check(): Promise<string | void> } {
   return {
     name: 'database',
     check: async () => {
@@ -69,8 +71,47 @@ export function databaseReadiness(db: Kysely<unknown>): { name: string; check():
   };
 }
 
+/** The name TypeORM records for a migration, and its timestamp (the name's last 13 digits). */
+function migrationName(migration: { name?: string; constructor: { name: string } }): string {
+  return migration.name ?? migration.constructor.name;
+}
+
 /**
- * Provides `KYSELY` and `DATABASE_READINESS` to the whole app, next to its
+ * A readiness check: the database has the app's latest migration (the newest of
+ * those its DataSource lists), in the migrations table of its schema. An app whose
+ * schema is behind its code must not serve (the migration Job or init container has
+ * not run, or failed): states `not applied: <migration>` (the table lacks it or is
+ * not there). Any other failure rejects (`unavailable` on /ready, the error logged).
+ */
+export function migrationsReadiness(
+  db: Kysely<unknown>,
+  dataSource: DataSource,
+): { name: string; check(): Promise<string | void> } {
+  const options = dataSource.options as { schema?: string; migrationsTableName?: string };
+  const table = sql.id(options.schema ?? 'public', options.migrationsTableName ?? 'migrations');
+  let latest: string | undefined;
+  // Looked up on every probe (one indexed row): a database restored from an older backup shows too.
+  return {
+    name: 'migrations',
+    check: async () => {
+      latest ??= dataSource.migrations
+        .map(migrationName)
+        .sort((a, b) => Number(/\d{13}$/.exec(a)?.[0] ?? 0) - Number(/\d{13}$/.exec(b)?.[0] ?? 0))
+        .at(-1);
+      if (!latest) return;
+      try {
+        const { rows } = await sql<{ one: number }>`SELECT 1 AS one FROM ${table} WHERE name = ${latest}`.execute(db);
+        if (rows.length === 0) return `not applied: ${latest}`;
+      } catch (error) {
+        if ((error as { code?: string }).code === '42P01') return `not applied: ${latest}`; // undefined_table
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * Provides `KYSELY`, `DATABASE_READINESS` and `MIGRATIONS_READINESS` to the whole app, next to its
  * `TypeOrmModule.forRoot…` (which keeps running migrations and closes the pool).
  */
 @Module({})
@@ -86,8 +127,9 @@ export class KyselyModule {
           useFactory: (dataSource: DataSource) => kyselyOver(dataSource),
         },
         { provide: DATABASE_READINESS, inject: [KYSELY], useFactory: databaseReadiness },
+        { provide: MIGRATIONS_READINESS, inject: [KYSELY, getDataSourceToken()], useFactory: migrationsReadiness },
       ],
-      exports: [KYSELY, DATABASE_READINESS],
+      exports: [KYSELY, DATABASE_READINESS, MIGRATIONS_READINESS],
     };
   }
 }

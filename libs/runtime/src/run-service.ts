@@ -115,8 +115,18 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   if (spec.port) await app.listen(spec.port(env), spec.host?.(env) ?? '0.0.0.0');
   // Logs are buffered until start-up completes; listen() flushes them, an app without a port must.
   app.flushLogs();
+  const checks = app.get<ReadinessCheck[]>(READINESS_CHECKS);
   const management = await startManagementServer(
-    { checks: app.get<ReadinessCheck[]>(READINESS_CHECKS), registry: app.get<Registry>(METRICS_REGISTRY) },
+    {
+      // An app with bus handlers is ready only while they are subscribed (`consumers`).
+      checks: busServer ? [...checks, busServer.readiness()] : checks,
+      registry: app.get<Registry>(METRICS_REGISTRY),
+      // /ready names a state; the error behind it goes to the log, once per change.
+      onChange: (check, state, cause) =>
+        state === 'ok'
+          ? logger.log({ msg: 'ready again', check }, 'Readiness')
+          : logger.warn({ msg: 'not ready', check, state, error: (cause as Error | undefined)?.message }, 'Readiness'),
+    },
     env.MANAGEMENT_HOST,
     env.MANAGEMENT_PORT,
   );

@@ -50,8 +50,10 @@ export class CancellationsService implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   onApplicationBootstrap(): void {
-    this.subscription = this.bus.subscribe(AgentCancel.at(this.env.AGENT_ID), ({ payload }) =>
-      this.cancel(payload.message_id, payload.reason),
+    this.subscription = this.bus.subscribe(
+      AgentCancel.at(this.env.AGENT_ID),
+      ({ payload }) => this.cancel(payload.message_id, payload.reason),
+      { essential: true },
     );
   }
 

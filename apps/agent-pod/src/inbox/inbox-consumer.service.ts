@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AgentReply } from '@mcpgw/contracts';
-import { InboxReader, type BoundInbox, type InboxDelivery } from '@mcpgw/bus';
-import type { ReadinessCheck } from '@mcpgw/observability';
+import { InboxReader, type BoundInbox, type InboxConsumerState, type InboxDelivery } from '@mcpgw/bus';
+import { METRICS_REGISTRY, hopTimer, type ReadinessCheck } from '@mcpgw/observability';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { Draining } from '@mcpgw/runtime';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
@@ -12,6 +13,10 @@ import { PodStoppingError, SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
 
 const FETCH_EXPIRES_MS = 5_000;
+/** Not ready when no pull has ended for this long while there were free slots (a pull ends within FETCH_EXPIRES_MS). */
+const FETCH_STALL_MS = 3 * FETCH_EXPIRES_MS;
+/** The consumer's counts on /metrics are asked of JetStream at most this often (one API request each). */
+const CONSUMER_STATE_MAX_AGE_MS = 5_000;
 
 /**
  * Pulls this agent's chat messages from JetStream. All pods of one agent share
@@ -38,6 +43,14 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private idle: (() => void)[] = [];
   /** Aborted past the drain's grace: replies not stored by then are handed back. */
   private readonly stopStoring = new AbortController();
+  /** The consumer pulled from now, and when a pull last ended (or the pod last waited for a free slot). */
+  private bound?: BoundInbox;
+  private lastPullAt = 0;
+  /** Times hop `pod` (/metrics): message received to reply sent. */
+  private readonly hop: () => () => void;
+  private readonly redeliveries: Counter<'agent'>;
+  /** The consumer's counts, cached for CONSUMER_STATE_MAX_AGE_MS. */
+  private consumerState?: { at: number; state: Promise<InboxConsumerState | undefined> };
 
   constructor(
     private readonly inbox: InboxReader,
@@ -45,7 +58,31 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     private readonly runner: SkillRunner,
     private readonly replier: ReplierService,
     draining: Draining,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
+    this.hop = hopTimer(registry, 'pod');
+    const agent = env.AGENT_ID;
+    this.redeliveries = new Counter({
+      name: 'mcpgw_inbox_redeliveries_total',
+      help: 'Inbox messages this pod received again (JetStream redelivered them: a pod died, an ack wait ran out, a nak)',
+      labelNames: ['agent'],
+      registers: [registry],
+    });
+    this.redeliveries.inc({ agent }, 0);
+    const counts = () => this.readConsumerState();
+    new Gauge({
+      name: 'mcpgw_inbox_consumer_messages',
+      help: "The agent's inbox consumer as JetStream counts it (consumer info, at most every 5 s): pending (not yet delivered), ack_pending (delivered, not acked), redelivered (delivered more than once, not acked)",
+      labelNames: ['agent', 'state'],
+      registers: [registry],
+      async collect() {
+        const state = await counts();
+        if (!state) return;
+        this.set({ agent, state: 'pending' }, state.pending);
+        this.set({ agent, state: 'ack_pending' }, state.ackPending);
+        this.set({ agent, state: 'redelivered' }, state.redelivered);
+      },
+    });
     // The drain (libs/runtime/README.md): stop pulling; let running skills finish and their
     // replies go out; past the grace, stop them and nak their messages for another pod.
     draining.register({
@@ -66,6 +103,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
 
   async onApplicationBootstrap(): Promise<void> {
     const consumer = await this.consumer();
+    this.lastPullAt = Date.now();
     this.loop = this.pull(consumer);
     this.logger.log({ msg: 'consuming', agent_id: this.env.AGENT_ID });
   }
@@ -90,15 +128,34 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     }
   }
 
-  /** Ready while pulling from the agent's inbox, and the last pull worked. */
+  /**
+   * Ready while pulling from the agent's inbox: the last pull worked, and one ended
+   * recently (or every slot is busy). States: `not consuming`, `last pull failed`,
+   * `not fetching` (the error of a failed pull is logged, never shown on /ready).
+   */
   readiness(): ReadinessCheck {
     return {
       name: 'inbox',
       check: async () => {
-        if (!this.loop || !this.running) throw new Error('not consuming');
-        if (this.fetchFailure) throw new Error(`cannot pull from the inbox: ${this.fetchFailure}`);
+        if (!this.loop || !this.running) return 'not consuming';
+        if (this.fetchFailure) return 'last pull failed';
+        const busy = this.inFlight.size >= this.env.POD_CONCURRENCY;
+        if (!busy && Date.now() - this.lastPullAt > FETCH_STALL_MS) return 'not fetching';
       },
     };
+  }
+
+  /** The consumer's counts for /metrics: asked of JetStream at most every CONSUMER_STATE_MAX_AGE_MS. */
+  private readConsumerState(): Promise<InboxConsumerState | undefined> {
+    const now = Date.now();
+    if (!this.consumerState || now - this.consumerState.at > CONSUMER_STATE_MAX_AGE_MS) {
+      const bound = this.bound;
+      this.consumerState = {
+        at: now,
+        state: bound ? bound.state().catch(() => undefined) : Promise.resolve(undefined),
+      };
+    }
+    return this.consumerState.state;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -124,11 +181,12 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
    * the message service to make the stream again.
    */
   private async pull(first: BoundInbox): Promise<void> {
-    let consumer = first;
+    let consumer = (this.bound = first);
     while (this.running) {
       const free = this.env.POD_CONCURRENCY - this.inFlight.size;
       if (free <= 0) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        this.lastPullAt = Date.now();
         continue;
       }
       try {
@@ -146,12 +204,13 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
             .catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
         }
         this.fetchFailure = undefined;
+        this.lastPullAt = Date.now();
       } catch (error) {
         if (!this.running) return;
         this.fetchFailure = (error as Error).message;
         this.logger.warn(`fetch failed: ${this.fetchFailure}; binding the consumer again`);
         await delay(500);
-        consumer = await this.consumer().catch((bindError: Error) => {
+        consumer = this.bound = await this.consumer().catch((bindError: Error) => {
           this.logger.warn(`binding the consumer failed: ${bindError.message}`);
           return consumer;
         });
@@ -169,12 +228,17 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     const { message } = msg;
     if (this.inFlight.has(message.id)) return; // already worked on here; its ack will follow
     this.inFlight.add(message.id);
+    const hopDone = this.hop();
+    if (msg.redelivered) this.redeliveries.inc({ agent: this.env.AGENT_ID });
     const heartbeat = setInterval(() => msg.working(), Math.max(this.env.INBOX_ACK_WAIT_MS / 3, 100));
     try {
       if (this.completed.has(message.id)) return await this.answerCopy(msg, message.id);
       if (msg.redeliveryCount > this.env.INBOX_MAX_DELIVER) return await this.giveUp(msg);
       const reply = await this.run(msg);
-      if (reply) await this.sendReply(msg, reply);
+      if (reply) {
+        await this.sendReply(msg, reply);
+        hopDone();
+      }
     } finally {
       clearInterval(heartbeat);
       this.inFlight.delete(message.id);
@@ -188,7 +252,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
   private async run(msg: InboxDelivery): Promise<AgentReply | undefined> {
     const { message } = msg;
     try {
-      const reply = await this.runner.answer(message, msg.redeliveryCount);
+      const reply = await this.runner.answer(message, msg.redeliveryCount, msg.ids);
       this.completed.add(message.id, reply);
       return reply;
     } catch (error) {
@@ -209,6 +273,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
           msg: 'could not answer; will be redelivered',
           message_id: message.id,
           error: (error as Error).message,
+          ...msg.ids,
         });
         msg.nak(1_000);
       }

@@ -1,3 +1,4 @@
+import type { CallIds } from '@mcpgw/bus';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { AgentReply, ChatMessage } from '@mcpgw/contracts';
 import { inSpan } from '@mcpgw/observability';
@@ -56,20 +57,28 @@ export class SkillRunner implements OnApplicationShutdown {
    * message is done: cancellation/README.md), and any other error when the
    * message should be delivered again.
    */
-  async answer(message: ChatMessage, redeliveries: number): Promise<AgentReply> {
+  async answer(message: ChatMessage, redeliveries: number, ids: CallIds = {}): Promise<AgentReply> {
     const name = message.tool_call?.name;
+    // The call's request and trace ids come with the message (its headers), passed to each line.
     this.logger.debug({
       msg: 'skill started',
       message_id: message.id,
       skill: name,
       pod_id: this.env.POD_ID,
       redeliveries,
+      ...ids,
     });
     const call = this.cancellations.track(message);
     try {
       const output = await this.run(message, call);
       if (call.stopped) throw call.signal.reason as SkillStoppedError;
-      this.logger.debug({ msg: 'skill answered', message_id: message.id, skill: name, is_error: !!output.isError });
+      this.logger.debug({
+        msg: 'skill answered',
+        message_id: message.id,
+        skill: name,
+        is_error: !!output.isError,
+        ...ids,
+      });
       return this.replier.toReply(message, output);
     } finally {
       call.done();

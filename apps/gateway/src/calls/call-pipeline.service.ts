@@ -16,6 +16,8 @@ import {
   type WaitResult,
 } from '@mcpgw/contracts';
 import { BusClient, BusTimeoutError } from '@mcpgw/bus';
+import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
+import type { Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallCancellation, type CancellableCall } from '../cancellation/call-cancellation.service';
@@ -51,6 +53,8 @@ export interface CallRequest {
 export interface PreparedCall {
   toolId: string;
   message: ChatMessage;
+  /** The HTTP request's id (CallRequest.requestId): sent along in `Mcpgw-Request-Id`. */
+  requestId?: string;
 }
 
 export interface ExecuteOptions {
@@ -100,7 +104,13 @@ export class CallPipeline {
     private readonly bus: BusClient,
     private readonly cancellation: CallCancellation,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
-  ) {}
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.hop = hopTimer(registry, 'gateway');
+  }
+
+  /** Times hop `gateway` (/metrics): post and wait until the reply is in hand. */
+  private readonly hop: () => () => void;
 
   async call(request: CallRequest, options: ExecuteOptions = {}): Promise<CallOutcome> {
     return this.execute(await this.prepare(request), request.time, options);
@@ -133,7 +143,7 @@ export class CallPipeline {
       tool_call: { name: request.tool, arguments: args },
       ...(request.meta ? { meta: request.meta } : {}),
     });
-    return { toolId: tool.id, message };
+    return { toolId: tool.id, message, requestId: request.requestId };
   }
 
   /**
@@ -144,13 +154,15 @@ export class CallPipeline {
    * cancellation module's (cancellation/README.md).
    */
   async execute(prepared: PreparedCall, time: CallTime, options: ExecuteOptions = {}): Promise<CallOutcome> {
-    const { message } = prepared;
+    const { message, requestId } = prepared;
     const { signal, onEvent } = options;
     const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
     const watch = onEvent && new CallWatch(this.bus, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
     try {
-      const posted = await call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline)));
+      const posted = await call.unlessCancelled(
+        this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId)),
+      );
       const result = watch
         ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call)
         : posted.result;
@@ -185,7 +197,9 @@ export class CallPipeline {
     message: ChatMessage,
     time: CallTime,
     agentDeadline: Deadline,
+    requestId: string | undefined,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+    const hopDone = this.hop();
     for (let handedBack = 0; ;) {
       const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
       try {
@@ -193,7 +207,9 @@ export class CallPipeline {
           BusPattern.PostAndWait,
           { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs },
           waitRequestTimeout(waitMs),
+          { requestId },
         );
+        if (posted.result.status === 'replied') hopDone();
         if (posted.result.status === 'replied' || time.deadline.expired) return posted;
       } catch (error) {
         const draining = isReplicaDraining(error);

@@ -21,6 +21,7 @@ export const UNKNOWN_TOOL = '(unknown)';
 export class CallMetrics {
   private readonly calls: Counter<'surface' | 'agent' | 'tool' | 'outcome'>;
   private readonly duration: Histogram<'surface'>;
+  private readonly replays: Counter<'surface'>;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     this.calls = new Counter({
@@ -36,6 +37,13 @@ export class CallMetrics {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
+    this.replays = new Counter({
+      name: 'mcpgw_idempotency_replays_total',
+      help: 'tools/call answered from an idempotency record (a retry with the same idempotency_key got the stored result), by surface',
+      labelNames: ['surface'],
+      registers: [registry],
+    });
+    for (const surface of ['agent', 'grant']) this.replays.inc({ surface }, 0);
   }
 
   /** Starts a timer; call the result with the outcome when the call ends. */
@@ -45,6 +53,7 @@ export class CallMetrics {
       stop();
       const tool = outcome === 'tool_not_found' ? UNKNOWN_TOOL : call.tool;
       this.calls.inc({ surface, agent: call.agentId, tool, outcome });
+      if (outcome === 'replayed') this.replays.inc({ surface });
     };
   }
 }

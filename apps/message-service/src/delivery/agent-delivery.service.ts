@@ -53,17 +53,18 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  async deliver(message: InboxMessage): Promise<void> {
+  /** `requestId`: the HTTP request's id, on to the pod in `Mcpgw-Request-Id` (for its log lines). */
+  async deliver(message: InboxMessage, requestId?: string): Promise<void> {
     try {
-      await this.inboxes.deliver(message, this.repliesSubject);
+      await this.inboxes.deliver(message, this.repliesSubject, requestId);
     } catch (error) {
       throw this.unavailable(message, error);
     }
   }
 
-  deliverForWaiter(message: InboxMessage): void {
+  deliverForWaiter(message: InboxMessage, requestId?: string): void {
     try {
-      this.inboxes.deliverUnconfirmed(message, this.repliesSubject);
+      this.inboxes.deliverUnconfirmed(message, this.repliesSubject, requestId);
     } catch (error) {
       throw this.unavailable(message, error);
     }

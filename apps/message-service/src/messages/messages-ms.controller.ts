@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import type { CallIds } from '@mcpgw/bus';
 import { BusPattern, type BusRequest } from '@mcpgw/contracts';
 import { WaitService } from '../wait/wait.service';
 import { MessagesService, requireUuid } from './messages.service';
@@ -37,7 +38,7 @@ export class MessagesMsController {
   }
 
   @MessagePattern(BusPattern.PostAndWait)
-  postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>) {
-    return this.waits.postAndWait(req.envelope, req.timeout_ms);
+  postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>, @Ctx() ids: CallIds) {
+    return this.waits.postAndWait(req.envelope, req.timeout_ms, ids);
   }
 }

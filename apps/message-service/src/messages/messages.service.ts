@@ -55,10 +55,10 @@ export class MessagesService {
    * posted before (same id), also its reply if one is stored. Used by
    * post-and-wait, which then need not look again.
    */
-  async postChat(plain: unknown): Promise<PostResult & { existingReply?: AgentReply }> {
+  async postChat(plain: unknown, requestId?: string): Promise<PostResult & { existingReply?: AgentReply }> {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
-    return this.postChatMessage(envelope, 'for_waiter');
+    return this.postChatMessage(envelope, 'for_waiter', requestId);
   }
 
   /**
@@ -94,11 +94,14 @@ export class MessagesService {
   private async postChatMessage(
     message: ChatMessage,
     delivery: 'confirmed' | 'for_waiter',
+    requestId?: string,
   ): Promise<PostResult & { existingReply?: AgentReply }> {
     const outcome = await this.store.insert(message);
     const result = this.accepted(outcome, message);
     const deliver = (stored: InboxMessage) =>
-      delivery === 'confirmed' ? this.delivery.deliver(stored) : this.delivery.deliverForWaiter(stored);
+      delivery === 'confirmed'
+        ? this.delivery.deliver(stored, requestId)
+        : this.delivery.deliverForWaiter(stored, requestId);
     if (!result.duplicate) {
       await deliver({ ...message, channel_id: result.channel_id });
       return result;

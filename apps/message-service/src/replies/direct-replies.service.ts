@@ -25,9 +25,11 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
+    // Essential: without it the pods' replies to this replica go nowhere (`nats` on /ready).
     this.subscription = this.bus.subscribe(
       ReplicaReplies.exact(this.subject),
       (received) => void this.receive(received),
+      { essential: true },
     );
   }
 

@@ -11,7 +11,9 @@ import {
   type Deadline,
   type WaitResult,
 } from '@mcpgw/contracts';
-import { BusClient } from '@mcpgw/bus';
+import { BusClient, type CallIds } from '@mcpgw/bus';
+import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
+import type { Registry } from 'prom-client';
 import { Draining } from '@mcpgw/runtime';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { MessagesService } from '../messages/messages.service';
@@ -45,6 +47,8 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
   private readonly held = new Set<HeldWait>();
   private readonly running = new Set<Promise<unknown>>();
   private readonly owed = new Set<OwedReply>();
+  /** Times hop `message_service` (/metrics): post received to reply in hand. */
+  private readonly hop: () => () => void;
 
   constructor(
     private readonly store: MessagesStore,
@@ -53,7 +57,9 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     private readonly bus: BusClient,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
     private readonly draining: Draining,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
+    this.hop = hopTimer(registry, 'message_service');
     draining.register({
       name: 'waits',
       stopIntake: () => this.giveBackAll(),
@@ -96,7 +102,12 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
    * re-posted message may have its reply already; if not, its first posting
    * may be on another replica, so listen for the reply's notice, then look once more.
    */
-  async postAndWait(envelope: unknown, timeoutMs: unknown): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+  async postAndWait(
+    envelope: unknown,
+    timeoutMs: unknown,
+    ids: CallIds = {},
+  ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+    const hopDone = this.hop();
     const messageId = (envelope as { id?: unknown } | null)?.id;
     if (typeof messageId !== 'string' || (envelope as { type?: unknown }).type !== 'chat_message') {
       throw new InvalidRequestError('post_and_wait takes a chat_message with an id');
@@ -105,7 +116,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS, envelope as Pick<ChatMessage, 'meta'>);
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
     const result = await this.awaitReply(messageId, deadline, async (listen) => {
-      const { existingReply, ...rest } = await this.messages.postChat(envelope);
+      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids.request_id);
       posted = rest;
       if (!posted.duplicate || existingReply) {
         // Delivered from here: its pod answers this replica, which a drain must wait for.
@@ -116,6 +127,9 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
       const stored = await this.store.findReply(posted.channel_id, messageId);
       return { channelId: posted.channel_id, reply: stored.reply };
     });
+    if (result.status === 'replied') hopDone();
+    // The call's ids, passed (the bus header and traceparent): no async context carries them here.
+    this.logger.debug({ msg: 'post and wait done', message_id: messageId, status: result.status, ...ids });
     return { ...posted, result };
   }
 

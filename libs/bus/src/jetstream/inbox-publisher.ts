@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AgentInbox, ReplyHeaders, type InboxMessage } from '@mcpgw/contracts';
 import { headers, type JetStreamClient, type MsgHdrs, type NatsConnection } from 'nats';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
-import { traceSend } from '../bus-tracing';
+import { traceSend, withRequestId } from '../bus-tracing';
 import { encodeJson } from '../json';
 import { ensureInboxStream, restoreInboxStream, type InboxStorage } from './agent-inbox';
 
@@ -38,9 +38,9 @@ export class InboxPublisher {
   }
 
   /** Resolves once JetStream has the message (its ack). */
-  async deliver(message: InboxMessage, replyTo: string): Promise<void> {
+  async deliver(message: InboxMessage, replyTo: string, requestId?: string): Promise<void> {
     this.js ??= this.nc.jetstream();
-    const hdrs = inboxHeaders(message, replyTo);
+    const hdrs = inboxHeaders(message, replyTo, requestId);
     const traced = traceSend('publish', AgentInbox.family, hdrs, message.id);
     try {
       await this.js.publish(this.subject(message), encodeJson(message), { headers: hdrs });
@@ -52,8 +52,8 @@ export class InboxPublisher {
   }
 
   /** The same message, without waiting for JetStream's ack: one message fewer, for a caller that waits for the reply anyway. */
-  deliverUnconfirmed(message: InboxMessage, replyTo: string): void {
-    const hdrs = inboxHeaders(message, replyTo);
+  deliverUnconfirmed(message: InboxMessage, replyTo: string, requestId?: string): void {
+    const hdrs = inboxHeaders(message, replyTo, requestId);
     const traced = traceSend('publish', AgentInbox.family, hdrs, message.id);
     this.nc.publish(this.subject(message), encodeJson(message), { headers: hdrs });
     traced?.end();
@@ -69,10 +69,14 @@ export class InboxPublisher {
   }
 }
 
-/** The de-duplication id (JetStream drops a second copy within its window) and where to reply. */
-function inboxHeaders(message: InboxMessage, replyTo: string): MsgHdrs {
+/**
+ * The de-duplication id (JetStream drops a second copy within its window), where to
+ * reply, and the id of the HTTP request that made the call (for the pod's log lines).
+ */
+function inboxHeaders(message: InboxMessage, replyTo: string, requestId?: string): MsgHdrs {
   const hdrs = headers();
   hdrs.set(MSG_ID_HEADER, message.id);
   hdrs.set(ReplyHeaders.replyTo, replyTo);
+  withRequestId(hdrs, requestId);
   return hdrs;
 }

@@ -3,7 +3,7 @@ import { AgentInbox, ReplicaReplies, ReplyHeaders, type InboxMessage } from '@mc
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { admit } from '../bus-edge';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
-import { traceReceive } from '../bus-tracing';
+import { callIdsOf, traceReceive, type CallIds } from '../bus-tracing';
 import { ackSubjectOf, ensureAgentConsumer, type InboxConsumerSettings } from './agent-inbox';
 
 /** The replies subject of one message service replica. */
@@ -25,6 +25,18 @@ export interface InboxDelivery {
   working(): void;
   /** Handle it in the trace it carries, under a consumer span (bus-tracing.ts); plainly when it carries none. */
   traced<T>(work: () => Promise<T>): Promise<T>;
+  /** The call's request and trace ids (from its headers), for the pod's log lines about it. */
+  readonly ids: CallIds;
+}
+
+/** What JetStream says of an agent's durable consumer (consumer info). */
+export interface InboxConsumerState {
+  /** Messages in the stream not yet delivered to any pod. */
+  pending: number;
+  /** Delivered, not yet acked. */
+  ackPending: number;
+  /** Delivered more than once and not yet acked. */
+  redelivered: number;
 }
 
 /** One pull: the checked messages, and a way to end it early. */
@@ -35,6 +47,8 @@ export interface InboxBatch extends AsyncIterable<InboxDelivery> {
 /** An agent's durable consumer, bound. */
 export interface BoundInbox {
   fetch(maxMessages: number, expiresMs: number): Promise<InboxBatch>;
+  /** The consumer's counts, from JetStream (one API request: call it every few seconds at most). */
+  state(): Promise<InboxConsumerState>;
 }
 
 /**
@@ -53,7 +67,13 @@ export class InboxReader {
   async bind(agentId: string, settings: InboxConsumerSettings): Promise<BoundInbox> {
     const durable = await ensureAgentConsumer(await this.nc.jetstreamManager(), this.options.prefix, agentId, settings);
     const consumer = await this.nc.jetstream().consumers.get(AgentInbox.streamName(this.options.prefix), durable);
-    return { fetch: (max, expires) => fetchChecked(consumer, max, expires) };
+    return {
+      fetch: (max, expires) => fetchChecked(consumer, max, expires),
+      state: async () => {
+        const info = await consumer.info();
+        return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
+      },
+    };
   }
 }
 
@@ -100,6 +120,9 @@ class PulledMessage implements InboxDelivery {
   }
   working(): void {
     this.msg.working();
+  }
+  get ids(): CallIds {
+    return callIdsOf(this.msg.headers);
   }
   traced<T>(work: () => Promise<T>): Promise<T> {
     return traceReceive('message', AgentInbox.family, this.msg.headers, work, this.message.id);

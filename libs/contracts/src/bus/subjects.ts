@@ -38,5 +38,14 @@ export const ReplyHeaders = {
 } as const;
 export type ReplyHeader = (typeof ReplyHeaders)[keyof typeof ReplyHeaders];
 
+/**
+ * Header of a call's messages (gateway → message service → agent pod): the HTTP
+ * request's id (X-Request-Id), so that every app's log lines about the call carry it.
+ * The trace id rides in `traceparent` when tracing is on.
+ */
+export const CallHeaders = {
+  requestId: 'Mcpgw-Request-Id',
+} as const;
+
 /** Agent ids travel in subjects and URLs: keep them to a safe alphabet. */
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
