@@ -134,6 +134,7 @@ describe('quotas', () => {
     await expect(env.stack.admin('agent', 'quotas', '--agent', 'no-such-agent', '--sessions', '1')).rejects.toThrow(
       /no agent/,
     );
+    await expect(env.stack.admin('agent', 'quotas', '--agent', 'no-such-agent')).rejects.toThrow(/no agent/);
   });
 
   it('concurrent calls: the third call of a key with two in flight is refused; the slots come back when they end', async () => {
@@ -171,14 +172,51 @@ describe('quotas', () => {
     expect(next.body.result.isError).toBeFalsy();
   });
 
+  it('concurrent calls: a 2026-07-28 client that closes its request gets the slot back at once', async () => {
+    await setQuotas({ concurrent_calls: 1 });
+    const key = await newKey();
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'quota-test', version: '1' },
+    };
+    const leaving = new AbortController();
+    const abandoned = fetch(env.mcpUrl(0), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        'x-agent-api-key': key,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'sleep',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'sleep', arguments: { ms: 10_000 }, _meta: meta },
+      }),
+      signal: leaving.signal,
+    }).catch(() => undefined);
+    await eventuallyInFlight(0, 1);
+    expectRefused(await post(0, key, echo()), 'concurrent_calls', 1);
+    leaving.abort();
+    await abandoned;
+    await eventuallyInFlight(0, 0); // released in finally when the closed request is cancelled, not 10 s later
+    expect((await post(0, key, echo())).status).toBe(200);
+  });
+
   it('concurrent calls hold across two gateways: one slow call on each, the third is refused on both once gossip has run', async () => {
     await setQuotas({ concurrent_calls: 2 });
     const key = await newKey();
     const running = [post(0, key, slow(4_000)), post(1, key, slow(4_000))];
+    const started = Date.now();
     for (const gateway of [0, 1]) {
       // Each gateway holds one call itself; the other's arrives by gossip (about a second).
       const refused = await eventuallyRefused(() => post(gateway, key, echo()));
       expectRefused(refused, 'concurrent_calls', 2);
+      console.log(`gateway ${gateway} refused the third call ${Date.now() - started} ms after the two began`);
     }
     await Promise.all(running);
   });

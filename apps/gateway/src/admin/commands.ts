@@ -71,8 +71,9 @@ export const COMMANDS: Record<string, Command> = {
     await agents.ensure(id, workspace);
     return { json: { id, workspace_id: workspace }, text: `agent ${id} (workspace ${workspace})` };
   },
-  'agent quotas': async ({ quotas, quotaDefaults }, { flags }) => {
+  'agent quotas': async ({ agents, quotas, quotaDefaults }, { flags }) => {
     const agentId = requireFlag(flags, 'agent');
+    if (!(await agents.list()).some((a) => a.id === agentId)) throw new InvalidRequestError(`no agent ${agentId}`);
     const changes: Partial<QuotaOverrides> = {};
     for (const name of QUOTA_LIMITS) {
       const value = optionalFlag(flags, name.replaceAll('_', '-'));
