@@ -1,6 +1,8 @@
 import { AGENT_ID_PATTERN, CREDENTIAL_NAME_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
 import { mintRuntimeGrant } from '@mcpgw/grants';
 import type { AgentsStore } from '../agents/agents.store';
+import type { AgentQuotasStore } from '../quotas/agent-quotas.store';
+import { QUOTA_LIMITS, effectiveLimits, type QuotaLimits, type QuotaOverrides } from '../quotas/quota-limits';
 import type { ApiKeysStore } from '../auth/api-keys.store';
 import type { GrantKeysService } from '../grants/grant-keys.service';
 import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
@@ -13,6 +15,9 @@ export interface AdminDeps {
   revocations: GrantRevocationsStore;
   pats: PersonalAccessTokensStore;
   maxGrantTtlSeconds: number;
+  quotas: AgentQuotasStore;
+  /** The QUOTA_* defaults of this environment. */
+  quotaDefaults: QuotaLimits;
 }
 
 export interface Parsed {
@@ -33,6 +38,10 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
 
   agent list                                  list agents and their tool counts
   agent create --id <agent> --workspace <ws>  create an agent (pods also create theirs)
+  agent quotas --agent <agent> [--concurrent-calls N] [--calls-per-second N]
+               [--sessions N] [--streams N]
+                                              show an agent's quotas per API key / grant task,
+                                              or set them (0: no limit; default: the QUOTA_* one)
   apikey create --agent <agent> [--label L]   mint an API key; the key is printed once
   apikey list [--agent <agent>]               list keys (ids only, never secrets)
   apikey revoke <key-id>                      revoke a key at once on every gateway
@@ -61,6 +70,30 @@ export const COMMANDS: Record<string, Command> = {
     }
     await agents.ensure(id, workspace);
     return { json: { id, workspace_id: workspace }, text: `agent ${id} (workspace ${workspace})` };
+  },
+  'agent quotas': async ({ agents, quotas, quotaDefaults }, { flags }) => {
+    const agentId = requireFlag(flags, 'agent');
+    if (!(await agents.list()).some((a) => a.id === agentId)) throw new InvalidRequestError(`no agent ${agentId}`);
+    const changes: Partial<QuotaOverrides> = {};
+    for (const name of QUOTA_LIMITS) {
+      const value = optionalFlag(flags, name.replaceAll('_', '-'));
+      if (value !== undefined) changes[name] = quotaValue(name, value);
+    }
+    const row = Object.keys(changes).length ? await quotas.set(agentId, changes) : await quotas.find(agentId);
+    const overrides = row ?? { concurrent_calls: null, calls_per_second: null, sessions: null, streams: null };
+    const limits = effectiveLimits(quotaDefaults, overrides);
+    const view = {
+      agent_id: agentId,
+      limits,
+      overrides: Object.fromEntries(QUOTA_LIMITS.map((name) => [name, overrides[name]])),
+      defaults: quotaDefaults,
+    };
+    const line = (name: (typeof QUOTA_LIMITS)[number]) =>
+      `${name}\t${limits[name] || 'no limit'}\t${overrides[name] === null ? '(default)' : '(set for this agent)'}`;
+    return {
+      json: view,
+      text: [`quotas of agent ${agentId}, per API key and per grant task:`, ...QUOTA_LIMITS.map(line)].join('\n'),
+    };
   },
   'apikey create': async ({ apiKeys }, { flags }) => {
     const created = await apiKeys.create(requireFlag(flags, 'agent'), optionalFlag(flags, 'label'));
@@ -141,6 +174,18 @@ function list(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+}
+
+/** A limit from the command line: a whole number (0: no limit), or `default` to drop the agent's own. */
+function quotaValue(name: string, value: string): number | null {
+  if (value === 'default') return null;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 1_000_000) {
+    throw new InvalidRequestError(
+      `--${name.replaceAll('_', '-')} must be a whole number 0-1000000 (0: no limit) or default`,
+    );
+  }
+  return n;
 }
 
 function requireFlag(flags: Parsed['flags'], name: string): string {

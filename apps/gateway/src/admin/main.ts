@@ -10,6 +10,8 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { GrantKeysService } from '../grants/grant-keys.service';
 import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import { AgentQuotasStore } from '../quotas/agent-quotas.store';
+import { defaultLimits } from '../quotas/quota-limits';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
@@ -27,13 +29,16 @@ async function main(argv: string[]): Promise<number> {
   }
   const app = await NestFactory.createApplicationContext(AdminModule, { logger: false, abortOnError: false });
   try {
+    const env = app.get<GatewayEnv>(GATEWAY_ENV);
     const deps: AdminDeps = {
       agents: app.get(AgentsStore),
       apiKeys: app.get(ApiKeysStore),
       grantKeys: app.get(GrantKeysService),
       revocations: app.get(GrantRevocationsStore),
       pats: app.get(PersonalAccessTokensStore),
-      maxGrantTtlSeconds: app.get<GatewayEnv>(GATEWAY_ENV).GRANT_MAX_TTL_SECONDS,
+      maxGrantTtlSeconds: env.GRANT_MAX_TTL_SECONDS,
+      quotas: app.get(AgentQuotasStore),
+      quotaDefaults: defaultLimits(env),
     };
     const output = await command(deps, parsed);
     process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
@@ -67,6 +72,10 @@ const FLAGS = {
   tools: { type: 'string' },
   credentials: { type: 'string' },
   ttl: { type: 'string' },
+  'concurrent-calls': { type: 'string' },
+  'calls-per-second': { type: 'string' },
+  sessions: { type: 'string' },
+  streams: { type: 'string' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

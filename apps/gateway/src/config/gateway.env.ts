@@ -130,6 +130,32 @@ export class GatewaySettings {
   @Min(1)
   GRANT_MAX_TTL_SECONDS: number = 86_400;
 
+  /** Default per API key and per grant task: tools/call, resources/read and prompts/get in flight at once (0: no limit). */
+  @IsInt()
+  @Min(0)
+  QUOTA_CONCURRENT_CALLS: number = 64;
+
+  /** Default per API key and per grant task: such calls admitted per second, across all replicas (0: no limit). */
+  @IsInt()
+  @Min(0)
+  QUOTA_CALLS_PER_SECOND: number = 100;
+
+  /** Default per API key: MCP sessions open at once (not ended, not expired) (0: no limit). */
+  @IsInt()
+  @Min(0)
+  QUOTA_SESSIONS: number = 256;
+
+  /** Default per API key: GET streams open at once, across all replicas (0: no limit). */
+  @IsInt()
+  @Min(0)
+  QUOTA_STREAMS: number = 32;
+
+  /** How often a replica tells the others its quota counts (apps/gateway/src/quotas/README.md). */
+  @IsInt()
+  @Min(100)
+  @Max(10_000)
+  QUOTA_GOSSIP_INTERVAL_MS: number = 1_000;
+
   /** How often the in-memory index of active API keys is read again in full (notices keep it current meanwhile). */
   @IsInt()
   @Min(1_000)

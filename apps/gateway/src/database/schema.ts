@@ -83,6 +83,16 @@ export interface PersonalAccessTokensTable {
   revoked_at: Timestamp | null;
 }
 
+/** Per-agent quota overrides; NULL: the QUOTA_* default (quotas/README.md). */
+export interface AgentQuotasTable {
+  agent_id: string;
+  concurrent_calls: number | null;
+  calls_per_second: number | null;
+  sessions: number | null;
+  streams: number | null;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -91,6 +101,7 @@ export interface GatewayTables {
   idempotency_records: IdempotencyRecordsTable;
   grant_revocations: GrantRevocationsTable;
   personal_access_tokens: PersonalAccessTokensTable;
+  agent_quotas: AgentQuotasTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

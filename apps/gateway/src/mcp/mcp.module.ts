@@ -15,10 +15,11 @@ import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
 import { CallRunner } from '../calls/call-runner.service';
 import { CallMetrics } from '../metrics/call-metrics';
+import { QuotasModule } from '../quotas/quotas.module';
 
 /** The MCP edge: protocol, transport and the surfaces over the call pipeline. */
 @Module({
-  imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule],
+  imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule, QuotasModule],
   controllers: [AgentMcpController, GrantMcpController],
   providers: [
     AgentMcpHandler,

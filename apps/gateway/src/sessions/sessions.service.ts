@@ -58,13 +58,21 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     clearInterval(this.purgeTimer);
   }
 
+  /**
+   * A new session, unless the principal already holds `maxOpen` open ones
+   * (not ended, not expired; 0: no limit): then undefined. Counted in
+   * PostgreSQL, where sessions live, so the limit is exact across replicas.
+   */
   async create(
     agentId: string,
     principal: string,
     protocolVersion: string,
     clientInfo: unknown,
     clientCapabilities: Record<string, unknown> = {},
-  ): Promise<McpSession> {
+    maxOpen = 0,
+  ): Promise<McpSession | undefined> {
+    // Over its quota of open sessions: refused before a channel is made (the insert checks again, exactly).
+    if (maxOpen && (await this.store.countOpen(agentId, principal)) >= maxOpen) return undefined;
     const channel = await this.bus.request(BusPattern.CreateChannel, { agent_id: agentId });
     const session: McpSession = {
       id: randomBytes(24).toString('base64url'),
@@ -74,17 +82,20 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
       protocolVersion,
       answersClientRequests: answersClientRequests(clientCapabilities),
     };
-    await this.store.insert({
-      id: session.id,
-      agent_id: agentId,
-      principal,
-      channel_id: channel.id,
-      protocol_version: protocolVersion,
-      client_info: clientInfo,
-      client_capabilities: clientCapabilities,
-      expires_at: this.expiry(),
-    });
-    return session;
+    const inserted = await this.store.insert(
+      {
+        id: session.id,
+        agent_id: agentId,
+        principal,
+        channel_id: channel.id,
+        protocol_version: protocolVersion,
+        client_info: clientInfo,
+        client_capabilities: clientCapabilities,
+        expires_at: this.expiry(),
+      },
+      maxOpen,
+    );
+    return inserted ? session : undefined;
   }
 
   async resume(id: string, agentId: string, principal: string): Promise<SessionLookup> {

@@ -18,6 +18,8 @@ export interface SessionRow {
 }
 
 const PURGE_BATCH = 1000;
+/** The advisory-lock class under which session inserts of one principal are serialized (the two-key space). */
+const SESSION_QUOTA_LOCK = 0x5e55;
 const now = sql<Date>`now()`;
 
 /** MCP sessions in PostgreSQL, so every gateway replica can serve every session. */
@@ -25,10 +27,47 @@ const now = sql<Date>`now()`;
 export class SessionsStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
+  /**
+   * Insert the session; with `maxOpen` (> 0), only if its principal holds fewer
+   * open sessions of the agent: the count and the insert run under a lock per
+   * principal, so concurrent initializes on any replicas cannot overshoot.
+   * False when refused.
+   */
   async insert(
     session: Omit<SessionRow, 'last_seen_at' | 'ended_at' | 'log_level'> & { client_info: unknown },
+    maxOpen = 0,
+  ): Promise<boolean> {
+    if (!maxOpen) {
+      await this.insertInto(this.db, session);
+      return true;
+    }
+    return this.db.transaction().execute(async (tx) => {
+      const key = `${session.agent_id}/${session.principal}`;
+      await sql`SELECT pg_advisory_xact_lock(${sql.lit(SESSION_QUOTA_LOCK)}, hashtext(${key}))`.execute(tx);
+      if ((await this.countOpen(session.agent_id, session.principal, tx)) >= maxOpen) return false;
+      await this.insertInto(tx, session);
+      return true;
+    });
+  }
+
+  /** Sessions of the principal with the agent that are neither ended nor expired. */
+  async countOpen(agentId: string, principal: string, db: GatewayDb = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('mcp_sessions')
+      .select((eb) => eb.fn.countAll<string>().as('open'))
+      .where('agent_id', '=', agentId)
+      .where('principal', '=', principal)
+      .where('ended_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.open);
+  }
+
+  private async insertInto(
+    db: GatewayDb,
+    session: Omit<SessionRow, 'last_seen_at' | 'ended_at' | 'log_level'> & { client_info: unknown },
   ): Promise<void> {
-    await this.db
+    await db
       .insertInto('mcp_sessions')
       .values({
         id: session.id,

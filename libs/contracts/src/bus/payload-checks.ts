@@ -69,6 +69,42 @@ export const checkCallCancelled: PayloadCheck<CallCancelledEvent> = bySchema<Cal
   properties: { key: { type: 'string' } },
 });
 
+/** Most principals one gossip message carries (the busiest first); the rest wait for a later one. */
+export const QUOTA_GOSSIP_MAX_ENTRIES = 5_000;
+
+/**
+ * `QuotaGossip`: one gateway replica's live counts per principal (key id or
+ * grant task, with its agent), about once a second. Each entry is
+ * `[principal, calls in flight, open GET streams, calls admitted in the last second]`.
+ */
+export interface QuotaGossipEvent {
+  replica: string;
+  entries: [principal: string, calls: number, streams: number, rate: number][];
+}
+
+export const checkQuotaGossip: PayloadCheck<QuotaGossipEvent> = bySchema<QuotaGossipEvent>({
+  type: 'object',
+  required: ['replica', 'entries'],
+  properties: {
+    replica: { type: 'string', minLength: 1, maxLength: 128 },
+    entries: {
+      type: 'array',
+      maxItems: QUOTA_GOSSIP_MAX_ENTRIES,
+      items: {
+        type: 'array',
+        minItems: 4,
+        maxItems: 4,
+        items: [
+          { type: 'string', minLength: 1, maxLength: 512 },
+          { type: 'integer', minimum: 0 },
+          { type: 'integer', minimum: 0 },
+          { type: 'integer', minimum: 0 },
+        ],
+      },
+    },
+  },
+});
+
 /** A check by a schema of its own, compiled on first use. */
 function bySchema<T>(schema: SchemaObject): PayloadCheck<T> {
   let validate: ValidateFunction | undefined;

@@ -10,6 +10,9 @@ const STACK_ENV = {
   DATABASE_POOL_SIZE: '20',
   INBOX_STORAGE: process.env.INBOX_STORAGE ?? 'file',
   POD_CONCURRENCY: process.env.POD_CONCURRENCY ?? '64',
+  // One key drives every client: limits far above the load keep the quota checks on the path, never refusing.
+  QUOTA_CONCURRENT_CALLS: '100000',
+  QUOTA_CALLS_PER_SECOND: '1000000',
 };
 
 /** nats-server and PostgreSQL (the postmaster and every backend under it), shared by the whole stack. */

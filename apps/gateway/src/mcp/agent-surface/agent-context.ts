@@ -21,6 +21,8 @@ export interface AgentRequestContext {
 export interface Handled {
   /** An object, or JSON text when the result must go out byte for byte; null: no response (cancelled). */
   response: JsonRpcResponse | string | null;
+  /** The HTTP status, when not the surface's usual one (429: a session over its quota). */
+  status?: number;
   /** HTTP headers to add, e.g. Mcp-Session-Id after initialize. */
   headers?: Record<string, string>;
   /** The method is not one this server knows (2026-07-28 answers that with HTTP 404). */

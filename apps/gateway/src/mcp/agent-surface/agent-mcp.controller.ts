@@ -24,11 +24,15 @@ import { AgentSurfaceCode } from './errors';
 import { ListChangedStreams } from './list-changed.streams';
 import { whenClientLeaves } from '../../cancellation/client-disconnect';
 import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-requests';
+import { QuotasService } from '../../quotas/quotas.service';
+import { retryAfterHeader, type QuotaRefusal } from '../../quotas/quota-refusal';
 
 const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';
 /** A batch runs its requests at once: bound how many one body can start. */
 const MAX_BATCH = 50;
+/** Requests that make a round trip to the agent: what the call quotas count. */
+const AGENT_ROUND_TRIPS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 /**
  * Surface A: `/{agent_id}/mcp`, MCP Streamable HTTP with an agent API key.
@@ -46,6 +50,7 @@ export class AgentMcpController {
     private readonly sessions: SessionsService,
     private readonly handler: AgentMcpHandler,
     private readonly listChanged: ListChangedStreams,
+    private readonly quotas: QuotasService,
   ) {}
 
   @Post()
@@ -134,10 +139,32 @@ export class AgentMcpController {
   }
 
   /**
+   * One request, within its key's call quotas when it goes to the agent: the
+   * call holds its slot until it is answered, times out, fails or is cancelled.
+   */
+  private async respond(
+    request: JsonRpcRequest,
+    ctx: AgentRequestContext,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    stream: { priming: boolean; eventIds: boolean },
+  ): Promise<void> {
+    const admitted = AGENT_ROUND_TRIPS.has(request.method)
+      ? this.quotas.admitCalls(ctx.agentId, callerOf(ctx))
+      : undefined;
+    if (admitted && !admitted.ok) return refuse(reply, req.headers.accept, request.id, admitted.refusal);
+    try {
+      await this.answer(request, ctx, req, reply, stream);
+    } finally {
+      admitted?.release();
+    }
+  }
+
+  /**
    * One request, answered as JSON, or as an event stream when it streams
    * notifications. A stateless request is cancelled by closing it.
    */
-  private async respond(
+  private async answer(
     request: JsonRpcRequest,
     ctx: AgentRequestContext,
     req: FastifyRequest,
@@ -170,7 +197,8 @@ export class AgentMcpController {
       void reply.status(204).send();
       return;
     }
-    sendRpc(reply, accept, ctx.stateless ? statelessStatus(handled) : 200, handled.response, handled.headers);
+    const status = handled.status ?? (ctx.stateless ? statelessStatus(handled) : 200);
+    sendRpc(reply, accept, status, handled.response, handled.headers);
   }
 
   /** 2026-07-28 (rules in `stateless-requests.ts`): write what the route says, or serve the request. */
@@ -212,6 +240,11 @@ export class AgentMcpController {
     const found = await this.sessions.resume(sessionId, agentId, principal.principal.id);
     if (!found.ok)
       return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
+    const admitted = this.quotas.admitStream(agentId, `apikey:${principal.principal.id}`);
+    if (!admitted.ok) return refuse(reply, undefined, null, admitted.refusal);
+    // The slot is held until the stream closes, whoever closes it (client, drain, network).
+    reply.raw.once('close', admitted.release);
+    if (req.raw.destroyed || reply.raw.destroyed) admitted.release();
     this.listChanged.open(agentId, new SseStream(reply, randomUUID()), primesStreams(found.session.protocolVersion));
   }
 
@@ -255,6 +288,26 @@ export class AgentMcpController {
     reply: FastifyReply,
     accept: string | undefined,
   ): Promise<void> {
+    // A batch's round trips are admitted together or refused together.
+    const calls = items.filter((item) => {
+      const classified = classify(item);
+      return classified.kind === 'request' && AGENT_ROUND_TRIPS.has(classified.message.method);
+    }).length;
+    const admitted = calls ? this.quotas.admitCalls(ctx.agentId, callerOf(ctx), calls) : undefined;
+    if (admitted && !admitted.ok) return refuse(reply, accept, null, admitted.refusal);
+    try {
+      await this.batchOf(items, ctx, reply, accept);
+    } finally {
+      admitted?.release();
+    }
+  }
+
+  private async batchOf(
+    items: unknown[],
+    ctx: AgentRequestContext,
+    reply: FastifyReply,
+    accept: string | undefined,
+  ): Promise<void> {
     const responses: (JsonRpcResponse | string)[] = [];
     await Promise.all(
       items.map(async (item) => {
@@ -290,6 +343,21 @@ export class AgentMcpController {
     if (Array.isArray(presented)) return { ok: false as const, reason: 'exactly one X-Agent-API-Key header' };
     return this.auth.authenticate(presented, agentId);
   }
+}
+
+function callerOf(ctx: AgentRequestContext): string {
+  return `apikey:${ctx.principal.id}`;
+}
+
+/** Over a quota: HTTP 429, `Retry-After`, JSON-RPC -32005 (quotas/README.md). */
+function refuse(reply: FastifyReply, accept: string | undefined, id: JsonRpcId | null, refusal: QuotaRefusal): void {
+  sendRpc(
+    reply,
+    accept,
+    429,
+    failure(id, AgentSurfaceCode.QuotaExceeded, refusal.message, refusal.data),
+    retryAfterHeader(refusal),
+  );
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

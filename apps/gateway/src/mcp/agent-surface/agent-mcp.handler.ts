@@ -4,6 +4,8 @@ import { CallPipeline } from '../../calls/call-pipeline.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { CONVERSATION_META_KEY } from '../../sessions/conversation-handles';
 import { SessionsService } from '../../sessions/sessions.service';
+import { QuotasService } from '../../quotas/quotas.service';
+import { retryAfterHeader } from '../../quotas/quota-refusal';
 import { failure, result, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc';
 import { StatelessMeta } from '../protocol/stateless';
 import { ALL_PROTOCOL_VERSIONS, SERVER_INFO, negotiateVersion } from '../protocol/versions';
@@ -37,6 +39,7 @@ export class AgentMcpHandler {
     private readonly tools: AgentTools,
     private readonly resourcesAndPrompts: ResourcesAndPrompts,
     private readonly inputIds: InputRequestIds,
+    private readonly quotas: QuotasService,
   ) {}
 
   async handle(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -110,7 +113,16 @@ export class AgentMcpHandler {
       protocolVersion,
       params.clientInfo,
       capabilities,
+      this.quotas.sessionLimit(ctx.agentId),
     );
+    if (!session) {
+      const refusal = this.quotas.sessionRefusal(ctx.agentId, `apikey:${ctx.principal.id}`);
+      return {
+        status: 429,
+        headers: retryAfterHeader(refusal),
+        response: failure(request.id, AgentSurfaceCode.QuotaExceeded, refusal.message, refusal.data),
+      };
+    }
     return {
       headers: { [SESSION_HEADER]: session.id },
       response: result(request.id, {

@@ -1,11 +1,14 @@
 import { CallError, InvalidArgumentsError } from '../../calls/call-errors';
 import { JsonRpcCode } from '../protocol/json-rpc';
+import { QUOTA_EXCEEDED_CODE } from '../../quotas/quota-refusal';
 
 /** Surface A's own codes (root README, "The MCP endpoint"). */
 export const AgentSurfaceCode = {
   ...JsonRpcCode,
   Unauthorized: -32001,
   AgentReplyTimeout: -32003,
+  /** HTTP 429 with Retry-After: over a quota (quotas/README.md). */
+  QuotaExceeded: QUOTA_EXCEEDED_CODE,
 } as const;
 
 /**

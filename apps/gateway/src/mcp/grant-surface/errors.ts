@@ -1,5 +1,6 @@
 import { CallError, ToolNotFoundError } from '../../calls/call-errors';
 import { JsonRpcCode } from '../protocol/json-rpc';
+import { QUOTA_EXCEEDED_CODE } from '../../quotas/quota-refusal';
 
 /** The grant surface's codes (root README, "The task-scoped endpoint"): HTTP status and JSON-RPC code travel together. */
 export const GrantSurfaceError = {
@@ -7,6 +8,7 @@ export const GrantSurfaceError = {
   CredentialUnavailable: { status: 401, code: -32003 },
   TooLarge: { status: 413, code: JsonRpcCode.InvalidRequest },
   ToolNotSupported: { status: 422, code: -32002 },
+  QuotaExceeded: { status: 429, code: QUOTA_EXCEEDED_CODE },
   Unclassified: { status: 500, code: -32000 },
   Unavailable: { status: 503, code: -32002 },
 } as const;

@@ -5,7 +5,9 @@ import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { JsonRpcCode, failure, rawResult, result, type JsonRpcId } from '../protocol/json-rpc';
 import { OriginGuard } from '../transport/origin.guard';
 import { GrantSurfaceError } from './errors';
-import { GrantMcpHandler } from './grant-mcp.handler';
+import { GrantMcpHandler, taskCaller } from './grant-mcp.handler';
+import { QuotasService } from '../../quotas/quotas.service';
+import { retryAfterHeader } from '../../quotas/quota-refusal';
 import { parseGrantRequest } from './grant-request';
 
 /**
@@ -22,6 +24,7 @@ export class GrantMcpController {
   constructor(
     private readonly auth: RuntimeGrantAuthenticator,
     private readonly handler: GrantMcpHandler,
+    private readonly quotas: QuotasService,
   ) {}
 
   @Post()
@@ -67,7 +70,20 @@ export class GrantMcpController {
       if (request.method === 'tools/list')
         return send(200, result(request.id as JsonRpcId, await this.handler.listTools(auth.grant)));
 
-      const called = await this.handler.callTool(request, auth.grant, requestId);
+      // The task's call quotas; the slot is held until the call ends, however it ends.
+      const admitted = this.quotas.admitCalls(agentId, taskCaller(auth.grant));
+      if (!admitted.ok) {
+        const { refusal } = admitted;
+        reply.headers(retryAfterHeader(refusal));
+        return fail(
+          GrantSurfaceError.QuotaExceeded.status,
+          request.id,
+          GrantSurfaceError.QuotaExceeded.code,
+          refusal.message,
+          refusal.data,
+        );
+      }
+      const called = await this.handler.callTool(request, auth.grant, requestId).finally(admitted.release);
       if (!called.ok) return fail(called.status, request.id, called.code, called.message, called.data);
       if (called.replayed) reply.header(REPLAYED_HEADER, 'true');
       send(

@@ -55,7 +55,7 @@ export class GrantMcpHandler {
     const callId = request.callId ?? `call_${randomUUID()}`;
     const call: CallRequest = {
       agentId: grant.agentId,
-      callerId: `task:${grant.workspaceId}/${grant.taskId}`,
+      callerId: taskCaller(grant),
       tool: request.name,
       arguments: keyed.arguments,
       time: CallTime.accept(request.meta, this.env),
@@ -81,6 +81,11 @@ export class GrantMcpHandler {
     const { tools } = await this.catalogue.forAgent(grant.agentId);
     return tools.filter((tool) => allowed.has(tool.id) || allowed.has(tool.definition.name));
   }
+}
+
+/** Who calls on surface B: the grant's task (idempotency keys and quotas are per task). */
+export function taskCaller(grant: RuntimeGrant): string {
+  return `task:${grant.workspaceId}/${grant.taskId}`;
 }
 
 function toContractTool({ id, definition: d }: CatalogueTool) {
