@@ -27,6 +27,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const VERSION = '2026-07-28';
 const CALL_TIMEOUT_MS = 15_000;
 const DOCUMENTED_ERRORS = new Set([-32003, -32603]);
+/** The load is one key's, far above the default per-key quotas: this file is about faults, not limits. */
+const NO_QUOTAS = { QUOTA_CALLS_PER_SECOND: '0', QUOTA_CONCURRENT_CALLS: '0' };
 
 interface Outcome {
   nonce: string;
@@ -147,7 +149,7 @@ describe('kill -9 one of two agent pods during load', () => {
   let env: TestStack;
 
   beforeAll(async () => {
-    env = await startTestStack({ pods: 2, podEnv: { INBOX_ACK_WAIT_MS: '1500' } });
+    env = await startTestStack({ pods: 2, gatewayEnv: NO_QUOTAS, podEnv: { INBOX_ACK_WAIT_MS: '1500' } });
   });
   afterAll(async () => {
     await env?.stop();
@@ -179,7 +181,7 @@ describe('kill -9 a gateway mid-call during load (two gateways, idempotency keys
   let env: TestStack;
 
   beforeAll(async () => {
-    env = await startTestStack({ gateways: 2 });
+    env = await startTestStack({ gateways: 2, gatewayEnv: NO_QUOTAS });
   });
   afterAll(async () => {
     await env?.stop();
@@ -217,7 +219,10 @@ describe('kill -9 a message service replica during load (two replicas)', () => {
 
   beforeAll(async () => {
     // Short wait slices: a gateway whose replica died re-posts (and finds the stored reply) quickly.
-    env = await startTestStack({ gatewayEnv: { CALL_WAIT_SLICE_MS: '1000' }, podEnv: { INBOX_ACK_WAIT_MS: '1500' } });
+    env = await startTestStack({
+      gatewayEnv: { CALL_WAIT_SLICE_MS: '1000', ...NO_QUOTAS },
+      podEnv: { INBOX_ACK_WAIT_MS: '1500' },
+    });
     await env.stack.startMessageService();
   });
   afterAll(async () => {
@@ -268,7 +273,7 @@ describe('PostgreSQL stops for 5 s during load', () => {
     });
     await stack.migrate();
     await stack.startMessageService();
-    gatewayUrl = (await stack.startGateway()).url;
+    gatewayUrl = (await stack.startGateway(NO_QUOTAS)).url;
     await stack.startPod({ POD_ID: 'pod-1' });
     apiKey = (await stack.admin<{ key: string }>('apikey', 'create', '--agent', 'demo-agent')).key;
   }, 180_000);
