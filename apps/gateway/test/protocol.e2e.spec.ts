@@ -408,5 +408,33 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
       expect(text).toMatch(/^id: \S+\nretry: \d+\ndata: \n\n/); // the 2025-11-25 priming event
       expect(text).toContain('"method":"notifications/tools/list_changed"');
     });
+
+    it.each(['2025-03-26', '2025-06-18'])('opens at once in %s, which has no priming event', async (version) => {
+      const initialized = await raw(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'get-stream', version: '1' } },
+        },
+        { 'mcp-protocol-version': version },
+      );
+      const sessionId = initialized.headers.get('mcp-session-id')!;
+      expect(sessionId).toBeTruthy();
+      const opened = Date.now();
+      // fetch resolves with the headers: before any event, not at the first keep-alive (25 s).
+      const response = await fetch(env.mcpUrl(), {
+        headers: {
+          accept: 'text/event-stream',
+          'x-agent-api-key': env.apiKey,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': version,
+        },
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect(response.status).toBe(200);
+      expect(Date.now() - opened).toBeLessThan(2_000);
+      await response.body!.cancel();
+    });
   });
 });

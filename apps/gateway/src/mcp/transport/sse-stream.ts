@@ -29,6 +29,9 @@ export class SseStream {
     this.reply.raw.on('close', () => (this.closed = true));
     // The retry field tells a client how soon to reconnect should the stream break (2025-11-25).
     if (priming && this.streamId) this.write(`id: ${this.nextId()}\nretry: ${RETRY_MS}\ndata: \n\n`);
+    // Without a first event, the client would see the stream open only at its first event or
+    // keep-alive: send the headers now.
+    else this.reply.raw.flushHeaders();
   }
 
   /** One JSON-RPC message (notification or response) as a `message` event. */
