@@ -13,6 +13,8 @@ import { MessagesService } from './messages/messages.service';
 import { MessagesStore } from './messages/messages.store';
 import { DirectRepliesService } from './replies/direct-replies.service';
 import { replicaRepliesSubject } from './replies/replica-replies.subject';
+import { RetentionService, retentionPurgedMetric } from './retention/retention.service';
+import { RetentionStore } from './retention/retention.store';
 import { ReplyNotices } from './wait/reply-notices.service';
 import { WaitService } from './wait/wait.service';
 
@@ -25,7 +27,12 @@ import { WaitService } from './wait/wait.service';
       inject: [MESSAGE_SERVICE_ENV],
       useFactory: (env: MessageServiceEnv) => busOptionsFromEnv(env, `message-service-${env.SERVICE_INSTANCE}`),
     }),
-    MetricsModule.forService('message-service', [busMessagesMetric, busDroppedMetric, ...sqlMetrics]),
+    MetricsModule.forService('message-service', [
+      busMessagesMetric,
+      busDroppedMetric,
+      retentionPurgedMetric,
+      ...sqlMetrics,
+    ]),
     HealthModule.forChecks({
       inject: [DATABASE_READINESS, BusClient],
       useFactory: (database: ReadinessCheck, bus: BusClient) => [database, bus.readiness()],
@@ -40,6 +47,8 @@ import { WaitService } from './wait/wait.service';
     DirectRepliesService,
     ReplyNotices,
     WaitService,
+    RetentionStore,
+    RetentionService,
   ],
 })
 export class AppModule {}
