@@ -154,4 +154,19 @@ describe('retention deletes expired channels and their messages', () => {
     expect(both[0].messages + both[1].messages).toBe(60);
     for (const id of channels) expect(await stored(id)).toBe('gone');
   });
+
+  it('a message posted while its channel is being purged is either stored (the channel stays) or not_found, never lost', async () => {
+    const channels = await Promise.all(Array.from({ length: 60 }, () => call()));
+    await sleep(1_500);
+    const [posts] = await Promise.all([Promise.allSettled(channels.map((id) => ask(id))), retention.purge()]);
+    for (const [i, post] of posts.entries()) {
+      if (post.status === 'rejected') {
+        expect(post.reason).toBeInstanceOf(NotFoundError);
+        expect(await stored(channels[i])).toBe('gone');
+      } else {
+        // Stored: the purge saw the new message (or skipped the locked channel) and kept the channel.
+        expect(await stored(channels[i])).toBe(3);
+      }
+    }
+  });
 });

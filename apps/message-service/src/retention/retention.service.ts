@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { ReplyNotices } from '../wait/reply-notices.service';
 import { RetentionStore, type PurgeCursor, type PurgePolicy } from './retention.store';
@@ -27,7 +27,7 @@ export interface PurgeRun {
  * replica deletes the expired channels with their messages, in batches.
  */
 @Injectable()
-export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RetentionService.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
@@ -43,7 +43,8 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     this.timer = setInterval(() => void this.tick(), this.env.RETENTION_PURGE_INTERVAL_MS).unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Stop after the batch under way; before the pool closes (TypeORM closes it at application shutdown). */
+  async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;

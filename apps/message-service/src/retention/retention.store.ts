@@ -19,7 +19,8 @@ export interface PurgePolicy {
 }
 
 export interface PurgeCursor {
-  createdAt: Date;
+  /** As text: a JS Date would drop the microseconds, and the walk would read the same page again. */
+  createdAt: string;
   id: string;
 }
 
@@ -34,7 +35,7 @@ export interface BatchOutcome {
 const IN_FLIGHT_MARGIN_MS = 60_000;
 /** A budget above this (a week) counts as this. */
 const LONGEST_BUDGET_MS = 7 * 86_400_000;
-const NO_CURSOR: PurgeCursor = { createdAt: new Date(0), id: '00000000-0000-0000-0000-000000000000' };
+const NO_CURSOR: PurgeCursor = { createdAt: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
 
 /**
  * Whether the channel `c` is expired: its newest message (or, with none, the
@@ -99,8 +100,8 @@ export class RetentionStore {
   ): Promise<BatchOutcome> {
     return conn.transaction().execute(async (tx) => {
       const shortest = Math.min(policy.retentionSeconds, policy.singleCallRetentionSeconds);
-      const { rows: page } = await sql<{ id: string; created_at: Date; expired: boolean }>`
-        SELECT c.id, c.created_at, ${expired(policy, keep)} AS expired
+      const { rows: page } = await sql<{ id: string; created_at: string; expired: boolean }>`
+        SELECT c.id, c.created_at::text AS created_at, ${expired(policy, keep)} AS expired
           FROM channels c
          WHERE c.created_at < now() - ${shortest}::float8 * interval '1 second'
            AND (c.created_at, c.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)
