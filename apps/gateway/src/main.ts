@@ -1,6 +1,9 @@
+import { BusClient } from '@mcpgw/bus';
 import { exitOnStartupFailure, runService } from '@mcpgw/runtime';
+import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module';
-import { loadEnv, type GatewayEnv } from './config/gateway.env';
+import { GATEWAY_ENV, loadEnv, type GatewayEnv } from './config/gateway.env';
+import { mcpBodyLimit } from './mcp/transport/body-limit';
 import { McpHttpErrorFilter } from './mcp/transport/mcp-http-error.filter';
 
 runService({
@@ -15,8 +18,14 @@ runService({
   configure: (app) => {
     // MCP bodies are parsed by the surfaces themselves, so that malformed JSON gets a
     // JSON-RPC parse error (-32700) rather than the framework's 400 page.
+    // A body must fit in one bus message once wrapped: the limit is capped by the server's max_payload.
+    const configured = app.get<GatewayEnv>(GATEWAY_ENV).MCP_MAX_BODY_BYTES;
+    const maxPayload = app.get(BusClient).maxPayload();
+    const bodyLimit = mcpBodyLimit(configured, maxPayload);
+    if (bodyLimit < configured)
+      new Logger('Gateway').log(`request bodies limited to ${bodyLimit} bytes: NATS max_payload is ${maxPayload}`);
     const fastify = app.getHttpAdapter().getInstance();
     fastify.removeAllContentTypeParsers();
-    fastify.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    fastify.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => done(null, body));
   },
 }).catch(exitOnStartupFailure('gateway'));

@@ -20,6 +20,8 @@ import { MessagesService } from './messages/messages.service';
 import { MessagesStore } from './messages/messages.store';
 import { DirectRepliesService } from './replies/direct-replies.service';
 import { replicaRepliesSubject } from './replies/replica-replies.subject';
+import { RetentionService, retentionPurgedMetric } from './retention/retention.service';
+import { RetentionStore } from './retention/retention.store';
 import { ReplyNotices } from './wait/reply-notices.service';
 import { WaitService } from './wait/wait.service';
 
@@ -36,6 +38,7 @@ import { WaitService } from './wait/wait.service';
       busMessagesMetric,
       busDroppedMetric,
       natsConnectionEventsMetric,
+      retentionPurgedMetric,
       ...sqlMetrics,
     ]),
     HealthModule.forChecks({
@@ -57,6 +60,8 @@ import { WaitService } from './wait/wait.service';
     DirectRepliesService,
     ReplyNotices,
     WaitService,
+    RetentionStore,
+    RetentionService,
   ],
 })
 export class AppModule {}

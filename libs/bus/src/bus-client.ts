@@ -90,6 +90,14 @@ export class BusClient {
     return this.options.prefix;
   }
 
+  /**
+   * The largest message the server takes (`max_payload` of its INFO, headers
+   * included; NATS's default is 1 MiB). A larger publish or request fails.
+   */
+  maxPayload(): number {
+    return this.nc.info?.max_payload ?? 1_048_576;
+  }
+
   request<K extends BusOperation>(
     operation: K,
     payload: BusRequest<K>,

@@ -9,3 +9,4 @@ export * from './grant-key-file';
 export * from './metrics';
 export * from './agent-inbox';
 export * from './embedded-postgres';
+export * from './inspector';

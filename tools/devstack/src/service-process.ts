@@ -14,6 +14,8 @@ export class ServiceProcess {
   url?: string;
   /** Where it serves /health, /ready and /metrics (its management port). */
   managementUrl?: string;
+  /** Its DevTools WebSocket, when started with `--inspect` (STACK_NODE_ARGS): see inspector.ts. */
+  inspectorUrl?: string;
   private readonly child: ChildProcess;
   private readonly listeners = new Set<(line: LogLine) => void>();
   private stderr = '';
@@ -43,6 +45,7 @@ export class ServiceProcess {
     });
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-10_000);
+      this.inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(chunk)?.[1];
       if (this.echo) process.stderr.write(`[${this.name}] ${chunk}`);
     });
   }

@@ -40,6 +40,19 @@ export class BackendUnavailableError extends CallError {
   readonly kind = 'backend_unavailable';
 }
 
+/**
+ * The call names a conversation (a session's channel, a conversation handle)
+ * whose channel retention deleted (apps/message-service/src/retention/README.md).
+ */
+export class ConversationGoneError extends CallError {
+  readonly kind = 'conversation_gone';
+  constructor() {
+    super(
+      'This conversation has expired: its messages were deleted after the retention period. Start a new session, or call without the conversation handle.',
+    );
+  }
+}
+
 export class InternalCallError extends CallError {
   readonly kind = 'internal';
 }

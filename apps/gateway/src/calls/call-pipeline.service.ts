@@ -30,6 +30,7 @@ import {
   InternalCallError,
   InvalidArgumentsError,
   ToolNotFoundError,
+  ConversationGoneError,
 } from './call-errors';
 import { CallWatch } from './call-watch';
 
@@ -286,6 +287,8 @@ export class CallPipeline {
       if (error instanceof ServiceError && error.code === 'unavailable') {
         throw new BackendUnavailableError(error.message);
       }
+      // Posting names a channel only the conversation gave: not found, it was deleted by retention.
+      if (error instanceof ServiceError && error.code === 'not_found') throw new ConversationGoneError();
       this.logger.error({ msg: 'bus step failed', error: (error as Error).message });
       throw new InternalCallError((error as Error).message);
     }

@@ -46,7 +46,10 @@ export class GatewaySettings {
   @Max(1000)
   MCP_PAGE_SIZE: number = 100;
 
-  /** Largest MCP request body accepted, in bytes. */
+  /**
+   * Largest MCP request body accepted, in bytes. Capped at start below what the
+   * bus carries (NATS `max_payload` less room for the envelope): see transport/body-limit.ts.
+   */
   @IsInt()
   @Min(1024)
   MCP_MAX_BODY_BYTES: number = 1_048_576;

@@ -36,6 +36,34 @@ export class MessageServiceSettings {
   @IsInt()
   @Min(1_000)
   WAIT_MAX_MS: number = 600_000;
+
+  /**
+   * Channels, with their messages (tool arguments and results), are deleted
+   * this long after their last message (30 days). See retention/README.md.
+   */
+  @IsInt()
+  @Min(1)
+  CHANNEL_RETENTION_SECONDS: number = 2_592_000;
+
+  /**
+   * The same for a channel that only ever held one call (one chat_message and
+   * its reply, e.g. a stateless call without a conversation handle): 1 day.
+   * Keep it at least IDEMPOTENCY_TTL_SECONDS (gateway).
+   */
+  @IsInt()
+  @Min(1)
+  SINGLE_CALL_RETENTION_SECONDS: number = 86_400;
+
+  /** How often a replica looks for expired channels (one replica at a time purges). */
+  @IsInt()
+  @Min(100)
+  RETENTION_PURGE_INTERVAL_MS: number = 600_000;
+
+  /** Channels deleted per statement (with their messages), so a purge never holds long locks. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  RETENTION_PURGE_BATCH: number = 500;
 }
 
 /** /health, /ready and /metrics on their own port. */

@@ -57,7 +57,10 @@ function insertOnNewChannels(rows: NewRow[]) {
 /**
  * Messages and replies on existing channels. A row is skipped when its channel
  * does not exist, when it answers a message that is not on that channel, or
- * when its id (or a reply to the same message) is already stored.
+ * when its id (or a reply to the same message) is already stored. The channel
+ * is locked first (FOR KEY SHARE, the lock the foreign key takes anyway): a
+ * channel being deleted by retention is waited for, then found gone
+ * (`no_channel`), never a foreign-key error failing the whole batch.
  */
 function insertOnChannels(rows: NewRow[]) {
   const [ids, channelIds, types, inReplyTos, envelopes] = columns(rows, [
@@ -71,7 +74,7 @@ function insertOnChannels(rows: NewRow[]) {
   INSERT INTO messages (id, channel_id, type, in_reply_to, envelope)
   SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope
     FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[]) AS i(id, channel_id, type, in_reply_to, envelope)
-   WHERE EXISTS (SELECT 1 FROM channels WHERE id = i.channel_id)
+   WHERE EXISTS (SELECT 1 FROM channels WHERE id = i.channel_id FOR KEY SHARE)
      AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
   ON CONFLICT DO NOTHING
   RETURNING id, seq, channel_id`;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LogLevel } from '@mcpgw/contracts';
-import { CallCancelledError } from '../../calls/call-errors';
+import { CallCancelledError, ConversationGoneError } from '../../calls/call-errors';
 import type { CallOutcome, CallRequest, ExecuteOptions } from '../../calls/call-pipeline.service';
 import { CallRunner } from '../../calls/call-runner.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
@@ -9,6 +9,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { CONVERSATION_META_KEY, ConversationHandles } from '../../sessions/conversation-handles';
+import { SessionsService } from '../../sessions/sessions.service';
 import { CallTime } from '../../timeouts/call-time';
 import { failure, rawResult, result, type JsonRpcRequest } from '../protocol/json-rpc';
 import { decodeCursor, page } from '../protocol/pagination';
@@ -31,6 +32,7 @@ export class AgentTools {
     private readonly cancellation: CallCancellation,
     private readonly conversations: ConversationHandles,
     private readonly inputIds: InputRequestIds,
+    private readonly sessions: SessionsService,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -93,6 +95,10 @@ export class AgentTools {
       const ran = await this.calls.run('agent', call, keyed.key, shape, options);
       if (!ran.ok) {
         if (ran.error instanceof CallCancelledError) return { response: null };
+        // The session's channel is gone (retention): end the session, so the client's next request gets 404 and it starts anew.
+        if (ran.error instanceof ConversationGoneError && ctx.session && !ctx.stateless) {
+          await this.sessions.end(ctx.session.id, ctx.session.agentId, ctx.session.principal).catch(() => false);
+        }
         const { code, message, data } = agentSurfaceError(ran.error);
         return { response: failure(request.id, code, message, data) };
       }

@@ -32,6 +32,12 @@ export function agentSurfaceError(error: CallError): { code: number; message: st
         message: error.message,
         data: { reason: 'idempotency_key_reused' },
       };
+    case 'conversation_gone':
+      return {
+        code: AgentSurfaceCode.InvalidParams,
+        message: error.message,
+        data: { reason: 'conversation_expired' },
+      };
     case 'agent_timeout':
       return { code: AgentSurfaceCode.AgentReplyTimeout, message: 'Agent reply timeout' };
     case 'backend_unavailable':
