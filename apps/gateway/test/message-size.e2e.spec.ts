@@ -75,4 +75,21 @@ describe('the message size the gateway accepts is what the bus carries', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.result.content).toEqual([{ type: 'text', text }]);
   });
+
+  it("a result too large for the bus is a tool error at once, not a timeout: the call's text went in, twice its size would come out", async () => {
+    const text = 'z'.repeat(600_000);
+    const started = Date.now();
+    const answer = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text }, _meta: { 'mcpgw/timeoutMs': 20_000 } },
+      }),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.result).toMatchObject({ isError: true });
+    expect(answer.body.result.content[0].text).toMatch(/too large to deliver/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
 });

@@ -12,6 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import type { SkillOutput } from '../skills/skill';
 
+/** Room left on a bus message for what wraps a reply (a request frame, headers). */
+const FRAME_ROOM_BYTES = 64 * 1024;
+
 /** Backoff between tries to store a reply: the message service may be restarting. */
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 3_000;
@@ -34,7 +37,22 @@ export class ReplierService {
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
   ) {}
 
+  /**
+   * The reply to `message`. An output the bus cannot carry (over NATS's
+   * `max_payload`, less room for the frame) becomes a tool error that says so:
+   * sent as it is, it would be refused by the server and the caller would wait
+   * out its whole timeout.
+   */
   toReply(message: ChatMessage, output: SkillOutput): AgentReply {
+    const reply = this.replyOf(message, output);
+    const bytes = Buffer.byteLength(JSON.stringify(reply));
+    const limit = this.bus.maxPayload() - FRAME_ROOM_BYTES;
+    if (bytes <= limit) return reply;
+    const note = `the tool's result is too large to deliver: ${bytes} bytes, the bus carries at most ${limit}`;
+    return this.replyOf(message, { content: [{ type: 'text', text: note }], isError: true });
+  }
+
+  private replyOf(message: ChatMessage, output: SkillOutput): AgentReply {
     return {
       type: 'agent_reply',
       id: randomUUID(),
