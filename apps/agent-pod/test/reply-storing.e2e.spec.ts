@@ -78,4 +78,25 @@ describe('storing a reply', () => {
     const second = await post(`/channels/${channel.id}/wait`, { message_id: next.id, timeout_ms: 15_000 });
     expect(second).toMatchObject({ status: 'replied', reply: { structured_content: { key, count: 2 } } });
   });
+
+  it(`pods that die in the skill, delivery after delivery: after ${MAX_DELIVER} attempts the caller gets an error reply, not a timeout`, async () => {
+    const channel = await post('/channels', { agent_id: env.agentId });
+    const message = { ...counterCall(channel.id, `dying-${randomUUID()}`) };
+    message.tool_call.arguments.delay_ms = 30_000;
+    await post(`/channels/${channel.id}/messages`, message);
+    // Each attempt: a pod takes the message, starts the skill, and is killed in it.
+    for (let attempt = 1; attempt <= MAX_DELIVER; attempt++) {
+      const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod') && p.running)!;
+      await pod.waitForLog((l) => l.msg === 'skill started' && l.message_id === message.id, 10_000);
+      await pod.kill();
+      await env.stack.startPod({ POD_ID: `pod-after-${attempt}`, ...POD_ENV });
+    }
+    // The next delivery is past INBOX_MAX_DELIVER: the pod answers with an error, without a run.
+    const waited = await post(`/channels/${channel.id}/wait`, { message_id: message.id, timeout_ms: 15_000 });
+    expect(waited).toMatchObject({ status: 'replied', reply: { is_error: true } });
+    expect(waited.reply.content[0].text).toContain(`after ${MAX_DELIVER} attempts`);
+    const last = env.stack.processes.find((p) => p.name.startsWith('agent-pod') && p.running)!;
+    expect(last.logs.some((l) => l.msg === 'skill started' && l.message_id === message.id)).toBe(false);
+    await expect.poll(async () => (await inbox()).ackPending, { timeout: 10_000 }).toBe(0);
+  });
 });
