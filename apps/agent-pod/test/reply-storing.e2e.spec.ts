@@ -99,4 +99,50 @@ describe('storing a reply', () => {
     expect(last.logs.some((l) => l.msg === 'skill started' && l.message_id === message.id)).toBe(false);
     await expect.poll(async () => (await inbox()).ackPending, { timeout: 10_000 }).toBe(0);
   });
+
+  it('through the gateway with an idempotency key: the give-up error is answered, not kept; a retry runs the call', async () => {
+    const key = `retry-${randomUUID()}`;
+    const call = () =>
+      fetch(env.mcpUrl(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-agent-api-key': env.apiKey,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'counter',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'counter',
+            arguments: { key, delay_ms: 4_000, idempotency_key: key },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+              'io.modelcontextprotocol/clientInfo': { name: 'give-up', version: '1' },
+              'mcpgw/timeoutMs': 30_000,
+            },
+          },
+        }),
+      }).then((r) => r.json() as Promise<{ result: { isError?: boolean; content: { text: string }[] } }>);
+
+    const first = call();
+    for (let attempt = 1; attempt <= MAX_DELIVER; attempt++) {
+      const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod') && p.running)!;
+      await pod.waitForLog((l) => l.msg === 'skill started' && l.skill === 'counter' && !!l.message_id, 10_000);
+      await pod.kill();
+      await env.stack.startPod({ POD_ID: `pod-gw-${attempt}`, ...POD_ENV });
+    }
+    const gaveUp = await first;
+    expect(gaveUp.result.isError).toBe(true);
+    expect(gaveUp.result.content[0].text).toContain(`after ${MAX_DELIVER} attempts`);
+    // Not replayed: the same key runs the call again, and this time it completes, once.
+    const retried = await call();
+    expect(retried.result).toMatchObject({ structuredContent: { key, count: 1 } });
+    expect(retried.result.isError).toBeFalsy();
+  });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { AgentReply } from '@mcpgw/contracts';
+import { ATTEMPTS_EXHAUSTED, type AgentReply } from '@mcpgw/contracts';
 import { InboxReader, type BoundInbox, type InboxConsumerState, type InboxDelivery } from '@mcpgw/bus';
 import { METRICS_REGISTRY, hopTimer, type ReadinessCheck } from '@mcpgw/observability';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -310,7 +310,8 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
     const attempts = msg.redeliveryCount - 1;
     this.logger.warn({ msg: 'attempts used up: answering with an error', message_id: message.id, attempts });
     const note = `the agent could not complete this call after ${attempts} attempts`;
-    const reply = this.replier.toReply(message, { content: [text(note)], isError: true });
+    const answer = this.replier.toReply(message, { content: [text(note)], isError: true });
+    const reply = { ...answer, meta: { ...answer.meta, outcome: ATTEMPTS_EXHAUSTED } };
     this.completed.add(message.id, reply);
     await this.storeHeld(msg, reply);
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { isAttemptsExhausted } from '@mcpgw/contracts';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { CallCancelledError, IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
@@ -79,7 +80,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       ) {
         try {
           const outcome = await this.pipeline.execute(prepared, request.time, { ...options, keepsResult: true });
-          return { resultText: await this.store.complete(id, render(outcome)), replayed: false };
+          return { resultText: await this.settle(id, outcome, render), replayed: false };
         } catch (error) {
           if (error instanceof CallCancelledError) await this.releaseCancelled(id, prepared, render);
           throw error;
@@ -100,12 +101,23 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           ownsMessage: false,
           keepsResult: true,
         });
-        return { resultText: await this.store.complete(id, render(outcome)), replayed: true };
+        return { resultText: await this.settle(id, outcome, render), replayed: true };
       } finally {
         this.joinsWaiting.dec();
       }
     }
     throw new InternalCallError(`idempotency record ${key} kept changing`);
+  }
+
+  /**
+   * Store the outcome as the key's result, which retries replay. Not when the
+   * agent gave up delivering the call (its pods kept dying in the skill): that
+   * error is answered, and the record released, so a retry runs the call again.
+   */
+  private async settle(id: RecordKey, outcome: CallOutcome, render: (outcome: CallOutcome) => string): Promise<string> {
+    if (!isAttemptsExhausted(outcome.reply)) return this.store.complete(id, render(outcome));
+    await this.store.release(id);
+    return render(outcome);
   }
 
   /** The client that claimed the key cancelled: the rule is the cancellation module's (cancelled-keyed-call.ts). */

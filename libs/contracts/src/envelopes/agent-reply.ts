@@ -56,3 +56,16 @@ export class AgentReply {
   @IsObject()
   meta?: Record<string, unknown>;
 }
+
+/**
+ * `meta.outcome` of a reply the pod gave instead of a run: the message was
+ * delivered more than INBOX_MAX_DELIVER times (its pods kept dying in the
+ * skill). The call gets it as a tool error, but it is not the call's result:
+ * an idempotency record is released, so a retry with the same key runs again.
+ */
+export const ATTEMPTS_EXHAUSTED = 'attempts_exhausted';
+
+/** True for a reply that says the agent gave up delivering the call, not that the call ran. */
+export function isAttemptsExhausted(reply: Pick<AgentReply, 'meta'>): boolean {
+  return reply.meta?.outcome === ATTEMPTS_EXHAUSTED;
+}
