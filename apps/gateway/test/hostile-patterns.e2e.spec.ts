@@ -24,7 +24,7 @@ describe('patterns and templates from agents run in linear time', () => {
   let demo: McpConnection;
 
   const register = (skills: unknown[], resource_templates: unknown[] = []) =>
-    bus.request(BusPattern.RegisterAgent, {
+    bus.requestAs(ROGUE, BusPattern.RegisterAgent, {
       workspace_id: 'rogue',
       agent_id: ROGUE,
       pod_id: 'rogue-pod',

@@ -9,6 +9,8 @@ import {
   type BusRequest,
   type BusResponse,
   type ReplyHeader,
+  agentSubject,
+  type AgentScopedOperation,
 } from '@mcpgw/contracts';
 import { ErrorCode, NatsError, headers as natsHeaders, type Msg, type NatsConnection, type RequestOptions } from 'nats';
 import { admit } from './bus-edge';
@@ -36,6 +38,8 @@ export interface Received<T, R = never> {
   readonly payload: T;
   /** The payload's bytes as they came: publish them on with no second encode. */
   readonly raw: Encoded<T>;
+  /** The subject it came on (agent-scoped subjects name the sender). */
+  readonly subject: string;
   header(name: ReplyHeader): string | undefined;
   /** Set when the sender waits for an answer (a request). */
   readonly respond?: (frame: BusReply<R>) => void;
@@ -67,6 +71,20 @@ export class BusClient {
     timeoutMs = BUS_REQUEST_TIMEOUT_MS,
   ): Promise<BusResponse<K>> {
     return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs);
+  }
+
+  /**
+   * An agent-scoped operation (`AGENT_SCOPED_OPERATIONS`): its subject names the
+   * agent, and only that agent's credentials may send it.
+   */
+  requestAs<K extends AgentScopedOperation>(
+    agentId: string,
+    operation: K,
+    payload: BusRequest<K>,
+    timeoutMs = BUS_REQUEST_TIMEOUT_MS,
+  ): Promise<BusResponse<K>> {
+    const to = subject(this.options.prefix, agentSubject(operation, agentId));
+    return this.call(to, operation, encodeJson(payload), timeoutMs);
   }
 
   /**
@@ -183,6 +201,7 @@ function received<T, R>(payload: T, msg: Msg): Received<T, R> {
   return {
     payload,
     raw: msg.data as Encoded<T>,
+    subject: msg.subject,
     header: (name) => msg.headers?.get(name) || undefined,
     respond: msg.reply ? (frame) => respond(msg, frame) : undefined,
   };

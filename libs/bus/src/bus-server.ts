@@ -15,6 +15,15 @@ export type BusHandlerExtras = {
   event?: EventSpec<unknown>;
 };
 
+/**
+ * What a request handler gets besides its payload (`@Ctx() ctx: BusContext`):
+ * the subject it came on. Agent-scoped operations read the sending agent from
+ * it (`agentOfSubject`): only that agent's credentials may publish there.
+ */
+export class BusContext {
+  constructor(readonly subject: string) {}
+}
+
 /** The extras of an `@EventPattern(spec.pattern, onEvent(spec))` handler: a fan-out copy per replica, checked. */
 export function onEvent<T>(spec: EventSpec<T>): BusHandlerExtras {
   return { fanout: true, event: spec as EventSpec<unknown> };
@@ -97,7 +106,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
     }
     try {
       // Nest hands back the handler's value, or an Observable when a filter or an interceptor ran.
-      const returned: unknown = await handler(payload);
+      const returned: unknown = await handler(payload, new BusContext(msg.subject));
       const result = isObservable(returned) ? await lastValueFrom(returned.pipe(defaultIfEmpty(undefined))) : returned;
       this.respond(msg, { ok: true, data: result });
     } catch (error) {

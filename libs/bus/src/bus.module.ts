@@ -7,6 +7,7 @@ import { InboxReader } from './jetstream/inbox-reader';
 import { meterConnection } from './bus-meter';
 import { coalesceWrites } from './write-coalescing';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
+import { credsClaims } from './auth/authority';
 
 export interface BusModuleAsyncOptions {
   imports?: DynamicModule['imports'];
@@ -18,10 +19,12 @@ export interface BusModuleAsyncOptions {
 const logger = new Logger('Bus');
 
 async function connectNats(options: BusOptions): Promise<NatsConnection> {
+  const credentials = options.credsFile ? credentialsFrom(options.credsFile) : undefined;
   const nc = await connect({
     servers: options.url.split(','),
     name: options.name,
-    authenticator: options.credsFile ? credentialsFrom(options.credsFile) : undefined,
+    authenticator: credentials?.authenticator,
+    inboxPrefix: credentials?.inboxPrefix,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // No stack capture per request: it costs on every call and only helps debugging.
@@ -39,15 +42,26 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
   return nc;
 }
 
-/** The credentials file is read once, at start-up; a missing one stops the app with its name. */
-function credentialsFrom(path: string): Authenticator {
+/**
+ * The credentials file is read once, at start-up; a missing one stops the app
+ * with its name. Replies to our requests come to the private inbox prefix
+ * that the credentials allow (`_INBOX.<prefix>.<identity>`, auth/permissions.ts):
+ * nobody else may subscribe there.
+ */
+function credentialsFrom(path: string): { authenticator: Authenticator; inboxPrefix?: string } {
   let creds: Uint8Array;
   try {
     creds = readFileSync(path);
   } catch (error) {
     throw new Error(`NATS_CREDS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
-  return credsAuthenticator(creds);
+  let inbox: string | undefined;
+  try {
+    inbox = credsClaims(new TextDecoder().decode(creds)).subAllow.find((s) => s.startsWith('_INBOX.'));
+  } catch {
+    throw new Error(`NATS_CREDS: ${path} is not a NATS credentials file`);
+  }
+  return { authenticator: credsAuthenticator(creds), inboxPrefix: inbox?.replace(/\.>$/, '') };
 }
 
 class BusLifecycle implements OnApplicationShutdown {

@@ -12,3 +12,4 @@ export * from './bus-meter';
 export * from './bus-reply';
 export * from './write-coalescing';
 export * from './retry';
+export * from './auth';

@@ -8,3 +8,4 @@ export * from './mcp-client';
 export * from './grant-key-file';
 export * from './metrics';
 export * from './agent-inbox';
+export * from './nats-auth';

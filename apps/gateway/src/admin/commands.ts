@@ -1,5 +1,8 @@
 import { AGENT_ID_PATTERN, CREDENTIAL_NAME_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
 import { mintRuntimeGrant } from '@mcpgw/grants';
+import { issueCredentials, revokeUsers } from '@mcpgw/bus';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { GatewayEnv } from '../config/gateway.env';
 import type { AgentsStore } from '../agents/agents.store';
 import type { ApiKeysStore } from '../auth/api-keys.store';
 import type { GrantKeysService } from '../grants/grant-keys.service';
@@ -13,6 +16,15 @@ export interface AdminDeps {
   revocations: GrantRevocationsStore;
   pats: PersonalAccessTokensStore;
   maxGrantTtlSeconds: number;
+  env: Pick<
+    GatewayEnv,
+    | 'NATS_URL'
+    | 'BUS_PREFIX'
+    | 'NATS_ACCOUNT_PUBLIC_KEY'
+    | 'NATS_ACCOUNT_SIGNING_SEED_FILE'
+    | 'NATS_OPERATOR_SEED_FILE'
+    | 'NATS_SYSTEM_CREDS'
+  >;
 }
 
 export interface Parsed {
@@ -40,7 +52,11 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
              [--credentials <c1,c2>] [--ttl <seconds, default 3600>]
                                               mint a task-scoped RuntimeGrant (prints it)
   grant revoke <grant-id>                     revoke a grant at once on every gateway
-  pat create [--label L]                      mint a personal access token (printed once)`;
+  pat create [--label L]                      mint a personal access token (printed once)
+  agent credentials --agent <agent> [--out <file>]
+                                              issue NATS credentials for the agent's pods (a creds
+                                              file; printed only without --out)
+  agent credentials revoke --user <U…>        revoke NATS credentials (by the user key issuing printed)`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -130,6 +146,47 @@ export const COMMANDS: Record<string, Command> = {
       throw new InvalidRequestError((error as Error).message);
     }
   },
+  'agent credentials': async ({ env }, { words, flags }) => {
+    if (words[2] === 'revoke') {
+      const user = requireFlag(flags, 'user');
+      if (!/^U[A-Z2-7]{55}$/.test(user)) throw new InvalidRequestError('--user must be a NATS user public key (U…)');
+      await revokeUsers({
+        url: env.NATS_URL,
+        systemCreds: readSecret('NATS_SYSTEM_CREDS', env.NATS_SYSTEM_CREDS),
+        operatorSeed: readSecret('NATS_OPERATOR_SEED_FILE', env.NATS_OPERATOR_SEED_FILE),
+        account: requireSetting('NATS_ACCOUNT_PUBLIC_KEY', env.NATS_ACCOUNT_PUBLIC_KEY),
+        users: [user],
+      }).catch((error: Error) => {
+        throw new InvalidRequestError(`revocation failed: ${error.message}`);
+      });
+      return { json: { revoked: user }, text: `revoked NATS user ${user}: its connections are closed` };
+    }
+    if (words.length > 2) throw new InvalidRequestError(`unknown: agent credentials ${words.slice(2).join(' ')}`);
+    const agentId = requireFlag(flags, 'agent');
+    if (!AGENT_ID_PATTERN.test(agentId)) throw new InvalidRequestError(`${agentId}: use 1-64 of A-Z a-z 0-9 _ -`);
+    const issued = await issueCredentials({
+      account: requireSetting('NATS_ACCOUNT_PUBLIC_KEY', env.NATS_ACCOUNT_PUBLIC_KEY),
+      signingSeed: readSecret('NATS_ACCOUNT_SIGNING_SEED_FILE', env.NATS_ACCOUNT_SIGNING_SEED_FILE),
+      prefix: env.BUS_PREFIX,
+      identity: { role: 'agent', agentId },
+    }).catch((error: Error) => {
+      throw new InvalidRequestError(error.message);
+    });
+    const out = optionalFlag(flags, 'out');
+    const view = { agent_id: agentId, user: issued.user, bus_prefix: env.BUS_PREFIX, issued_at: issued.issuedAt };
+    if (out) {
+      writeFileSync(out, issued.creds, { mode: 0o600 });
+      return {
+        json: { ...view, file: out },
+        text: `NATS credentials for agent ${agentId} (user ${issued.user}) written to ${out}; pods use NATS_CREDS=${out}`,
+      };
+    }
+    return {
+      json: { ...view, creds: issued.creds },
+      text: `${issued.creds}
+(user ${issued.user}: revoke with agent credentials revoke --user ${issued.user})`,
+    };
+  },
   'pat create': async ({ pats }, { flags }) => {
     const created = await pats.create(optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };
@@ -141,6 +198,23 @@ function list(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+}
+
+/** A secret from the file a setting names; the secret itself is never printed. */
+function readSecret(name: string, path: string): string {
+  requireSetting(name, path);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InvalidRequestError(
+      `${name}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
+  }
+}
+
+function requireSetting(name: string, value: string): string {
+  if (!value) throw new InvalidRequestError(`${name} is not set (see README, NATS credentials)`);
+  return value;
 }
 
 function requireFlag(flags: Parsed['flags'], name: string): string {

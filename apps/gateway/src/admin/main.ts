@@ -34,6 +34,7 @@ async function main(argv: string[]): Promise<number> {
       revocations: app.get(GrantRevocationsStore),
       pats: app.get(PersonalAccessTokensStore),
       maxGrantTtlSeconds: app.get<GatewayEnv>(GATEWAY_ENV).GRANT_MAX_TTL_SECONDS,
+      env: app.get<GatewayEnv>(GATEWAY_ENV),
     };
     const output = await command(deps, parsed);
     process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
@@ -67,6 +68,8 @@ const FLAGS = {
   tools: { type: 'string' },
   credentials: { type: 'string' },
   ttl: { type: 'string' },
+  out: { type: 'string' },
+  user: { type: 'string' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

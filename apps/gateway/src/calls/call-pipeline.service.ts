@@ -145,7 +145,7 @@ export class CallPipeline {
     const { message } = prepared;
     const { signal, onEvent } = options;
     const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
-    const watch = onEvent && new CallWatch(this.bus, message.id, onEvent);
+    const watch = onEvent && new CallWatch(this.bus, message.agent_id, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
     try {
       const posted = await call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline)));
@@ -256,8 +256,8 @@ export class CallPipeline {
   }
 
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
-  answerInput(messageId: string, response: InputResponse): void {
-    this.bus.publish(CallInput.at(messageId), response);
+  answerInput(agentId: string, messageId: string, response: InputResponse): void {
+    this.bus.publish(CallInput.at(agentId, messageId), response);
   }
 
   /** Bus failures become typed call errors; anything unexpected is logged once, here. */

@@ -1,6 +1,7 @@
 import { postgresOptions } from '@mcpgw/persistence';
 import type { DataSourceOptions } from 'typeorm';
 import { ChannelsAndMessages1764450000000 } from './migrations/1764450000000-channels-and-messages';
+import { MessageSender1764460000000 } from './migrations/1764460000000-message-sender';
 
 /** The message service keeps its tables in this schema. */
 export const MESSAGING_SCHEMA = 'messaging';
@@ -10,6 +11,6 @@ export function messagingDatabase(url: string, poolSize?: number): DataSourceOpt
     url,
     schema: MESSAGING_SCHEMA,
     poolSize,
-    migrations: [ChannelsAndMessages1764450000000],
+    migrations: [ChannelsAndMessages1764450000000, MessageSender1764460000000],
   });
 }
