@@ -1,6 +1,9 @@
 import { BusClient, inboxPrefix, type BusIdentity } from '@mcpgw/bus';
 import { AgentInbox, BusPattern, ReplicaReplies, subject, type AgentReply } from '@mcpgw/contracts';
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -91,6 +94,40 @@ describe('the bus trusts nobody without credentials', () => {
       15_000,
     );
     expect(answer.result.status).toBe('replied');
+  });
+
+  it('serves an MCP client through the real gateway on its credentials: progress, sampling, no permission refused', async () => {
+    const client = new Client({ name: 'auth-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'sampled' },
+      model: 'test-model',
+    }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(env.mcpUrl()), {
+        requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+      }),
+    );
+    try {
+      const progress: number[] = [];
+      const slept = await client.callTool(
+        { name: 'sleep', arguments: { ms: 300, progress_every_ms: 100 } },
+        undefined,
+        {
+          onprogress: (p) => progress.push(p.progress),
+        },
+      );
+      expect(slept.isError).toBeFalsy();
+      expect(progress.length).toBeGreaterThan(0);
+      const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hello' } });
+      expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: sampled' }]);
+    } finally {
+      await client.close();
+    }
+    const violations = env.stack.processes.flatMap((p) =>
+      p.logs.filter((line) => line.msg === 'nats permissions violation').map((line) => ({ app: p.name, ...line })),
+    );
+    expect(violations).toEqual([]);
   });
 
   it('refuses a client without credentials', async () => {

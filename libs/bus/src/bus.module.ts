@@ -37,6 +37,11 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
       if (status.type === 'disconnect' || status.type === 'reconnect') {
         logger.warn(`nats ${status.type} (${String(status.data)})`);
       }
+      // The server refused a publish or a subscription: these credentials lack a permission.
+      const denied = (status as { permissionContext?: { operation: string; subject: string } }).permissionContext;
+      if (status.type === 'error' && denied) {
+        logger.error({ msg: 'nats permissions violation', operation: denied.operation, subject: denied.subject });
+      }
     }
   })();
   return nc;

@@ -154,7 +154,7 @@ export const COMMANDS: Record<string, Command> = {
         url: env.NATS_URL,
         systemCreds: readSecret('NATS_SYSTEM_CREDS', env.NATS_SYSTEM_CREDS),
         operatorSeed: readSecret('NATS_OPERATOR_SEED_FILE', env.NATS_OPERATOR_SEED_FILE),
-        account: requireSetting('NATS_ACCOUNT_PUBLIC_KEY', env.NATS_ACCOUNT_PUBLIC_KEY),
+        account: accountKey(env.NATS_ACCOUNT_PUBLIC_KEY),
         users: [user],
       }).catch((error: Error) => {
         throw new InvalidRequestError(`revocation failed: ${error.message}`);
@@ -165,7 +165,7 @@ export const COMMANDS: Record<string, Command> = {
     const agentId = requireFlag(flags, 'agent');
     if (!AGENT_ID_PATTERN.test(agentId)) throw new InvalidRequestError(`${agentId}: use 1-64 of A-Z a-z 0-9 _ -`);
     const issued = await issueCredentials({
-      account: requireSetting('NATS_ACCOUNT_PUBLIC_KEY', env.NATS_ACCOUNT_PUBLIC_KEY),
+      account: accountKey(env.NATS_ACCOUNT_PUBLIC_KEY),
       signingSeed: readSecret('NATS_ACCOUNT_SIGNING_SEED_FILE', env.NATS_ACCOUNT_SIGNING_SEED_FILE),
       prefix: env.BUS_PREFIX,
       identity: { role: 'agent', agentId },
@@ -210,6 +210,12 @@ function readSecret(name: string, path: string): string {
       `${name}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
     );
   }
+}
+
+/** The account's public key, or the file that holds it (account.pub of nats-init). */
+function accountKey(value: string): string {
+  requireSetting('NATS_ACCOUNT_PUBLIC_KEY', value);
+  return /^A[A-Z2-7]{55}$/.test(value) ? value : readSecret('NATS_ACCOUNT_PUBLIC_KEY', value).trim();
 }
 
 function requireSetting(name: string, value: string): string {

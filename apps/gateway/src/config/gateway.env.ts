@@ -11,7 +11,7 @@ import {
 import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
-  /** Admin CLI, NATS credentials: the public key of the deployment's NATS account (libs/bus/src/auth). */
+  /** Admin CLI, NATS credentials: the deployment's NATS account public key, or a file holding it (libs/bus/src/auth). */
   @IsString()
   NATS_ACCOUNT_PUBLIC_KEY: string = '';
 
