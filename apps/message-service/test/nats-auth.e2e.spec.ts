@@ -282,4 +282,27 @@ describe('the bus trusts nobody without credentials', () => {
       }),
     ).rejects.toThrow(/authorization/i);
   });
+
+  it("revokes all of an agent's credentials at once, and lists them, never with a secret", async () => {
+    const agent = 'agent-c';
+    const issued = await Promise.all(
+      [1, 2].map(() => env.stack.admin<{ user: string; creds: string }>('agent', 'credentials', '--agent', agent)),
+    );
+    const connections = await Promise.all(issued.map((one) => connectAs({ role: 'agent', agentId: agent }, one.creds)));
+    const other = await connectAs(
+      { role: 'agent', agentId: A },
+      (await env.stack.admin<{ creds: string }>('agent', 'credentials', '--agent', A)).creds,
+    );
+    const revoked = await env.stack.admin<{ revoked: string[] }>('agent', 'credentials', 'revoke', '--agent', agent);
+    expect(revoked.revoked.sort()).toEqual(issued.map((one) => one.user).sort());
+    await Promise.all(connections.map((nc) => nc.closed()));
+    expect(other.isClosed()).toBe(false);
+    await other.flush();
+    const listed = await env.stack.admin<Record<string, unknown>[]>('agent', 'credentials', 'list', '--agent', agent);
+    expect(listed).toHaveLength(2);
+    for (const row of listed) {
+      expect(row).toMatchObject({ agent_id: agent, revoked_at: expect.any(String) });
+      expect(JSON.stringify(row)).not.toMatch(/SU[A-Z2-7]{10}|NATS USER JWT/);
+    }
+  });
 });

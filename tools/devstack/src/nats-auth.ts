@@ -6,6 +6,9 @@ import {
   type IssuedCredentials,
   type NatsAuthority,
 } from '@mcpgw/bus';
+import { encodeUser, fmtCreds } from '@nats-io/jwt';
+import { createUser, fromPublic, fromSeed } from '@nats-io/nkeys';
+import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +36,12 @@ export interface AuthenticatedNats {
    * NATS_ACCOUNT_PUBLIC_KEY, NATS_ACCOUNT_SIGNING_SEED_FILE, NATS_OPERATOR_SEED_FILE, NATS_SYSTEM_CREDS.
    */
   adminEnv: Record<string, string>;
+  /**
+   * A connection for a test that plays every part (a fake pod, a rogue
+   * publisher, the stream's janitor): a user of the account with no
+   * permission limits. Never issued outside tests.
+   */
+  connectUnrestricted(): Promise<NatsConnection>;
   stop(): Promise<void>;
 }
 
@@ -83,8 +92,23 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
   const issue = (identity: BusIdentity) =>
     issueCredentials({ account: authority.account, signingSeed: authority.accountSigningSeed, prefix, identity });
   const files = new Map<string, Promise<string>>();
+  const url = `nats://127.0.0.1:${port}`;
+  const connectUnrestricted = async () => {
+    const user = createUser();
+    const jwt = await encodeUser(
+      'test-unrestricted',
+      user,
+      fromPublic(authority.account),
+      {},
+      {
+        signer: fromSeed(new TextEncoder().encode(authority.accountSigningSeed)),
+      },
+    );
+    return connect({ servers: url, authenticator: credsAuthenticator(fmtCreds(jwt, user)) });
+  };
   return {
-    url: `nats://127.0.0.1:${port}`,
+    connectUnrestricted,
+    url,
     dir,
     authority,
     prefix,

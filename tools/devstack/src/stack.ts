@@ -49,13 +49,14 @@ export class Stack {
   /** The message services' REST mirror token (tests call the mirror with it). */
   readonly messageServiceToken = randomBytes(24).toString('base64url');
 
-  constructor(readonly settings: StackSettings) {}
+  constructor(readonly settings: StackSettings & { nats?: { adminEnv: Record<string, string> } }) {}
 
   private env(extra: Record<string, string> = {}): Record<string, string> {
     return {
       DATABASE_URL: this.settings.databaseUrl,
       NATS_URL: this.settings.natsUrl,
       BUS_PREFIX: this.settings.busPrefix,
+      ...this.settings.nats?.adminEnv,
       ...this.settings.env,
       ...extra,
     };

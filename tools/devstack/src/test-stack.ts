@@ -1,4 +1,5 @@
 import { removeInboxStream } from '@mcpgw/bus';
+import { connect, type NatsConnection } from 'nats';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,8 +16,9 @@ export interface TestStackOptions {
   podEnv?: Record<string, string>;
   gatewayEnv?: Record<string, string>;
   /**
-   * NATS auth on: the stack gets a nats-server of its own (free port, temporary
-   * store, killed at stop) and each app its credentials (`NATS_CREDS`).
+   * NATS auth (default on): the stack gets a nats-server of its own (free port,
+   * temporary store, killed at stop) and each app its credentials (`NATS_CREDS`).
+   * `false`: the shared server at NATS_URL, without credentials.
    */
   auth?: boolean;
 }
@@ -34,6 +36,8 @@ export interface TestStack {
   grantKeyFile: string;
   /** With `auth`: the stack's own nats-server, its authority and credentials. */
   nats?: AuthenticatedNats;
+  /** A NATS connection for a test that plays every part (unrestricted; see `AuthenticatedNats`). */
+  connectNats(): Promise<NatsConnection>;
   mcpUrl(gateway?: number, agentId?: string): string;
   stop(): Promise<void>;
 }
@@ -51,13 +55,17 @@ export interface Isolation {
   nats?: AuthenticatedNats;
   /** The creds file of each app (with `auth`). */
   natsCreds?: (app: AppName, agentId: string) => Promise<string>;
+  /** A NATS connection for a test that plays every part (unrestricted with `auth`). */
+  connectNats(): Promise<NatsConnection>;
   /** Drop the database and the bus prefix's stream (or stop the own nats-server). */
   remove(): Promise<void>;
 }
 
 /**
  * A database and a bus prefix of one's own on the real servers, so that test
- * runs (and files within a run) cannot collide. Migrate it with `Stack.migrate`.
+ * runs (and files within a run) cannot collide, and (by default) a nats-server
+ * of one's own with NATS auth on. Migrate it with `Stack.migrate`; a `Stack`
+ * made from it (`new Stack(isolation)`) gives each app its credentials.
  */
 export async function isolatedEnvironment(label = 'run', options: { auth?: boolean } = {}): Promise<Isolation> {
   const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
@@ -65,7 +73,7 @@ export async function isolatedEnvironment(label = 'run', options: { auth?: boole
   const busPrefix = `test_${tag}`;
   await createDatabase(ADMIN_URL, database);
   const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
-  const nats = options.auth ? await startAuthenticatedNats(busPrefix) : undefined;
+  const nats = (options.auth ?? true) ? await startAuthenticatedNats(busPrefix) : undefined;
   return {
     databaseUrl: withDatabase(ADMIN_URL, database),
     natsUrl: nats?.url ?? NATS_URL,
@@ -74,6 +82,7 @@ export async function isolatedEnvironment(label = 'run', options: { auth?: boole
     nats,
     natsCreds:
       nats && ((app, agentId) => nats.credsFile(app === 'agent-pod' ? { role: 'agent', agentId } : { role: app })),
+    connectNats: () => (nats ? nats.connectUnrestricted() : connect({ servers: NATS_URL })),
     remove: async () => {
       rmSync(dirname(grantKeyFile), { recursive: true, force: true });
       await dropDatabase(ADMIN_URL, database).catch(() => undefined);
@@ -128,6 +137,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       apiKeyId: key.id,
       grantKeyFile: isolation.grantKeyFile,
       nats: isolation.nats,
+      connectNats: isolation.connectNats,
       mcpUrl: (gateway = 0, agent = agentId) => `${gatewayUrls[gateway]}/${agent}/mcp`,
       stop: cleanup,
     };

@@ -7,10 +7,18 @@ import { DatabaseModule } from '../database/database.module';
 import { GrantKeysService } from '../grants/grant-keys.service';
 import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 
 /** What the admin CLI needs: the stores and the grant keys, over the gateway's database. No HTTP, no bus. */
 @Module({
   imports: [EnvModule.forRoot(GATEWAY_ENV, loadEnv), DatabaseModule],
-  providers: [AgentsStore, ApiKeysStore, GrantKeysService, GrantRevocationsStore, PersonalAccessTokensStore],
+  providers: [
+    AgentsStore,
+    ApiKeysStore,
+    GrantKeysService,
+    GrantRevocationsStore,
+    PersonalAccessTokensStore,
+    NatsCredentialsStore,
+  ],
 })
 export class AdminModule {}

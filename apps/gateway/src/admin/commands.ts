@@ -8,6 +8,7 @@ import type { ApiKeysStore } from '../auth/api-keys.store';
 import type { GrantKeysService } from '../grants/grant-keys.service';
 import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
 
 export interface AdminDeps {
   agents: AgentsStore;
@@ -15,6 +16,7 @@ export interface AdminDeps {
   grantKeys: GrantKeysService;
   revocations: GrantRevocationsStore;
   pats: PersonalAccessTokensStore;
+  natsCredentials: NatsCredentialsStore;
   maxGrantTtlSeconds: number;
   env: Pick<
     GatewayEnv,
@@ -56,7 +58,10 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
   agent credentials --agent <agent> [--out <file>]
                                               issue NATS credentials for the agent's pods (a creds
                                               file; printed only without --out)
-  agent credentials revoke --user <U…>        revoke NATS credentials (by the user key issuing printed)`;
+  agent credentials list [--agent <agent>]    the NATS users issued to agents (public keys only)
+  agent credentials revoke --agent <agent> | --user <U…>
+                                              revoke all of an agent's NATS credentials, or one user:
+                                              the servers close its connections at once`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -146,20 +151,42 @@ export const COMMANDS: Record<string, Command> = {
       throw new InvalidRequestError((error as Error).message);
     }
   },
-  'agent credentials': async ({ env }, { words, flags }) => {
+  'agent credentials': async ({ env, natsCredentials }, { words, flags }) => {
+    if (words[2] === 'list') {
+      const list = await natsCredentials.list(optionalFlag(flags, 'agent'));
+      return {
+        json: list,
+        text: list.length
+          ? list
+              .map((c) => `${c.user}\tagent=${c.agent_id}\t${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}`)
+              .join('\n')
+          : '(no NATS credentials issued)',
+      };
+    }
     if (words[2] === 'revoke') {
-      const user = requireFlag(flags, 'user');
-      if (!/^U[A-Z2-7]{55}$/.test(user)) throw new InvalidRequestError('--user must be a NATS user public key (U…)');
+      const agent = optionalFlag(flags, 'agent');
+      const user = optionalFlag(flags, 'user');
+      if (!agent === !user)
+        throw new InvalidRequestError('agent credentials revoke needs --agent <agent> or --user <U…>');
+      if (user && !/^U[A-Z2-7]{55}$/.test(user)) {
+        throw new InvalidRequestError('--user must be a NATS user public key (U…)');
+      }
+      const users = user ? [user] : await natsCredentials.active(agent!);
+      if (users.length === 0) throw new InvalidRequestError(`agent ${agent} has no NATS credentials to revoke`);
       await revokeUsers({
         url: env.NATS_URL,
         systemCreds: readSecret('NATS_SYSTEM_CREDS', env.NATS_SYSTEM_CREDS),
         operatorSeed: readSecret('NATS_OPERATOR_SEED_FILE', env.NATS_OPERATOR_SEED_FILE),
         account: accountKey(env.NATS_ACCOUNT_PUBLIC_KEY),
-        users: [user],
+        users,
       }).catch((error: Error) => {
         throw new InvalidRequestError(`revocation failed: ${error.message}`);
       });
-      return { json: { revoked: user }, text: `revoked NATS user ${user}: its connections are closed` };
+      await natsCredentials.markRevoked(users);
+      return {
+        json: { revoked: users },
+        text: `revoked NATS user(s) ${users.join(', ')}: their connections are closed`,
+      };
     }
     if (words.length > 2) throw new InvalidRequestError(`unknown: agent credentials ${words.slice(2).join(' ')}`);
     const agentId = requireFlag(flags, 'agent');
@@ -172,6 +199,7 @@ export const COMMANDS: Record<string, Command> = {
     }).catch((error: Error) => {
       throw new InvalidRequestError(error.message);
     });
+    await natsCredentials.record(issued.user, agentId);
     const out = optionalFlag(flags, 'out');
     const view = { agent_id: agentId, user: issued.user, bus_prefix: env.BUS_PREFIX, issued_at: issued.issuedAt };
     if (out) {

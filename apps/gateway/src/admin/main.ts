@@ -10,6 +10,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { GrantKeysService } from '../grants/grant-keys.service';
 import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
@@ -33,6 +34,7 @@ async function main(argv: string[]): Promise<number> {
       grantKeys: app.get(GrantKeysService),
       revocations: app.get(GrantRevocationsStore),
       pats: app.get(PersonalAccessTokensStore),
+      natsCredentials: app.get(NatsCredentialsStore),
       maxGrantTtlSeconds: app.get<GatewayEnv>(GATEWAY_ENV).GRANT_MAX_TTL_SECONDS,
       env: app.get<GatewayEnv>(GATEWAY_ENV),
     };

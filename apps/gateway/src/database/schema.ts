@@ -83,6 +83,13 @@ export interface PersonalAccessTokensTable {
   revoked_at: Timestamp | null;
 }
 
+export interface NatsCredentialsTable {
+  user_key: string;
+  agent_id: string;
+  issued_at: Generated<Timestamp>;
+  revoked_at: Timestamp | null;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -91,6 +98,7 @@ export interface GatewayTables {
   idempotency_records: IdempotencyRecordsTable;
   grant_revocations: GrantRevocationsTable;
   personal_access_tokens: PersonalAccessTokensTable;
+  nats_credentials: NatsCredentialsTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */
