@@ -29,6 +29,8 @@ export default defineConfig({
             'tools/*/src/**/*.spec.ts',
             'tools/ci/test/*.spec.ts',
           ],
+          // Files that start processes are the e2e project's (run one at a time there), not run twice.
+          exclude: ['**/node_modules/**', '**/dist/**', '**/*.e2e.spec.ts'],
         },
       },
       {

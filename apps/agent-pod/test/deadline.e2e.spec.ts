@@ -1,7 +1,7 @@
 import type { ChatMessage } from '@mcpgw/contracts';
 import { agentInboxState, connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -53,7 +53,7 @@ describe("a call's deadline on the pod", () => {
 
   beforeAll(async () => {
     env = await startTestStack({ pods: 1, podEnv: { LOG_LEVEL: 'debug' } });
-    nc = await connect({ servers: env.stack.settings.natsUrl });
+    nc = await env.connectNats();
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
   });
 

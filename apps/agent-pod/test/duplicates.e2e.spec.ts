@@ -1,7 +1,7 @@
 import { AgentInbox, type ChatMessage } from '@mcpgw/contracts';
 import { encodeJson } from '@mcpgw/bus';
 import { agentInboxState, startTestStack, type TestStack } from '@mcpgw/devstack';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -23,7 +23,7 @@ describe('duplicate message ids', () => {
 
   beforeAll(async () => {
     env = await startTestStack({ pods: 1, podEnv: { LOG_LEVEL: 'debug' } });
-    nc = await connect({ servers: env.stack.settings.natsUrl });
+    nc = await env.connectNats();
   });
 
   afterAll(async () => {

@@ -1,6 +1,5 @@
 import { deleteInboxStream } from '@mcpgw/bus';
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
-import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -29,7 +28,7 @@ describe('a lost inbox stream', () => {
 
   it('is made again, and calls are answered again', async () => {
     expect((await echo('before')).content).toEqual([{ type: 'text', text: 'before' }]);
-    const nc = await connect({ servers: env.stack.settings.natsUrl });
+    const nc = await env.connectNats();
     await deleteInboxStream(nc, env.stack.settings.busPrefix);
     await nc.close();
 

@@ -1,5 +1,5 @@
 import { agentInboxState, startTestStack, type TestStack } from '@mcpgw/devstack';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ describe('storing a reply', () => {
 
   beforeAll(async () => {
     env = await startTestStack({ pods: 1, podEnv: POD_ENV });
-    nc = await connect({ servers: env.stack.settings.natsUrl });
+    nc = await env.connectNats();
     messageServiceUrl = env.messageServiceUrl;
   });
 

@@ -2,7 +2,7 @@ import { BusClient } from '@mcpgw/bus';
 import { BusPattern } from '@mcpgw/contracts';
 import { connectMcp, parsePrometheus, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -24,7 +24,7 @@ describe('patterns and templates from agents run in linear time', () => {
   let demo: McpConnection;
 
   const register = (skills: unknown[], resource_templates: unknown[] = []) =>
-    bus.request(BusPattern.RegisterAgent, {
+    bus.requestAs(ROGUE, BusPattern.RegisterAgent, {
       workspace_id: 'rogue',
       agent_id: ROGUE,
       pod_id: 'rogue-pod',
@@ -58,7 +58,7 @@ describe('patterns and templates from agents run in linear time', () => {
 
   beforeAll(async () => {
     env = await startTestStack();
-    nc = await connect({ servers: env.stack.settings.natsUrl });
+    nc = await env.connectNats();
     bus = new BusClient(nc, { url: env.stack.settings.natsUrl, prefix: env.stack.settings.busPrefix, name: ROGUE });
     await register([evil], [{ uriTemplate: 'x{a}{b}{c}{d}{e}', name: 'evil template' }]);
     const key = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', ROGUE);

@@ -7,7 +7,7 @@ import {
   type TestStack,
 } from '@mcpgw/devstack';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -56,7 +56,7 @@ describe('idempotency keys', () => {
     }/${env.agentId}/mcp`;
     db = new Client({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
-    nc = await connect({ servers: env.stack.settings.natsUrl });
+    nc = await env.connectNats();
   });
 
   afterAll(async () => {

@@ -14,7 +14,7 @@ import {
   LoggingMessageNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { request as httpRequest } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
     db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
-    nc = await connect({ servers: env.stack.settings.natsUrl });
+    nc = await env.connectNats();
   });
 
   afterAll(async () => {

@@ -113,7 +113,7 @@ describe('traces across the three apps', () => {
 
     // The last span to end is the message service's, for the pod's direct reply.
     const complete = () =>
-      ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies'].every((name) =>
+      ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies.*'].every((name) =>
         receiver.spans.some((s) => s.name === name),
       );
     await expect.poll(complete, { timeout: 15_000, interval: 100 }).toBe(true);
@@ -146,10 +146,10 @@ describe('traces across the three apps', () => {
     expect(named('gateway')).toEqual(['send ms.messages.post_and_wait', 'tools/call echo']);
     expect(named('message-service')).toEqual([
       'process ms.messages.post_and_wait',
-      'process ms.replicas.*.replies',
+      'process ms.replicas.*.replies.*',
       'publish agents.*.inbox',
     ]);
-    expect(named('agent-pod')).toEqual(['process agents.*.inbox', 'publish ms.replicas.*.replies', 'skill echo']);
+    expect(named('agent-pod')).toEqual(['process agents.*.inbox', 'publish ms.replicas.*.replies.*', 'skill echo']);
 
     // The skill descends from the message service's inbox publish, which descends from the gateway's request.
     const skill = spans.find((s) => s.name === 'skill echo')!;
@@ -163,7 +163,7 @@ describe('traces across the three apps', () => {
       'gateway: tools/call echo',
     ]);
     // The reply goes back in the same trace: the service's receipt descends from the pod's reply.
-    const receipt = spans.find((s) => s.name === 'process ms.replicas.*.replies')!;
+    const receipt = spans.find((s) => s.name === 'process ms.replicas.*.replies.*')!;
     expect(ancestry(receipt, spans).map((s) => s.service)).toEqual([
       'message-service',
       'agent-pod',
@@ -190,7 +190,7 @@ describe('traces across the three apps', () => {
     expect(busTotal(spent, 'in', ['js.pull', 'js.api'])).toBeLessThanOrEqual(4 * 10 + 4);
     // Every span of the eleven calls so far arrives (before the next test counts from here).
     const count = (name: string) => receiver.spans.filter((s) => s.name === name).length;
-    const names = ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies'];
+    const names = ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies.*'];
     await expect.poll(() => names.map(count), { timeout: 15_000, interval: 100 }).toEqual([11, 11, 11]);
   });
 
@@ -214,7 +214,7 @@ describe('traces across the three apps', () => {
     // The untraced pod got the trace headers and answered, but made no span and sent nothing: its
     // reply carries no context, so the chain ends at the inbox publish.
     expect(later.filter((s) => s.service === 'agent-pod')).toEqual([]);
-    expect(later.filter((s) => s.name === 'process ms.replicas.*.replies')).toEqual([]);
+    expect(later.filter((s) => s.name === 'process ms.replicas.*.replies.*')).toEqual([]);
     expect(receiver.senders.has(untraced.name)).toBe(false);
     expect(receiver.senders.has('agent-pod-1')).toBe(true);
   });

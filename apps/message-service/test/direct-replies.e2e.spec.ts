@@ -66,7 +66,7 @@ describe('replies straight to the delivering replica', () => {
 
   it('the delivering replica dies before the reply: redelivered, stored through the other, the waiter there answered', async () => {
     const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
-    const fallbacksBefore = (await scrapeCounters(pod.managementUrl!)).bus.get('out ms.messages.post') ?? 0;
+    const fallbacksBefore = (await scrapeCounters(pod.managementUrl!)).bus.get('out ms.agents.*.replies') ?? 0;
     const { channelId, messageId } = await postThroughA(1_000);
     const waiting = waitOnB(channelId, messageId);
     await replicaA.kill(); // sudden: it never stores the reply nor acks the message
@@ -75,7 +75,7 @@ describe('replies straight to the delivering replica', () => {
     expect(waited.body).toMatchObject({ status: 'replied', reply: { in_reply_to: messageId } });
     expect(Date.now() - started).toBeLessThan(WAIT_TIMEOUT_MS / 2);
     // The pod stored its reply by request to the queue group, the fallback after a redelivery.
-    const fallbacks = (await scrapeCounters(pod.managementUrl!)).bus.get('out ms.messages.post') ?? 0;
+    const fallbacks = (await scrapeCounters(pod.managementUrl!)).bus.get('out ms.agents.*.replies') ?? 0;
     expect(fallbacks).toBeGreaterThan(fallbacksBefore);
   });
 });

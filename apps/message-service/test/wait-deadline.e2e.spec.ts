@@ -1,7 +1,7 @@
 import { decodeJson, encodeJson } from '@mcpgw/bus';
 import { BusPattern } from '@mcpgw/contracts';
 import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -39,7 +39,7 @@ describe('how long the message service waits', () => {
     stack = new Stack(isolation);
     await stack.migrate();
     await stack.startMessageService();
-    nc = await connect({ servers: isolation.natsUrl });
+    nc = await isolation.connectNats();
   });
 
   afterAll(async () => {

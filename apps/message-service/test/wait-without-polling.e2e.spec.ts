@@ -28,6 +28,7 @@ describe('a waiter does not poll the database', () => {
     Object.assign(process.env, {
       DATABASE_URL: isolation.databaseUrl,
       NATS_URL: isolation.natsUrl,
+      NATS_CREDS: (await isolation.natsCreds?.('message-service', '')) ?? '',
       BUS_PREFIX: isolation.busPrefix,
       LOG_LEVEL: 'error',
     });

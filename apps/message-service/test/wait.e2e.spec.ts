@@ -1,7 +1,6 @@
 import { decodeJson, encodeJson } from '@mcpgw/bus';
 import { BusPattern } from '@mcpgw/contracts';
 import { Stack, isolatedEnvironment, parsePrometheus, type Isolation } from '@mcpgw/devstack';
-import { connect } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -112,7 +111,7 @@ describe('waiting for the reply to a message', () => {
   it('is offered over NATS request/reply too', async () => {
     const { channelId, message } = await newConversation();
     await call(replicaB, 'POST', `/channels/${channelId}/messages`, reply(channelId, message.id, 'over the bus'));
-    const nc = await connect({ servers: isolation.natsUrl });
+    const nc = await isolation.connectNats();
     try {
       const answer = await nc.request(
         `${isolation.busPrefix}.${BusPattern.WaitForReply}`,

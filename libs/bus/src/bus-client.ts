@@ -10,6 +10,8 @@ import {
   type BusRequest,
   type BusResponse,
   type ReplyHeader,
+  agentSubject,
+  type AgentScopedOperation,
 } from '@mcpgw/contracts';
 import {
   ErrorCode,
@@ -52,6 +54,8 @@ export interface Received<T, R = never> {
   readonly payload: T;
   /** The payload's bytes as they came: publish them on with no second encode. */
   readonly raw: Encoded<T>;
+  /** The subject it came on (agent-scoped subjects name the sender). */
+  readonly subject: string;
   header(name: ReplyHeader): string | undefined;
   /** Set when the sender waits for an answer (a request). */
   readonly respond?: (frame: BusReply<R>) => void;
@@ -105,6 +109,20 @@ export class BusClient {
     extras: RequestExtras = {},
   ): Promise<BusResponse<K>> {
     return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs, extras);
+  }
+
+  /**
+   * An agent-scoped operation (`AGENT_SCOPED_OPERATIONS`): its subject names the
+   * agent, and only that agent's credentials may send it.
+   */
+  requestAs<K extends AgentScopedOperation>(
+    agentId: string,
+    operation: K,
+    payload: BusRequest<K>,
+    timeoutMs = BUS_REQUEST_TIMEOUT_MS,
+  ): Promise<BusResponse<K>> {
+    const to = subject(this.options.prefix, agentSubject(operation, agentId));
+    return this.call(to, operation, encodeJson(payload), timeoutMs);
   }
 
   /**
@@ -245,6 +263,7 @@ function received<T, R>(payload: T, msg: Msg): Received<T, R> {
   return {
     payload,
     raw: msg.data as Encoded<T>,
+    subject: msg.subject,
     header: (name) => msg.headers?.get(name) || undefined,
     respond: msg.reply ? (frame) => respond(msg, frame) : undefined,
   };

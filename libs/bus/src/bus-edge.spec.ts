@@ -8,9 +8,9 @@ const dropped = (family: string) => [...busMeter.dropped()].find(([labels]) => l
 
 describe('the bus edge', () => {
   it('names subjects from the one declaration', () => {
-    expect(CallEvents.subject('p', 'm1')).toBe('p.calls.m1.events');
-    expect(CallEvents.at('m1').subject('p')).toBe('p.calls.m1.events');
-    expect(ReplicaReplies.exact('p.ms.replicas.r1.replies').subject('other')).toBe('p.ms.replicas.r1.replies');
+    expect(CallEvents.subject('p', 'a1', 'm1')).toBe('p.calls.a1.m1.events');
+    expect(CallEvents.at('a1', 'm1').subject('p')).toBe('p.calls.a1.m1.events');
+    expect(ReplicaReplies.exact('p.ms.replicas.r1.replies.a1').subject('other')).toBe('p.ms.replicas.r1.replies.a1');
     expect(CallCancelled.subject('p')).toBe(`p.${CallCancelled.pattern}`);
   });
 

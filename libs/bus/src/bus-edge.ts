@@ -18,12 +18,17 @@ const lastWarned = new Map<string, { at: number; suppressed: number }>();
 export function admit<T>(
   address: Pick<Address<T, unknown>, 'family' | 'check'>,
   data: Uint8Array,
-  what = `payload on ${address.family}`,
+  what = `malformed payload on ${address.family}`,
 ): Parsed<T> {
   const plain = decodeJson(data);
   const parsed: Parsed<T> = plain === undefined ? { ok: false, errors: ['payload is not JSON'] } : address.check(plain);
   if (!parsed.ok) refused(address.family, what, parsed.errors);
   return parsed;
+}
+
+/** Drop something that passed its check but must not be acted on (e.g. a reply from the wrong agent): counted and logged like a malformed payload. */
+export function refuseOnBus(family: string, what: string, reason: string): void {
+  refused(family, what, [reason]);
 }
 
 function refused(family: string, what: string, errors: string[]): void {
@@ -36,7 +41,7 @@ function refused(family: string, what: string, errors: string[]): void {
   }
   lastWarned.set(family, { at: now, suppressed: 0 });
   logger.warn({
-    msg: `dropping malformed ${what}`,
+    msg: `dropping ${what}`,
     family,
     errors: errors.slice(0, 5),
     suppressed: last?.suppressed ?? 0,

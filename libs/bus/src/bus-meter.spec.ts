@@ -11,7 +11,10 @@ describe('subjectFamily', () => {
     ['mcpgw.ms.messages.post_and_wait', 'ms.messages.post_and_wait'],
     ['mcpgw.agents.demo-agent.inbox', 'agents.*.inbox'],
     ['mcpgw.calls.7b0c2a4e-0000-4000-8000-000000000000.stored', 'calls.*.stored'],
-    ['mcpgw.ms.replicas.0123abcd.replies', 'ms.replicas.*.replies'],
+    ['mcpgw.ms.replicas.0123abcd.replies.demo-agent', 'ms.replicas.*.replies.*'],
+    ['mcpgw.calls.demo-agent.7b0c2a4e-0000-4000-8000-000000000000.events', 'calls.*.*.events'],
+    ['mcpgw.ms.agents.demo-agent.replies', 'ms.agents.*.replies'],
+    ['mcpgw.registry.agents.demo-agent.register', 'registry.agents.*.register'],
     ['other.subject', 'other'],
   ])('%s is %s', (subject, family) => {
     expect(subjectFamily(subject, 'mcpgw')).toBe(family);

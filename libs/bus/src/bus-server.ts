@@ -15,6 +15,19 @@ export type BusHandlerExtras = {
   event?: EventSpec<unknown>;
 };
 
+/**
+ * What a request handler gets besides its payload (`@Ctx() ctx: BusContext`):
+ * the subject it came on, and the call's request and trace ids (for its log
+ * lines). Agent-scoped operations read the sending agent from the subject
+ * (`agentOfSubject`): only that agent's credentials may publish there.
+ */
+export class BusContext {
+  constructor(
+    readonly subject: string,
+    readonly ids: CallIds = {},
+  ) {}
+}
+
 /** The extras of an `@EventPattern(spec.pattern, onEvent(spec))` handler: a fan-out copy per replica, checked. */
 export function onEvent<T>(spec: EventSpec<T>): BusHandlerExtras {
   return { fanout: true, event: spec as EventSpec<unknown> };
@@ -114,8 +127,8 @@ export class BusServer extends Server implements CustomTransportStrategy {
     }
     try {
       // Nest hands back the handler's value, or an Observable when a filter or an interceptor ran.
-      // The handler's context (`@Ctx() ids: CallIds`): the call's request and trace ids, for its log lines.
-      const returned: unknown = await handler(payload, callIdsOf(msg.headers));
+      // The handler's context (`@Ctx() ctx: BusContext`): the subject, and the call's ids for its log lines.
+      const returned: unknown = await handler(payload, new BusContext(msg.subject, callIdsOf(msg.headers)));
       const result = isObservable(returned) ? await lastValueFrom(returned.pipe(defaultIfEmpty(undefined))) : returned;
       this.respond(msg, { ok: true, data: result });
     } catch (error) {

@@ -8,6 +8,7 @@ import { meterConnection } from './bus-meter';
 import { connectionEvents } from './connection-status';
 import { coalesceWrites } from './write-coalescing';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
+import { credsClaims } from './auth/authority';
 
 export interface BusModuleAsyncOptions {
   imports?: DynamicModule['imports'];
@@ -19,10 +20,12 @@ export interface BusModuleAsyncOptions {
 const logger = new Logger('Bus');
 
 async function connectNats(options: BusOptions): Promise<NatsConnection> {
+  const credentials = options.credsFile ? credentialsFrom(options.credsFile) : undefined;
   const nc = await connect({
     servers: options.url.split(','),
     name: options.name,
-    authenticator: options.credsFile ? credentialsFrom(options.credsFile) : undefined,
+    authenticator: credentials?.authenticator,
+    inboxPrefix: credentials?.inboxPrefix,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // No stack capture per request: it costs on every call and only helps debugging.
@@ -32,18 +35,38 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
   coalesceWrites(nc);
   // Counted for /metrics, followed for /ready (connection-status.ts), and logged.
   connectionEvents(nc, (type, data) => logger.warn(`nats ${type} (${String(data)})`));
+  void (async () => {
+    for await (const status of nc.status()) {
+      // The server refused a publish or a subscription: these credentials lack a permission.
+      const denied = (status as { permissionContext?: { operation: string; subject: string } }).permissionContext;
+      if (status.type === 'error' && denied) {
+        logger.error({ msg: 'nats permissions violation', operation: denied.operation, subject: denied.subject });
+      }
+    }
+  })();
   return nc;
 }
 
-/** The credentials file is read once, at start-up; a missing one stops the app with its name. */
-function credentialsFrom(path: string): Authenticator {
+/**
+ * The credentials file is read once, at start-up; a missing one stops the app
+ * with its name. Replies to our requests come to the private inbox prefix
+ * that the credentials allow (`_INBOX.<prefix>.<identity>`, auth/permissions.ts):
+ * nobody else may subscribe there.
+ */
+function credentialsFrom(path: string): { authenticator: Authenticator; inboxPrefix?: string } {
   let creds: Uint8Array;
   try {
     creds = readFileSync(path);
   } catch (error) {
     throw new Error(`NATS_CREDS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
-  return credsAuthenticator(creds);
+  let inbox: string | undefined;
+  try {
+    inbox = credsClaims(new TextDecoder().decode(creds)).subAllow.find((s) => s.startsWith('_INBOX.'));
+  } catch {
+    throw new Error(`NATS_CREDS: ${path} is not a NATS credentials file`);
+  }
+  return { authenticator: credsAuthenticator(creds), inboxPrefix: inbox?.replace(/\.>$/, '') };
 }
 
 class BusLifecycle implements OnApplicationShutdown {

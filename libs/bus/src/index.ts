@@ -14,3 +14,4 @@ export * from './write-coalescing';
 export * from './retry';
 export * from './connection-status';
 export { callIdsOf, type CallIds } from './bus-tracing';
+export * from './auth';

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BusClient } from '../src/bus-client';
 import { BusExceptionFilter } from '../src/bus-exception.filter';
 import { BusServer } from '../src/bus-server';
+import type { BusContext } from '../src/bus-server';
 import type { CallIds } from '../src/bus-tracing';
 import { decodeJson } from '../src/json';
 
@@ -32,8 +33,8 @@ class ProbeController {
 
   /** Answers with the call ids the transport handed it as its context. */
   @MessagePattern(BusPattern.ListMessages)
-  list(@Payload() _req: unknown, @Ctx() ids: CallIds) {
-    return { messages: [], ids };
+  list(@Payload() _req: unknown, @Ctx() ctx: BusContext) {
+    return { messages: [], ids: ctx.ids };
   }
 
   @EventPattern('probe.event', { fanout: true })

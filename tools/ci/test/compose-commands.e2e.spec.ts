@@ -9,8 +9,10 @@ import { parse } from 'yaml';
  * environment compose resolves for it (from .env.example), on this machine's
  * PostgreSQL and NATS; then each service's own healthcheck command must pass.
  * Only what cannot hold outside a container is rewritten: the hosts (postgres,
- * nats), this run's database and bus prefix, and free ports in place of the
- * fixed ones (in the healthcheck too).
+ * nats), this run's database and bus prefix, free ports in place of the
+ * fixed ones (in the healthcheck too), and the creds files that nats-auth
+ * makes in its volume: NATS auth is on, as in compose, on a nats-server of
+ * this run's own with credentials of the same names.
  */
 interface ComposeService {
   command?: string[];
@@ -33,7 +35,7 @@ function resolvedCompose(): Record<string, ComposeService> | undefined {
 }
 
 /** The service's environment for a run here, and its healthcheck with the same ports. */
-async function localised(service: ComposeService, isolation: Isolation) {
+async function localised(service: ComposeService, isolation: Isolation, app?: (typeof APPS)[number]) {
   const env: Record<string, string> = { ...IMAGE_ENV, ...service.environment };
   let healthcheck = service.healthcheck?.test.slice(1) ?? [];
   for (const name of PORT_VARIABLES) {
@@ -45,6 +47,11 @@ async function localised(service: ComposeService, isolation: Isolation) {
   if (env.DATABASE_URL) env.DATABASE_URL = isolation.databaseUrl;
   env.NATS_URL = isolation.natsUrl;
   env.BUS_PREFIX = isolation.busPrefix;
+  if (env.NATS_CREDS) {
+    if (!app) throw new Error('only the apps connect to NATS');
+    expect(env.NATS_CREDS).toBe(app === 'agent-pod' ? `/auth/agent-${env.AGENT_ID}.creds` : `/auth/${app}.creds`);
+    env.NATS_CREDS = await isolation.natsCreds!(app, env.AGENT_ID ?? '');
+  }
   return { env, healthcheck };
 }
 
@@ -64,7 +71,7 @@ describe.skipIf(!services && !process.env.CI)("docker-compose.yml's commands, ru
 
   beforeAll(async () => {
     if (!services) throw new Error('docker-compose is not installed (.ci/run installs it)');
-    isolation = await isolatedEnvironment('compose');
+    isolation = await isolatedEnvironment('compose', { auth: true });
   });
 
   afterAll(async () => {
@@ -77,17 +84,23 @@ describe.skipIf(!services && !process.env.CI)("docker-compose.yml's commands, ru
     const { env } = await localised(migrate, isolation);
     const [shell, ...args] = migrate.command!;
     expect(await passes([shell, ...args], env)).toBe(true);
-  });
+  }, 35_000);
 
-  it.each(APPS)('%s starts with its compose environment and passes its healthcheck', async (name) => {
-    const service = services![name];
-    const { env, healthcheck } = await localised(service, isolation);
-    expect(service.command?.[0]).toBe('node');
-    expect(healthcheck.length).toBeGreaterThan(0);
-    const process = new ServiceProcess(name, join(root, service.command![1]), env);
-    started.push(process);
-    await expect
-      .poll(async () => process.running && (await passes(healthcheck, env)), { timeout: 30_000, interval: 250 })
-      .toBe(true);
-  });
+  it.each(APPS)(
+    '%s starts with its compose environment and passes its healthcheck',
+    async (name) => {
+      const service = services![name];
+      const { env, healthcheck } = await localised(service, isolation, name);
+      expect(env.NATS_CREDS).toBeTruthy();
+      expect(service.command?.[0]).toBe('node');
+      expect(healthcheck.length).toBeGreaterThan(0);
+      const process = new ServiceProcess(name, join(root, service.command![1]), env);
+      started.push(process);
+      await expect
+        .poll(async () => process.running && (await passes(healthcheck, env)), { timeout: 30_000, interval: 250 })
+        .toBe(true);
+      // As long as the poll: the unit project (tools/ci/test/*.spec.ts) runs this file too, with a 5 s default.
+    },
+    35_000,
+  );
 });

@@ -10,3 +10,4 @@ export * from './metrics';
 export * from './agent-inbox';
 export * from './embedded-postgres';
 export * from './inspector';
+export * from './nats-auth';

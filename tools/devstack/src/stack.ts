@@ -13,6 +13,8 @@ export interface StackSettings {
   echoLogs?: boolean;
   /** Extra environment for every app. */
   env?: Record<string, string>;
+  /** NATS auth on: the creds file of each app (`NATS_CREDS`); a pod's is its agent's. */
+  natsCreds?: (app: AppName, agentId: string) => Promise<string>;
 }
 
 export type AppName = 'gateway' | 'message-service' | 'agent-pod';
@@ -47,13 +49,14 @@ export class Stack {
   /** The message services' REST mirror token (tests call the mirror with it). */
   readonly messageServiceToken = randomBytes(24).toString('base64url');
 
-  constructor(readonly settings: StackSettings) {}
+  constructor(readonly settings: StackSettings & { nats?: { adminEnv: Record<string, string> } }) {}
 
   private env(extra: Record<string, string> = {}): Record<string, string> {
     return {
       DATABASE_URL: this.settings.databaseUrl,
       NATS_URL: this.settings.natsUrl,
       BUS_PREFIX: this.settings.busPrefix,
+      ...this.settings.nats?.adminEnv,
       ...this.settings.env,
       ...extra,
     };
@@ -117,10 +120,14 @@ export class Stack {
   private async spawn(app: AppName, env: Record<string, string>): Promise<ServiceProcess> {
     const name = `${app}-${this.processes.filter((p) => p.name.startsWith(app)).length + 1}`;
     const managementPort = Number(env.MANAGEMENT_PORT ?? (await freePort()));
+    const agentId = env.AGENT_ID ?? this.settings.env?.AGENT_ID ?? 'demo-agent';
+    const creds: Record<string, string> = this.settings.natsCreds
+      ? { NATS_CREDS: await this.settings.natsCreds(app, agentId) }
+      : {};
     const proc = new ServiceProcess(
       name,
       appEntry(app),
-      this.env({ SERVICE_INSTANCE: name, MANAGEMENT_PORT: String(managementPort), ...env }),
+      this.env({ SERVICE_INSTANCE: name, MANAGEMENT_PORT: String(managementPort), ...creds, ...env }),
       this.settings.echoLogs,
     );
     proc.managementUrl = `http://127.0.0.1:${managementPort}`;

@@ -1,10 +1,12 @@
 import { removeInboxStream } from '@mcpgw/bus';
+import { connect, type NatsConnection } from 'nats';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensureGrantKeyFile } from './grant-key-file';
 import { createDatabase, dropDatabase, withDatabase } from './databases';
-import { Stack } from './stack';
+import { startAuthenticatedNats, type AuthenticatedNats } from './nats-auth';
+import { Stack, type AppName } from './stack';
 
 export interface TestStackOptions {
   gateways?: number;
@@ -13,6 +15,12 @@ export interface TestStackOptions {
   env?: Record<string, string>;
   podEnv?: Record<string, string>;
   gatewayEnv?: Record<string, string>;
+  /**
+   * NATS auth (default on): the stack gets a nats-server of its own (free port,
+   * temporary store, killed at stop) and each app its credentials (`NATS_CREDS`).
+   * `false`: the shared server at NATS_URL, without credentials.
+   */
+  auth?: boolean;
 }
 
 export interface TestStack {
@@ -26,6 +34,10 @@ export interface TestStack {
   apiKeyId: string;
   /** The RuntimeGrant signing key the gateways of this stack trust. */
   grantKeyFile: string;
+  /** With `auth`: the stack's own nats-server, its authority and credentials. */
+  nats?: AuthenticatedNats;
+  /** A NATS connection for a test that plays every part (unrestricted; see `AuthenticatedNats`). */
+  connectNats(): Promise<NatsConnection>;
   mcpUrl(gateway?: number, agentId?: string): string;
   stop(): Promise<void>;
 }
@@ -39,28 +51,43 @@ export interface Isolation {
   busPrefix: string;
   /** A RuntimeGrant signing key of this run's own (GRANT_SIGNING_KEY_FILE). */
   grantKeyFile: string;
-  /** Drop the database and the bus prefix's stream. */
+  /** With `auth`: a nats-server of this run's own, with NATS auth on. */
+  nats?: AuthenticatedNats;
+  /** The creds file of each app (with `auth`). */
+  natsCreds?: (app: AppName, agentId: string) => Promise<string>;
+  /** A NATS connection for a test that plays every part (unrestricted with `auth`). */
+  connectNats(): Promise<NatsConnection>;
+  /** Drop the database and the bus prefix's stream (or stop the own nats-server). */
   remove(): Promise<void>;
 }
 
 /**
  * A database and a bus prefix of one's own on the real servers, so that test
- * runs (and files within a run) cannot collide. Migrate it with `Stack.migrate`.
+ * runs (and files within a run) cannot collide, and (by default) a nats-server
+ * of one's own with NATS auth on. Migrate it with `Stack.migrate`; a `Stack`
+ * made from it (`new Stack(isolation)`) gives each app its credentials.
  */
-export async function isolatedEnvironment(label = 'run'): Promise<Isolation> {
+export async function isolatedEnvironment(label = 'run', options: { auth?: boolean } = {}): Promise<Isolation> {
   const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
   const database = `mcpgw_test_${tag}`;
+  const busPrefix = `test_${tag}`;
   await createDatabase(ADMIN_URL, database);
   const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
+  const nats = (options.auth ?? true) ? await startAuthenticatedNats(busPrefix) : undefined;
   return {
     databaseUrl: withDatabase(ADMIN_URL, database),
-    natsUrl: NATS_URL,
-    busPrefix: `test_${tag}`,
+    natsUrl: nats?.url ?? NATS_URL,
+    busPrefix,
     grantKeyFile,
+    nats,
+    natsCreds:
+      nats && ((app, agentId) => nats.credsFile(app === 'agent-pod' ? { role: 'agent', agentId } : { role: app })),
+    connectNats: () => (nats ? nats.connectUnrestricted() : connect({ servers: NATS_URL })),
     remove: async () => {
       rmSync(dirname(grantKeyFile), { recursive: true, force: true });
       await dropDatabase(ADMIN_URL, database).catch(() => undefined);
-      await removeInboxStream(NATS_URL, `test_${tag}`);
+      if (nats) await nats.stop();
+      else await removeInboxStream(NATS_URL, busPrefix);
     },
   };
 }
@@ -70,13 +97,20 @@ export async function isolatedEnvironment(label = 'run'): Promise<Isolation> {
  * by its own database and its own bus prefix, and removed afterwards.
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const isolation = await isolatedEnvironment('stack');
+  const isolation = await isolatedEnvironment('stack', { auth: options.auth });
   const stack = new Stack({
     databaseUrl: isolation.databaseUrl,
     natsUrl: isolation.natsUrl,
     busPrefix: isolation.busPrefix,
     echoLogs: process.env.STACK_LOGS === '1',
-    env: { LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5', GRANT_SIGNING_KEY_FILE: isolation.grantKeyFile, ...options.env },
+    natsCreds: isolation.natsCreds,
+    env: {
+      LOG_LEVEL: 'info',
+      DATABASE_POOL_SIZE: '5',
+      GRANT_SIGNING_KEY_FILE: isolation.grantKeyFile,
+      ...isolation.nats?.adminEnv,
+      ...options.env,
+    },
   });
   const cleanup = async () => {
     await stack.stop();
@@ -102,6 +136,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       apiKey: key.key,
       apiKeyId: key.id,
       grantKeyFile: isolation.grantKeyFile,
+      nats: isolation.nats,
+      connectNats: isolation.connectNats,
       mcpUrl: (gateway = 0, agent = agentId) => `${gatewayUrls[gateway]}/${agent}/mcp`,
       stop: cleanup,
     };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, workspaceRoot } from '../src';
+import { freePort, natsServerAvailable, workspaceRoot } from '../src';
 
 /**
  * What the README promises: `npm start` on a machine without PostgreSQL gets an
@@ -60,6 +60,8 @@ describe('npm start', () => {
     });
 
     expect(banner).toContain('Starting an embedded PostgreSQL');
+    // Without NATS_URL and with the binary, npm start runs its own nats-server with NATS auth on.
+    if (!process.env.NATS_URL && natsServerAvailable()) expect(banner).toContain('with NATS auth on');
     const key = /API key\s+(bak_\S+)/.exec(banner)?.[1];
     expect(key).toBeDefined();
     expect(banner).toContain(`curl -s http://localhost:${gatewayPort}/demo-agent/mcp`);

@@ -45,7 +45,7 @@ export class RegistrationService implements OnApplicationBootstrap, OnApplicatio
 
   private async registerUntilAccepted(): Promise<void> {
     const register = async () => {
-      const { registered } = await this.bus.request(BusPattern.RegisterAgent, {
+      const { registered } = await this.bus.requestAs(this.env.AGENT_ID, BusPattern.RegisterAgent, {
         workspace_id: this.env.WORKSPACE_ID,
         agent_id: this.env.AGENT_ID,
         pod_id: this.env.POD_ID,

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CallEvents, type CallEvent } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
+import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 
 /**
  * Progress and log events of a message in flight, on core NATS: whoever watches
@@ -9,9 +10,12 @@ import { BusClient } from '@mcpgw/bus';
  */
 @Injectable()
 export class CallEventsPublisher {
-  constructor(private readonly bus: BusClient) {}
+  constructor(
+    private readonly bus: BusClient,
+    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+  ) {}
 
   publish(event: CallEvent): void {
-    this.bus.publish(CallEvents.at(event.in_reply_to), event);
+    this.bus.publish(CallEvents.at(this.env.AGENT_ID, event.in_reply_to), event);
   }
 }

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CallInput, type ClientRequestMethod, type Deadline, type InputResponse } from '@mcpgw/contracts';
 import { BusClient, type BusSubscription } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
 import { INPUT_REQUEST_FALLBACK_MS } from '../cancellation/input-request-timeout';
+import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { CallEventsPublisher } from './call-events.publisher';
 
 export class ClientRequestError extends Error {
@@ -27,6 +28,7 @@ export class ClientRequestsService {
   constructor(
     private readonly bus: BusClient,
     private readonly events: CallEventsPublisher,
+    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
   ) {}
 
   async ask(
@@ -47,7 +49,7 @@ export class ClientRequestsService {
             INPUT_REQUEST_FALLBACK_MS,
           );
       signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-      subscription = this.bus.subscribe(CallInput.at(messageId), ({ payload }) => {
+      subscription = this.bus.subscribe(CallInput.at(this.env.AGENT_ID, messageId), ({ payload }) => {
         if (payload.key !== key) return;
         clearTimeout(timer);
         resolve(payload);

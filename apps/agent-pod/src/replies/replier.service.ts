@@ -88,7 +88,7 @@ export class ReplierService {
     return retry(
       async (attempt) => {
         if (replica && attempt === 1 && (await this.storeAt(replica, reply))) return;
-        await this.bus.request(BusPattern.PostMessage, { envelope: reply });
+        await this.bus.requestAs(this.env.AGENT_ID, BusPattern.StoreReply, { envelope: reply });
       },
       { firstDelayMs: FIRST_RETRY_MS, maxDelayMs: MAX_RETRY_MS, signal: stop, retryIf: isTransient, onRetry },
     );
@@ -107,7 +107,7 @@ export class ReplierService {
 
   history(message: ChatMessage) {
     return this.bus
-      .request(BusPattern.ListMessages, { channel_id: message.channel_id!, limit: 200 })
+      .requestAs(this.env.AGENT_ID, BusPattern.AgentHistory, { channel_id: message.channel_id!, limit: 200 })
       .then((page) => page.messages);
   }
 }

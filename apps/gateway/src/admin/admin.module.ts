@@ -8,6 +8,7 @@ import { GrantKeysService } from '../grants/grant-keys.service';
 import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
+import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 
 /** What the admin CLI needs: the stores and the grant keys, over the gateway's database. No HTTP, no bus. */
 @Module({
@@ -19,6 +20,7 @@ import { AgentQuotasStore } from '../quotas/agent-quotas.store';
     GrantRevocationsStore,
     PersonalAccessTokensStore,
     AgentQuotasStore,
+    NatsCredentialsStore,
   ],
 })
 export class AdminModule {}

@@ -1,5 +1,8 @@
 import { AGENT_ID_PATTERN, CREDENTIAL_NAME_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
 import { mintRuntimeGrant } from '@mcpgw/grants';
+import { issueCredentials, revokeUsers } from '@mcpgw/bus';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { GatewayEnv } from '../config/gateway.env';
 import type { AgentsStore } from '../agents/agents.store';
 import type { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { QUOTA_LIMITS, effectiveLimits, type QuotaLimits, type QuotaOverrides } from '../quotas/quota-limits';
@@ -7,6 +10,7 @@ import type { ApiKeysStore } from '../auth/api-keys.store';
 import type { GrantKeysService } from '../grants/grant-keys.service';
 import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
 
 export interface AdminDeps {
   agents: AgentsStore;
@@ -14,10 +18,20 @@ export interface AdminDeps {
   grantKeys: GrantKeysService;
   revocations: GrantRevocationsStore;
   pats: PersonalAccessTokensStore;
+  natsCredentials: NatsCredentialsStore;
   maxGrantTtlSeconds: number;
   quotas: AgentQuotasStore;
   /** The QUOTA_* defaults of this environment. */
   quotaDefaults: QuotaLimits;
+  env: Pick<
+    GatewayEnv,
+    | 'NATS_URL'
+    | 'BUS_PREFIX'
+    | 'NATS_ACCOUNT_PUBLIC_KEY'
+    | 'NATS_ACCOUNT_SIGNING_SEED_FILE'
+    | 'NATS_OPERATOR_SEED_FILE'
+    | 'NATS_SYSTEM_CREDS'
+  >;
 }
 
 export interface Parsed {
@@ -49,7 +63,14 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
              [--credentials <c1,c2>] [--ttl <seconds, default 3600>]
                                               mint a task-scoped RuntimeGrant (prints it)
   grant revoke <grant-id>                     revoke a grant at once on every gateway
-  pat create [--label L]                      mint a personal access token (printed once)`;
+  pat create [--label L]                      mint a personal access token (printed once)
+  agent credentials --agent <agent> [--out <file>]
+                                              issue NATS credentials for the agent's pods (a creds
+                                              file; printed only without --out)
+  agent credentials list [--agent <agent>]    the NATS users issued to agents (public keys only)
+  agent credentials revoke --agent <agent> | --user <U…>
+                                              revoke all of an agent's NATS credentials, or one user:
+                                              the servers close its connections at once`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -163,6 +184,70 @@ export const COMMANDS: Record<string, Command> = {
       throw new InvalidRequestError((error as Error).message);
     }
   },
+  'agent credentials': async ({ env, natsCredentials }, { words, flags }) => {
+    if (words[2] === 'list') {
+      const list = await natsCredentials.list(optionalFlag(flags, 'agent'));
+      return {
+        json: list,
+        text: list.length
+          ? list
+              .map((c) => `${c.user}\tagent=${c.agent_id}\t${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}`)
+              .join('\n')
+          : '(no NATS credentials issued)',
+      };
+    }
+    if (words[2] === 'revoke') {
+      const agent = optionalFlag(flags, 'agent');
+      const user = optionalFlag(flags, 'user');
+      if (!agent === !user)
+        throw new InvalidRequestError('agent credentials revoke needs --agent <agent> or --user <U…>');
+      if (user && !/^U[A-Z2-7]{55}$/.test(user)) {
+        throw new InvalidRequestError('--user must be a NATS user public key (U…)');
+      }
+      const users = user ? [user] : await natsCredentials.active(agent!);
+      if (users.length === 0) throw new InvalidRequestError(`agent ${agent} has no NATS credentials to revoke`);
+      await revokeUsers({
+        url: env.NATS_URL,
+        systemCreds: readSecret('NATS_SYSTEM_CREDS', env.NATS_SYSTEM_CREDS),
+        operatorSeed: readSecret('NATS_OPERATOR_SEED_FILE', env.NATS_OPERATOR_SEED_FILE),
+        account: accountKey(env.NATS_ACCOUNT_PUBLIC_KEY),
+        users,
+      }).catch((error: Error) => {
+        throw new InvalidRequestError(`revocation failed: ${error.message}`);
+      });
+      await natsCredentials.markRevoked(users);
+      return {
+        json: { revoked: users },
+        text: `revoked NATS user(s) ${users.join(', ')}: their connections are closed`,
+      };
+    }
+    if (words.length > 2) throw new InvalidRequestError(`unknown: agent credentials ${words.slice(2).join(' ')}`);
+    const agentId = requireFlag(flags, 'agent');
+    if (!AGENT_ID_PATTERN.test(agentId)) throw new InvalidRequestError(`${agentId}: use 1-64 of A-Z a-z 0-9 _ -`);
+    const issued = await issueCredentials({
+      account: accountKey(env.NATS_ACCOUNT_PUBLIC_KEY),
+      signingSeed: readSecret('NATS_ACCOUNT_SIGNING_SEED_FILE', env.NATS_ACCOUNT_SIGNING_SEED_FILE),
+      prefix: env.BUS_PREFIX,
+      identity: { role: 'agent', agentId },
+    }).catch((error: Error) => {
+      throw new InvalidRequestError(error.message);
+    });
+    await natsCredentials.record(issued.user, agentId);
+    const out = optionalFlag(flags, 'out');
+    const view = { agent_id: agentId, user: issued.user, bus_prefix: env.BUS_PREFIX, issued_at: issued.issuedAt };
+    if (out) {
+      writeFileSync(out, issued.creds, { mode: 0o600 });
+      return {
+        json: { ...view, file: out },
+        text: `NATS credentials for agent ${agentId} (user ${issued.user}) written to ${out}; pods use NATS_CREDS=${out}`,
+      };
+    }
+    return {
+      json: { ...view, creds: issued.creds },
+      text: `${issued.creds}
+(user ${issued.user}: revoke with agent credentials revoke --user ${issued.user})`,
+    };
+  },
   'pat create': async ({ pats }, { flags }) => {
     const created = await pats.create(optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };
@@ -186,6 +271,29 @@ function quotaValue(name: string, value: string): number | null {
     );
   }
   return n;
+}
+
+/** A secret from the file a setting names; the secret itself is never printed. */
+function readSecret(name: string, path: string): string {
+  requireSetting(name, path);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InvalidRequestError(
+      `${name}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
+  }
+}
+
+/** The account's public key, or the file that holds it (account.pub of nats-init). */
+function accountKey(value: string): string {
+  requireSetting('NATS_ACCOUNT_PUBLIC_KEY', value);
+  return /^A[A-Z2-7]{55}$/.test(value) ? value : readSecret('NATS_ACCOUNT_PUBLIC_KEY', value).trim();
+}
+
+function requireSetting(name: string, value: string): string {
+  if (!value) throw new InvalidRequestError(`${name} is not set (see README, NATS credentials)`);
+  return value;
 }
 
 function requireFlag(flags: Parsed['flags'], name: string): string {

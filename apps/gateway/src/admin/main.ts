@@ -12,6 +12,7 @@ import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { defaultLimits } from '../quotas/quota-limits';
+import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
@@ -39,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
       maxGrantTtlSeconds: env.GRANT_MAX_TTL_SECONDS,
       quotas: app.get(AgentQuotasStore),
       quotaDefaults: defaultLimits(env),
+      natsCredentials: app.get(NatsCredentialsStore),
+      env,
     };
     const output = await command(deps, parsed);
     process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
@@ -76,6 +79,8 @@ const FLAGS = {
   'calls-per-second': { type: 'string' },
   sessions: { type: 'string' },
   streams: { type: 'string' },
+  out: { type: 'string' },
+  user: { type: 'string' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

@@ -21,9 +21,13 @@ export class RegistryService {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  async register(plain: unknown): Promise<{ registered: number }> {
+  /** `sender`: the agent the registration subject names (only its credentials may publish there). */
+  async register(plain: unknown, sender: string | undefined): Promise<{ registered: number }> {
     const parsed = parseAs(RegisterAgentRequest, plain);
     if (!parsed.ok) throw new InvalidRequestError('invalid registration', parsed.errors);
+    if (parsed.value.agent_id !== sender) {
+      throw new InvalidRequestError('agent_id must be the agent named by the registration subject');
+    }
     const {
       agent_id,
       workspace_id,

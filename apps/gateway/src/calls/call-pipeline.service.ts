@@ -158,7 +158,7 @@ export class CallPipeline {
     const { message, requestId } = prepared;
     const { signal, onEvent } = options;
     const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
-    const watch = onEvent && new CallWatch(this.bus, message.id, onEvent);
+    const watch = onEvent && new CallWatch(this.bus, message.agent_id, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
     try {
       const posted = await call.unlessCancelled(
@@ -275,8 +275,8 @@ export class CallPipeline {
   }
 
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
-  answerInput(messageId: string, response: InputResponse): void {
-    this.bus.publish(CallInput.at(messageId), response);
+  answerInput(agentId: string, messageId: string, response: InputResponse): void {
+    this.bus.publish(CallInput.at(agentId, messageId), response);
   }
 
   /** Bus failures become typed call errors; anything unexpected is logged once, here. */

@@ -10,8 +10,8 @@ export class CallWatch {
   private readonly subscription: BusSubscription;
   private lastActivity = Date.now();
 
-  constructor(bus: BusClient, messageId: string, onEvent: (event: CallEvent) => void) {
-    this.subscription = bus.subscribe(CallEvents.at(messageId), ({ payload }) => {
+  constructor(bus: BusClient, agentId: string, messageId: string, onEvent: (event: CallEvent) => void) {
+    this.subscription = bus.subscribe(CallEvents.at(agentId, messageId), ({ payload }) => {
       if (payload.in_reply_to !== messageId) return;
       this.lastActivity = Date.now();
       onEvent(payload);

@@ -11,6 +11,22 @@ import {
 import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
+  /** Admin CLI, NATS credentials: the deployment's NATS account public key, or a file holding it (libs/bus/src/auth). */
+  @IsString()
+  NATS_ACCOUNT_PUBLIC_KEY: string = '';
+
+  /** Admin CLI: a file holding the seed of the account's signing key; it signs pod credentials. Never printed. */
+  @IsString()
+  NATS_ACCOUNT_SIGNING_SEED_FILE: string = '';
+
+  /** Admin CLI, revocation: a file holding the operator's seed (it re-signs the account JWT). */
+  @IsString()
+  NATS_OPERATOR_SEED_FILE: string = '';
+
+  /** Admin CLI, revocation: credentials of a system-account user, to push the account JWT to the servers. */
+  @IsString()
+  NATS_SYSTEM_CREDS: string = '';
+
   @IsInt()
   @Min(0)
   @Max(65535)

@@ -6,6 +6,7 @@ import { Grants1764470000000 } from './migrations/1764470000000-grants';
 import { SessionLogLevel1764480000000 } from './migrations/1764480000000-session-log-level';
 import { AgentResourcesPrompts1764490000000 } from './migrations/1764490000000-agent-resources-prompts';
 import { SessionClientCapabilities1764500000000 } from './migrations/1764500000000-session-client-capabilities';
+import { NatsCredentials1764510000000 } from './migrations/1764510000000-nats-credentials';
 import { AgentQuotas1764515000000 } from './migrations/1764515000000-agent-quotas';
 
 /** The gateway keeps its tables in this schema. */
@@ -26,6 +27,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       SessionLogLevel1764480000000,
       AgentResourcesPrompts1764490000000,
       SessionClientCapabilities1764500000000,
+      NatsCredentials1764510000000,
       AgentQuotas1764515000000,
     ],
   });

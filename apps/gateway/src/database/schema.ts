@@ -93,6 +93,14 @@ export interface AgentQuotasTable {
   updated_at: Generated<Timestamp>;
 }
 
+/** NATS users issued to agents' pods by the admin CLI (public keys only), and when revoked. */
+export interface NatsCredentialsTable {
+  user_key: string;
+  agent_id: string;
+  issued_at: Generated<Timestamp>;
+  revoked_at: Timestamp | null;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -102,6 +110,7 @@ export interface GatewayTables {
   grant_revocations: GrantRevocationsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   agent_quotas: AgentQuotasTable;
+  nats_credentials: NatsCredentialsTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

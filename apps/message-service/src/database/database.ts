@@ -1,6 +1,7 @@
 import { postgresOptions } from '@mcpgw/persistence';
 import type { DataSourceOptions } from 'typeorm';
 import { ChannelsAndMessages1764450000000 } from './migrations/1764450000000-channels-and-messages';
+import { MessageSender1764460000000 } from './migrations/1764460000000-message-sender';
 import { ChannelsByAge1764800000000 } from './migrations/1764800000000-channels-by-age';
 
 /** The message service keeps its tables in this schema. */
@@ -11,6 +12,6 @@ export function messagingDatabase(url: string, poolSize?: number): DataSourceOpt
     url,
     schema: MESSAGING_SCHEMA,
     poolSize,
-    migrations: [ChannelsAndMessages1764450000000, ChannelsByAge1764800000000],
+    migrations: [ChannelsAndMessages1764450000000, MessageSender1764460000000, ChannelsByAge1764800000000],
   });
 }

@@ -21,6 +21,8 @@ export interface MessagesTable {
   type: Envelope['type'];
   in_reply_to: string | null;
   envelope: Json<Envelope>;
+  /** Who sent it, as the bus vouched: `gateway`, `agent:<id>`, `rest` (null: stored before this column). */
+  sender: string | null;
   created_at: Generated<Timestamp>;
 }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { UnavailableError, type InboxMessage } from '@mcpgw/contracts';
 import { InboxPublisher } from '@mcpgw/bus';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
-import { REPLICA_REPLIES_SUBJECT } from '../replies/replica-replies.subject';
+import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from '../replies/replica-replies.subject';
 
 /** How often the inbox stream is checked (and made again if it was lost). */
 const STREAM_CHECK_MS = 3_000;
@@ -10,7 +10,7 @@ const STREAM_CHECK_MS = 3_000;
 /**
  * Hands stored chat messages to agent pods through JetStream: at-least-once,
  * de-duplicated by message id (a retried post publishes the same id). Each
- * message names this replica's replies subject, where its pod answers.
+ * message names this replica's replies subject for its agent, where its pod answers.
  *
  * `deliver` waits for JetStream's ack: a caller told "posted" can rely on the
  * delivery. `deliverForWaiter` does not: its caller waits for the reply anyway
@@ -26,7 +26,7 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly inboxes: InboxPublisher,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
-    @Inject(REPLICA_REPLIES_SUBJECT) private readonly repliesSubject: string,
+    @Inject(REPLICA_REPLIES_SUBJECT) private readonly replies: ReplicaRepliesSubjects,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -56,7 +56,7 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
   /** `requestId`: the HTTP request's id, on to the pod in `Mcpgw-Request-Id` (for its log lines). */
   async deliver(message: InboxMessage, requestId?: string): Promise<void> {
     try {
-      await this.inboxes.deliver(message, this.repliesSubject, requestId);
+      await this.inboxes.deliver(message, this.replies.forAgent(message.agent_id), requestId);
     } catch (error) {
       throw this.unavailable(message, error);
     }
@@ -64,7 +64,7 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
 
   deliverForWaiter(message: InboxMessage, requestId?: string): void {
     try {
-      this.inboxes.deliverUnconfirmed(message, this.repliesSubject, requestId);
+      this.inboxes.deliverUnconfirmed(message, this.replies.forAgent(message.agent_id), requestId);
     } catch (error) {
       throw this.unavailable(message, error);
     }

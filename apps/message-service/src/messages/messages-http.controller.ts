@@ -20,7 +20,7 @@ export class MessagesHttpController {
 
   @Post(':id/messages')
   post(@Param('id') channelId: string, @Body() body: Record<string, unknown>) {
-    return this.messages.post({ ...body, channel_id: requireUuid(channelId, 'channel id') });
+    return this.messages.post({ ...body, channel_id: requireUuid(channelId, 'channel id') }, 'rest');
   }
 
   @Get(':id/messages')

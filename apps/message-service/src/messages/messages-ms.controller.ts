@@ -1,16 +1,22 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import type { CallIds } from '@mcpgw/bus';
-import { BusPattern, type BusRequest } from '@mcpgw/contracts';
+import { BusPattern, InvalidRequestError, agentOfSubject, checkAgentReply, type BusRequest } from '@mcpgw/contracts';
+import { BUS_OPTIONS, BusContext, refuseOnBus, type BusOptions } from '@mcpgw/bus';
 import { WaitService } from '../wait/wait.service';
-import { MessagesService, requireUuid } from './messages.service';
+import { ForeignReplyError, GATEWAY_SENDER, MessagesService, requireUuid } from './messages.service';
 
-/** The message service's bus API: one-line handlers over the services. */
+/**
+ * The message service's bus API: one-line handlers over the services. Post,
+ * post-and-wait, wait, list and create are the gateway's (only its NATS
+ * credentials may publish there); agents reply and read history on subjects
+ * that name them (`ms.agents.<agent>.…`), and get only their own channels.
+ */
 @Controller()
 export class MessagesMsController {
   constructor(
     private readonly messages: MessagesService,
     private readonly waits: WaitService,
+    @Inject(BUS_OPTIONS) private readonly bus: BusOptions,
   ) {}
 
   @MessagePattern(BusPattern.CreateChannel)
@@ -20,7 +26,7 @@ export class MessagesMsController {
 
   @MessagePattern(BusPattern.PostMessage)
   post(@Payload() req: BusRequest<typeof BusPattern.PostMessage>) {
-    return this.messages.post(req.envelope);
+    return this.messages.post(req.envelope, GATEWAY_SENDER);
   }
 
   @MessagePattern(BusPattern.ListMessages)
@@ -38,7 +44,36 @@ export class MessagesMsController {
   }
 
   @MessagePattern(BusPattern.PostAndWait)
-  postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>, @Ctx() ids: CallIds) {
-    return this.waits.postAndWait(req.envelope, req.timeout_ms, ids);
+  postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>, @Ctx() ctx: BusContext) {
+    return this.waits.postAndWait(req.envelope, req.timeout_ms, ctx.ids);
+  }
+
+  /** An agent's reply, at any replica (a pod's retry): stored only as the reply of the agent the subject names. */
+  @MessagePattern(BusPattern.StoreReply)
+  async storeReply(@Payload() req: BusRequest<typeof BusPattern.StoreReply>, @Ctx() ctx: BusContext) {
+    const sender = this.sender(BusPattern.StoreReply, ctx);
+    const parsed = checkAgentReply(req?.envelope);
+    if (!parsed.ok) throw new InvalidRequestError('invalid agent_reply', parsed.errors);
+    try {
+      return await this.messages.postReplyFrom(sender, parsed.value);
+    } catch (error) {
+      if (error instanceof ForeignReplyError)
+        refuseOnBus(BusPattern.StoreReply, 'reply from another agent', error.message);
+      throw error;
+    }
+  }
+
+  /** The history of one of the agent's own channels. */
+  @MessagePattern(BusPattern.AgentHistory)
+  async history(@Payload() req: BusRequest<typeof BusPattern.AgentHistory>, @Ctx() ctx: BusContext) {
+    return {
+      messages: await this.messages.listFor(this.sender(BusPattern.AgentHistory, ctx), req?.channel_id, req?.limit),
+    };
+  }
+
+  private sender(pattern: string, ctx: BusContext): string {
+    const agent = agentOfSubject(this.bus.prefix, pattern, ctx.subject);
+    if (!agent) throw new InvalidRequestError('the subject names no agent');
+    return agent;
   }
 }

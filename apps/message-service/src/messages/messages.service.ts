@@ -43,10 +43,15 @@ export class MessagesService {
     return this.store.createChannel(agentId);
   }
 
-  async post(plain: unknown): Promise<PostResult> {
+  /**
+   * `sender`: who the bus vouches for (`gateway` on the gateway-only subjects,
+   * `rest` for the REST mirror). A reply posted this way is the mirror's or a
+   * trusted service's; agents reply only through `postReplyFrom`.
+   */
+  async post(plain: unknown, sender: string): Promise<PostResult> {
     const envelope = this.parse(plain);
-    if (envelope.type === 'agent_reply') return this.storeReply(envelope);
-    const { existingReply: _, ...posted } = await this.postChatMessage(envelope, 'confirmed');
+    if (envelope.type === 'agent_reply') return this.storeReply(envelope, undefined, sender);
+    const { existingReply: _, ...posted } = await this.postChatMessage(envelope, 'confirmed', sender);
     return posted;
   }
 
@@ -58,15 +63,28 @@ export class MessagesService {
   async postChat(plain: unknown, requestId?: string): Promise<PostResult & { existingReply?: AgentReply }> {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
-    return this.postChatMessage(envelope, 'for_waiter', requestId);
+    return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, requestId);
   }
 
   /**
-   * Post an agent_reply the bus already checked (a pod's direct reply); `raw`
-   * is its JSON as received, passed on to other replicas as it is.
+   * Post an agent_reply that agent `sender` sent (the subject it came on names
+   * the agent, and only that agent's NATS credentials may publish there). It is
+   * stored only when it is that agent's reply on a channel of that agent;
+   * anything else is refused with `ForeignReplyError` and never reaches a
+   * waiter. `raw` is its JSON as received, passed on to other replicas as it is.
    */
-  postReply(reply: AgentReply, raw?: Encoded<AgentReply>): Promise<PostResult> {
-    return this.storeReply(reply, raw);
+  postReplyFrom(sender: string, reply: AgentReply, raw?: Encoded<AgentReply>): Promise<PostResult> {
+    if (reply.agent_id !== sender) {
+      throw new ForeignReplyError(`a reply of agent ${reply.agent_id} sent by agent ${sender}`);
+    }
+    return this.storeReply(reply, raw, agentSender(sender));
+  }
+
+  /** A channel's history for agent `sender`: only a channel of its own. */
+  async listFor(sender: string, channelId: unknown, limit?: unknown): Promise<StoredMessage[]> {
+    const id = requireUuid(channelId, 'channel_id');
+    if ((await this.store.channelAgent(id)) !== sender) throw new NotFoundError(`no channel ${id}`);
+    return this.list(id, limit);
   }
 
   async list(channelId: unknown, limit: unknown = 100): Promise<StoredMessage[]> {
@@ -94,9 +112,10 @@ export class MessagesService {
   private async postChatMessage(
     message: ChatMessage,
     delivery: 'confirmed' | 'for_waiter',
+    sender: string,
     requestId?: string,
   ): Promise<PostResult & { existingReply?: AgentReply }> {
-    const outcome = await this.store.insert(message);
+    const outcome = await this.store.insert(message, sender);
     const result = this.accepted(outcome, message);
     const deliver = (stored: InboxMessage) =>
       delivery === 'confirmed'
@@ -114,8 +133,12 @@ export class MessagesService {
     return { ...result, existingReply: reply };
   }
 
-  private async storeReply(reply: AgentReply, raw?: Encoded<AgentReply>): Promise<PostResult> {
-    const outcome = await this.store.insert(reply);
+  private async storeReply(
+    reply: AgentReply,
+    raw: Encoded<AgentReply> | undefined,
+    sender: string,
+  ): Promise<PostResult> {
+    const outcome = await this.store.insert(reply, sender);
     if (outcome.kind === 'already_answered') {
       // At-least-once delivery can make an agent answer twice; the first answer stands.
       return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: true };
@@ -133,6 +156,8 @@ export class MessagesService {
         return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: outcome.kind !== 'stored' };
       case 'no_channel':
         throw new NotFoundError(`no channel ${envelope.channel_id}`);
+      case 'wrong_agent':
+        throw new ForeignReplyError(`a reply of agent ${envelope.agent_id} on a channel of another agent`);
       case 'no_message_to_answer':
         throw new NotFoundError(
           `no message ${(envelope as AgentReply).in_reply_to} on channel ${envelope.channel_id} to reply to`,
@@ -140,6 +165,21 @@ export class MessagesService {
     }
   }
 }
+
+/** Who posted on the gateway-only subjects (post, post-and-wait). */
+export const GATEWAY_SENDER = 'gateway';
+
+/** The stamp of an agent's messages. */
+export function agentSender(agentId: string): string {
+  return `agent:${agentId}`;
+}
+
+/**
+ * A reply refused because it is not from the channel's agent: sent by another
+ * agent's credentials, or naming a channel of another agent. It is dropped and
+ * counted (`mcpgw_bus_dropped_total`), never stored, never woken on.
+ */
+export class ForeignReplyError extends InvalidRequestError {}
 
 export function requireUuid(value: unknown, name: string): string {
   if (typeof value !== 'string' || !UUID.test(value)) throw new InvalidRequestError(`${name} must be a UUID`);

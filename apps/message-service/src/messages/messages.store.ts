@@ -10,6 +10,8 @@ export type InsertOutcome =
   | { kind: 'duplicate'; channelId: string; seq: number }
   | { kind: 'no_channel' }
   | { kind: 'no_message_to_answer' }
+  /** A reply whose agent is not the channel's agent. */
+  | { kind: 'wrong_agent' }
   /** The message already has another reply (a redelivered message answered twice). */
   | { kind: 'already_answered'; channelId: string; seq: number };
 
@@ -30,6 +32,8 @@ interface NewRow {
   type: Envelope['type'];
   inReplyTo: string | null;
   json: string;
+  /** Who sent it, as the bus vouched (`gateway`, `agent:<id>`, `rest`). */
+  sender: string | null;
 }
 
 /**
@@ -38,43 +42,52 @@ interface NewRow {
  * SQL, not the builder: a data-modifying CTE over unnest of one array per column.
  */
 function insertOnNewChannels(rows: NewRow[]) {
-  const [ids, channelIds, agentIds, envelopes] = columns(rows, ['id', 'channelId', 'agentId', 'json']);
+  const [ids, channelIds, agentIds, envelopes, senders] = columns(rows, [
+    'id',
+    'channelId',
+    'agentId',
+    'json',
+    'sender',
+  ]);
   return sql<Row>`
   WITH input AS (
-    SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${envelopes}::jsonb[]) AS i(id, channel_id, agent_id, envelope)
+    SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${envelopes}::jsonb[], ${senders}::text[]) AS i(id, channel_id, agent_id, envelope, sender)
   ), channel AS (
     INSERT INTO channels (id, agent_id)
     SELECT i.channel_id, i.agent_id FROM input i
      WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.id)
     RETURNING id
   )
-  INSERT INTO messages (id, channel_id, type, envelope)
-  SELECT i.id, i.channel_id, 'chat_message', i.envelope FROM input i JOIN channel ON channel.id = i.channel_id
+  INSERT INTO messages (id, channel_id, type, envelope, sender)
+  SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender FROM input i JOIN channel ON channel.id = i.channel_id
   ON CONFLICT (id) DO NOTHING
   RETURNING id, seq, channel_id`;
 }
 
 /**
  * Messages and replies on existing channels. A row is skipped when its channel
- * does not exist, when it answers a message that is not on that channel, or
- * when its id (or a reply to the same message) is already stored. The channel
- * is locked first (FOR KEY SHARE, the lock the foreign key takes anyway): a
- * channel being deleted by retention is waited for, then found gone
- * (`no_channel`), never a foreign-key error failing the whole batch.
+ * does not exist, when it is a reply of an agent other than the channel's,
+ * when it answers a message that is not on that channel, or when its id (or a
+ * reply to the same message) is already stored. The channel is locked first
+ * (FOR KEY SHARE, the lock the foreign key takes anyway): a channel being
+ * deleted by retention is waited for, then found gone (`no_channel`), never a
+ * foreign-key error failing the whole batch.
  */
 function insertOnChannels(rows: NewRow[]) {
-  const [ids, channelIds, types, inReplyTos, envelopes] = columns(rows, [
+  const [ids, channelIds, agentIds, types, inReplyTos, envelopes, senders] = columns(rows, [
     'id',
     'channelId',
+    'agentId',
     'type',
     'inReplyTo',
     'json',
+    'sender',
   ]);
   return sql<Row>`
-  INSERT INTO messages (id, channel_id, type, in_reply_to, envelope)
-  SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope
-    FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[]) AS i(id, channel_id, type, in_reply_to, envelope)
-   WHERE EXISTS (SELECT 1 FROM channels WHERE id = i.channel_id FOR KEY SHARE)
+  INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender)
+  SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender
+    FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[], ${senders}::text[]) AS i(id, channel_id, agent_id, type, in_reply_to, envelope, sender)
+   WHERE EXISTS (SELECT 1 FROM channels c WHERE c.id = i.channel_id AND (i.type <> 'agent_reply' OR c.agent_id = i.agent_id) FOR KEY SHARE)
      AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
   ON CONFLICT DO NOTHING
   RETURNING id, seq, channel_id`;
@@ -110,7 +123,7 @@ export class MessagesStore {
    * conversation) the channel is made with it, atomically; a re-post makes no
    * channel. Concurrent inserts share one statement and one commit.
    */
-  async insert(envelope: Envelope): Promise<InsertOutcome> {
+  async insert(envelope: Envelope, sender: string | null = null): Promise<InsertOutcome> {
     const channelId = envelope.channel_id ?? randomUUID();
     const row: NewRow = {
       id: envelope.id,
@@ -120,6 +133,7 @@ export class MessagesStore {
       type: envelope.type,
       inReplyTo: envelope.type === 'agent_reply' ? envelope.in_reply_to : null,
       json: JSON.stringify(envelope.channel_id ? envelope : { ...envelope, channel_id: channelId }),
+      sender,
     };
     return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo);
   }
@@ -177,6 +191,18 @@ export class MessagesStore {
     return { messageExists: rows[0].message_exists, reply: rows[0].reply ?? undefined };
   }
 
+  /** The agent of a channel; undefined when there is no such channel. */
+  async channelAgent(channelId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('channels').select('agent_id').where('id', '=', channelId).executeTakeFirst();
+    return row?.agent_id;
+  }
+
+  /** Who sent a stored message (null for rows from before senders were stamped). */
+  async senderOf(messageId: string): Promise<string | null | undefined> {
+    const row = await this.db.selectFrom('messages').select('sender').where('id', '=', messageId).executeTakeFirst();
+    return row ? row.sender : undefined;
+  }
+
   private async channelExists(channelId: string): Promise<boolean> {
     const row = await this.db
       .selectFrom('channels')
@@ -190,7 +216,9 @@ export class MessagesStore {
   private async explainNoInsert(envelope: Envelope, inReplyTo: string | null): Promise<InsertOutcome> {
     const same = await this.existing(envelope.id, 'duplicate');
     if (same.kind === 'duplicate' || !envelope.channel_id) return same;
-    if (!(await this.channelExists(envelope.channel_id))) return { kind: 'no_channel' };
+    const channel = await this.channelAgent(envelope.channel_id);
+    if (channel === undefined) return { kind: 'no_channel' };
+    if (inReplyTo && channel !== envelope.agent_id) return { kind: 'wrong_agent' };
     if (inReplyTo) {
       const row = await this.db
         .selectFrom('messages')

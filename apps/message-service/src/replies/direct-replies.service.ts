@@ -1,8 +1,15 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { ReplicaReplies, ReplyHeaders, type AgentReply, type BusPattern, type BusResponse } from '@mcpgw/contracts';
-import { BusClient, InboxPublisher, failureFrame, type BusSubscription, type Received } from '@mcpgw/bus';
-import { MessagesService } from '../messages/messages.service';
-import { REPLICA_REPLIES_SUBJECT } from './replica-replies.subject';
+import {
+  AgentInbox,
+  ReplicaReplies,
+  ReplyHeaders,
+  type AgentReply,
+  type BusPattern,
+  type BusResponse,
+} from '@mcpgw/contracts';
+import { BusClient, InboxPublisher, failureFrame, refuseOnBus, type BusSubscription, type Received } from '@mcpgw/bus';
+import { ForeignReplyError, MessagesService } from '../messages/messages.service';
+import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from './replica-replies.subject';
 
 /**
  * Replies to the chat messages this replica delivered, straight from the pods
@@ -11,6 +18,12 @@ import { REPLICA_REPLIES_SUBJECT } from './replica-replies.subject';
  * and only then is the pod's inbox message acked on its behalf, with the ack
  * subject the pod sent along. Sent as a request (a pod's retry after a
  * redelivery), the reply is answered instead and the pod acks itself.
+ *
+ * Verified envelopes: the subject's last token is the sending agent (only its
+ * NATS credentials may publish there); the reply is stored only when it is
+ * that agent's, on a channel of that agent, and the ack subject it sends must
+ * be of that agent's consumer. Anything else is dropped and counted
+ * (`mcpgw_bus_dropped_total`), and never reaches a waiter.
  */
 @Injectable()
 export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
@@ -20,14 +33,14 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly bus: BusClient,
     private readonly inboxes: InboxPublisher,
-    @Inject(REPLICA_REPLIES_SUBJECT) private readonly subject: string,
+    @Inject(REPLICA_REPLIES_SUBJECT) private readonly subjects: ReplicaRepliesSubjects,
     private readonly messages: MessagesService,
   ) {}
 
   onModuleInit(): void {
     // Essential: without it the pods' replies to this replica go nowhere (`nats` on /ready).
     this.subscription = this.bus.subscribe(
-      ReplicaReplies.exact(this.subject),
+      ReplicaReplies.exact(this.subjects.all),
       (received) => void this.receive(received),
       { essential: true },
     );
@@ -39,12 +52,24 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
 
   private async receive(received: Received<AgentReply, BusResponse<typeof BusPattern.PostMessage>>): Promise<void> {
     const { respond } = received;
+    const sender = this.subjects.agentOf(received.subject);
     try {
-      const stored = await this.messages.postReply(received.payload, received.raw);
-      if (respond) return respond({ ok: true, data: stored });
+      if (!sender) throw new ForeignReplyError(`a reply on ${received.subject}, which names no agent`);
       const ack = received.header(ReplyHeaders.ack);
+      if (
+        ack &&
+        !ack.startsWith(`$JS.ACK.${AgentInbox.streamName(this.bus.prefix)}.${AgentInbox.consumerName(sender)}.`)
+      ) {
+        throw new ForeignReplyError(`agent ${sender} sent the ack subject of another consumer`);
+      }
+      const stored = await this.messages.postReplyFrom(sender, received.payload, received.raw);
+      if (respond) return respond({ ok: true, data: stored });
       if (ack) this.inboxes.ackFor(ack);
     } catch (error) {
+      if (error instanceof ForeignReplyError) {
+        refuseOnBus(ReplicaReplies.family, 'reply from another agent', error.message);
+        return respond?.({ ok: false, error: { code: 'invalid_request', message: error.message } });
+      }
       const frame = failureFrame(error, () =>
         this.logger.error({ msg: 'storing a reply failed', error: (error as Error).message }),
       );

@@ -84,7 +84,7 @@ async function fetchChecked(consumer: Consumer, maxMessages: number, expiresMs: 
 
 async function* checked(batch: AsyncIterable<JsMsg>): AsyncGenerator<InboxDelivery> {
   for await (const msg of batch) {
-    const parsed = admit(AgentInbox, msg.data, 'inbox message');
+    const parsed = admit(AgentInbox, msg.data, 'malformed inbox message');
     if (parsed.ok) yield new PulledMessage(parsed.value, msg);
     else msg.term();
   }

@@ -10,17 +10,23 @@ import { checkAgentReply, checkCallEvent, checkCancelRequest, checkInputResponse
  * the ones someone hears. The inbox itself (JetStream) is in agent-inbox.ts.
  */
 
-/** Progress, log and input-request events of one message in flight (agent -> gateway). */
+/**
+ * Progress, log and input-request events of one message in flight (agent -> gateway).
+ * The agent's id is in the subject: only its credentials may publish there.
+ */
 export const CallEvents = defineSubject({
-  family: 'calls.*.events',
-  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.events`,
+  family: 'calls.*.*.events',
+  subject: (prefix: string, agentId: string, messageId: string) => `${prefix}.calls.${agentId}.${messageId}.events`,
   check: checkCallEvent,
 });
 
-/** The MCP client's answers to the agent's input requests (gateway -> agent). */
+/**
+ * The MCP client's answers to the agent's input requests (gateway -> agent).
+ * The agent's id is in the subject: only its credentials may hear them.
+ */
 export const CallInput = defineSubject({
-  family: 'calls.*.input',
-  subject: (prefix: string, messageId: string) => `${prefix}.calls.${messageId}.input`,
+  family: 'calls.*.*.input',
+  subject: (prefix: string, agentId: string, messageId: string) => `${prefix}.calls.${agentId}.${messageId}.input`,
   check: checkInputResponse,
 });
 
@@ -43,19 +49,22 @@ export const ReplyStored = defineSubject({
 });
 
 /**
- * Per message service replica: the replies to the chat messages this replica
- * delivered. A pod sends its reply here (the subject travels with the message,
- * in the `Mcpgw-Reply-To` header), so the replica holding the waiter stores it
- * and answers the gateway with no other hop. Published with the `Mcpgw-Ack`
- * header (the replica acks for the pod), or sent as a request and answered
- * like `ms.messages.post`. See apps/agent-pod/src/inbox/README.md.
+ * Per message service replica and agent: the replies to the chat messages this
+ * replica delivered to that agent. A pod sends its reply here (the subject
+ * travels with the message, in the `Mcpgw-Reply-To` header), so the replica
+ * holding the waiter stores it and answers the gateway with no other hop.
+ * Only the agent named in the last token may publish here (NATS permissions),
+ * and the replica stores the reply only when that agent is the channel's.
+ * Published with the `Mcpgw-Ack` header (the replica acks for the pod), or
+ * sent as a request and answered like `ms.messages.post`. See
+ * apps/agent-pod/src/inbox/README.md.
  */
 export const ReplicaReplies = defineSubject<
-  [replicaId: string],
+  [replicaId: string, agentId: string],
   AgentReply,
   BusResponse<typeof BusPattern.PostMessage>
 >({
-  family: 'ms.replicas.*.replies',
-  subject: (prefix, replicaId) => `${prefix}.ms.replicas.${replicaId}.replies`,
+  family: 'ms.replicas.*.replies.*',
+  subject: (prefix, replicaId, agentId) => `${prefix}.ms.replicas.${replicaId}.replies.${agentId}`,
   check: checkAgentReply,
 });

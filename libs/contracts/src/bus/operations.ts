@@ -58,6 +58,15 @@ export interface BusOperations {
     request: RegisterAgentRequest;
     response: { registered: number };
   };
+  [BusPattern.StoreReply]: {
+    /** The reply's `agent_id` and its channel's agent must be the agent the subject names. */
+    request: { envelope: AgentReply };
+    response: { channel_id: string; seq: number; duplicate: boolean };
+  };
+  [BusPattern.AgentHistory]: {
+    request: { channel_id: string; limit?: number };
+    response: { messages: StoredMessage[] };
+  };
 }
 
 export type BusOperation = keyof BusOperations;

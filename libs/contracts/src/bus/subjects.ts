@@ -20,13 +20,53 @@ export const BusPattern = {
   WaitForReply: 'ms.channels.wait',
   /** message-service: post a chat_message and wait for its reply, in one round trip. */
   PostAndWait: 'ms.messages.post_and_wait',
-  /** gateway: an agent pod registers its skills. */
-  RegisterAgent: 'registry.agents.register',
+  /**
+   * gateway: an agent pod registers its skills. Agent-scoped (see `agentSubject`):
+   * the `*` is the agent's id, and only that agent's credentials may publish there.
+   */
+  RegisterAgent: 'registry.agents.*.register',
+  /** message-service, agent-scoped: store an agent_reply of this agent (at any replica). */
+  StoreReply: 'ms.agents.*.replies',
+  /** message-service, agent-scoped: the history of a channel of this agent. */
+  AgentHistory: 'ms.agents.*.history',
 } as const;
 export type BusPattern = (typeof BusPattern)[keyof typeof BusPattern];
 
 export function subject(prefix: string, pattern: string): string {
   return `${prefix}.${pattern}`;
+}
+
+/**
+ * Operations whose subject names the agent that sends them (its `*`): the
+ * NATS permissions let only that agent's credentials publish there, so the
+ * receiver knows who sent the request from the subject (libs/bus/src/auth).
+ */
+export const AGENT_SCOPED_OPERATIONS = [
+  BusPattern.RegisterAgent,
+  BusPattern.StoreReply,
+  BusPattern.AgentHistory,
+] as const;
+export type AgentScopedOperation = (typeof AGENT_SCOPED_OPERATIONS)[number];
+
+/** The subject of an agent-scoped operation for one agent, relative to the prefix. */
+export function agentSubject(pattern: AgentScopedOperation, agentId: string): string {
+  return pattern.replace('*', agentId);
+}
+
+/**
+ * The agent a received subject names at the `*` of `pattern` (`prefix.` included
+ * in `subject`), or undefined when the subject is not of that pattern.
+ */
+export function agentOfSubject(prefix: string, pattern: string, received: string): string | undefined {
+  const want = subject(prefix, pattern).split('.');
+  const got = received.split('.');
+  if (want.length !== got.length) return undefined;
+  let agent: string | undefined;
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === '*') agent ??= got[i];
+    else if (want[i] !== got[i]) return undefined;
+  }
+  return agent && AGENT_ID_PATTERN.test(agent) ? agent : undefined;
 }
 
 /** NATS headers of the direct reply path (see call-subjects.ts `ReplicaReplies`). */

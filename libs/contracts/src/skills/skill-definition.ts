@@ -70,7 +70,7 @@ export class SkillDefinition {
   _meta?: Record<string, unknown>;
 }
 
-/** `registry.agents.register`: a pod announces its agent and skills. */
+/** `registry.agents.<agent>.register`: a pod announces its agent and skills. */
 export class RegisterAgentRequest {
   @Matches(AGENT_ID_PATTERN)
   workspace_id: string;

@@ -2,13 +2,17 @@ import { join } from 'node:path';
 import { createDatabase, databaseExists, postgresAnswers, withDatabase } from '../databases';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-postgres';
 import { isListening } from '../ports';
+import { natsServerAvailable, startAuthenticatedNats, type AuthenticatedNats } from '../nats-auth';
 import { ensureGrantKeyFile } from '../grant-key-file';
 import { Stack, workspaceRoot } from '../stack';
 
 /**
  * `npm start`: the whole stack on local defaults. Uses DATABASE_URL / NATS_URL
  * when set; otherwise PostgreSQL on 127.0.0.1 (or an embedded one when none
- * answers) and NATS on 127.0.0.1. Migrates, creates the demo agent and a key,
+ * answers). Without NATS_URL, and with the nats-server binary on the PATH, it
+ * starts a nats-server of its own with NATS auth on (a free port, a fresh
+ * operator, each app on its own credentials: libs/bus/src/auth/README.md);
+ * otherwise NATS on 127.0.0.1, with NATS_CREDS for every app if set. Migrates, creates the demo agent and a key,
  * starts the three apps and prints a ready curl line.
  */
 const ROOT = workspaceRoot(__dirname);
@@ -16,7 +20,8 @@ const env = process.env;
 const agentId = env.AGENT_ID ?? 'demo-agent';
 const workspaceId = env.WORKSPACE_ID ?? 'demo';
 const gatewayPort = env.GATEWAY_PORT ?? '3000';
-const natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
+let natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const busPrefix = env.BUS_PREFIX ?? 'mcpgw';
 
 function say(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -57,8 +62,18 @@ async function requireNats(): Promise<void> {
   process.exit(1);
 }
 
+/** A nats-server of our own with auth on, when NATS_URL is not set and the binary is there. */
+async function ownNats(): Promise<AuthenticatedNats | undefined> {
+  if (env.NATS_URL || !natsServerAvailable()) return undefined;
+  const nats = await startAuthenticatedNats(busPrefix);
+  natsUrl = nats.url;
+  say(`Started nats-server with NATS auth on at ${nats.url} (config, credentials and seeds in ${nats.dir})`);
+  return nats;
+}
+
 async function main(): Promise<void> {
-  await requireNats();
+  const nats = await ownNats();
+  if (!nats) await requireNats();
   const db = await database();
   const grantKeyFile = await ensureGrantKeyFile(
     env.GRANT_SIGNING_KEY_FILE ?? join(ROOT, '.data', 'grant-signing-key.json'),
@@ -66,13 +81,16 @@ async function main(): Promise<void> {
   const stack = new Stack({
     databaseUrl: db.url,
     natsUrl,
-    busPrefix: env.BUS_PREFIX ?? 'mcpgw',
+    busPrefix,
     echoLogs: true,
-    env: { GRANT_SIGNING_KEY_FILE: grantKeyFile },
+    natsCreds:
+      nats && ((app, agent) => nats.credsFile(app === 'agent-pod' ? { role: 'agent', agentId: agent } : { role: app })),
+    env: { GRANT_SIGNING_KEY_FILE: grantKeyFile, ...nats?.adminEnv },
   });
   const shutdown = async () => {
     say('stopping…');
     await stack.stop();
+    await nats?.stop();
     await db.embedded?.stop();
     process.exit(0);
   };

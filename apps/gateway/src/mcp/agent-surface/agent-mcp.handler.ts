@@ -95,7 +95,7 @@ export class AgentMcpHandler {
     // Only the session the question went to may answer it: anything else is dropped.
     const target = this.inputIds.answerTarget(message.id, ctx.session?.id);
     if (!target) return;
-    this.pipeline.answerInput(target.messageId, {
+    this.pipeline.answerInput(ctx.agentId, target.messageId, {
       key: target.key,
       ...(message.error
         ? { error: message.error as { code: number; message: string } }

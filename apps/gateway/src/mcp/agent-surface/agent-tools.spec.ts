@@ -6,6 +6,7 @@ import { InFlightCalls } from '../../cancellation/in-flight-calls.service';
 import type { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import type { GatewayEnv } from '../../config/gateway.env';
 import type { ConversationHandles } from '../../sessions/conversation-handles';
+import type { SessionsService } from '../../sessions/sessions.service';
 import { AgentTools } from './agent-tools';
 import type { InputRequestIds } from './input-request-ids';
 
@@ -21,6 +22,7 @@ function toolsReplaying(resultText: string) {
     new CallCancellation(new InFlightCalls(), {} as BusClient),
     {} as ConversationHandles,
     {} as InputRequestIds,
+    {} as SessionsService,
     env,
   );
 }
@@ -34,7 +36,7 @@ describe('AgentTools.call, replayed', () => {
     const stringify = vi.spyOn(JSON, 'stringify');
     const handled = await tools.call(
       { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'counter', arguments: { idempotency_key: 'k' } } },
-      { agentId: 'demo-agent', principal: { id: 'key-1' } as never },
+      { agentId: 'demo-agent', requestId: 'req-1', principal: { id: 'key-1' } as never },
     );
     expect(parse).not.toHaveBeenCalled();
     expect(stringify.mock.calls.every(([value]) => typeof value !== 'object' || value === null)).toBe(true);

@@ -1,0 +1,168 @@
+import { decode, encodeAccount, encodeOperator, encodeUser, fmtCreds, type Account } from '@nats-io/jwt';
+import { createAccount, createOperator, createUser, fromPublic, fromSeed, type KeyPair } from '@nats-io/nkeys';
+import { identityName, permissionsFor, type BusIdentity } from './permissions';
+
+/*
+ * NATS decentralized JWT auth (operator mode): one operator, one account for
+ * the whole deployment (JetStream enabled in its JWT), a system account for
+ * the server's own traffic and for pushing account updates, and one user per
+ * process identity, signed by the account's signing key, with the permissions
+ * of permissions.ts. See README.md beside this file.
+ */
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** No limit, in every field the server reads from an account JWT. */
+const UNLIMITED = { subs: -1, data: -1, payload: -1, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1 };
+const JETSTREAM = { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 };
+
+/** Everything a NATS server and the tools that issue credentials need; seeds are secrets. */
+export interface NatsAuthority {
+  operatorSeed: string;
+  operatorJwt: string;
+  /** The application account's public key (its identity). */
+  account: string;
+  accountJwt: string;
+  /** The seed of the account's signing key: it signs user credentials. */
+  accountSigningSeed: string;
+  systemAccount: string;
+  systemAccountJwt: string;
+  /** Credentials of a user of the system account: pushes account updates (revocations). */
+  systemCreds: string;
+}
+
+/** A fresh operator, account and system account (the dev stack and tests make one per run). */
+export async function createAuthority(name = 'mcpgw'): Promise<NatsAuthority> {
+  const operator = createOperator();
+  const account = createAccount();
+  const signing = createAccount();
+  const system = createAccount();
+  const operatorJwt = await encodeOperator(name, operator, { system_account: system.getPublicKey() });
+  const accountJwt = await encodeAccount(
+    name,
+    account,
+    { signing_keys: [signing.getPublicKey()], limits: { ...UNLIMITED, ...JETSTREAM } },
+    { signer: operator },
+  );
+  const systemAccountJwt = await encodeAccount('SYS', system, { limits: UNLIMITED }, { signer: operator });
+  const systemUser = createUser();
+  const systemCreds = decoder.decode(fmtCreds(await encodeUser('sys', systemUser, system), systemUser));
+  return {
+    operatorSeed: seedOf(operator),
+    operatorJwt,
+    account: account.getPublicKey(),
+    accountJwt,
+    accountSigningSeed: seedOf(signing),
+    systemAccount: system.getPublicKey(),
+    systemAccountJwt,
+    systemCreds,
+  };
+}
+
+/** Issued credentials: the creds file's text (a secret) and the user's public key (to revoke it by). */
+export interface IssuedCredentials {
+  identity: string;
+  user: string;
+  creds: string;
+  issuedAt: number;
+}
+
+/** Credentials for one identity under one bus prefix, signed with the account's signing key. */
+export async function issueCredentials(options: {
+  account: string;
+  signingSeed: string;
+  prefix: string;
+  identity: BusIdentity;
+}): Promise<IssuedCredentials> {
+  const user = createUser();
+  const perms = permissionsFor(options.prefix, options.identity);
+  const jwt = await encodeUser(
+    identityName(options.identity),
+    user,
+    fromPublic(options.account),
+    {
+      pub: { allow: perms.pub },
+      sub: { allow: perms.sub },
+      ...(perms.resp ? { resp: { max: perms.resp.max, ttl: perms.resp.ttlMs * 1_000_000 } } : {}),
+    },
+    { signer: keyFromSeed(options.signingSeed, 'signing seed') },
+  );
+  return {
+    identity: identityName(options.identity),
+    user: user.getPublicKey(),
+    creds: decoder.decode(fmtCreds(jwt, user)),
+    issuedAt: decode<unknown>(jwt).iat,
+  };
+}
+
+/**
+ * The account JWT again, signed by the operator, with these users revoked
+ * (credentials issued to them up to now stop working). Push it with
+ * `pushAccountJwt` (revocation.ts).
+ */
+export async function withRevocations(accountJwt: string, operatorSeed: string, users: string[]): Promise<string> {
+  const claims = decode<Account>(accountJwt);
+  const now = Math.floor(Date.now() / 1000);
+  const revocations = { ...(claims.nats.revocations ?? {}) };
+  for (const user of users) revocations[user] = now;
+  return encodeAccount(
+    claims.name,
+    fromPublic(claims.sub),
+    { ...claims.nats, revocations },
+    { signer: keyFromSeed(operatorSeed, 'operator seed') },
+  );
+}
+
+/** The users an account JWT revokes. */
+export function revokedUsers(accountJwt: string): string[] {
+  return Object.keys(decode<Account>(accountJwt).nats.revocations ?? {});
+}
+
+/**
+ * A nats-server configuration in operator mode with a full resolver: the
+ * accounts are preloaded, and updates pushed through the system account
+ * (revocations) are kept in `resolverDir`, so they outlive a restart.
+ */
+export function serverConfig(options: {
+  authority: Pick<NatsAuthority, 'operatorJwt' | 'account' | 'accountJwt' | 'systemAccount' | 'systemAccountJwt'>;
+  port: number;
+  host?: string;
+  storeDir: string;
+  resolverDir: string;
+}): string {
+  const { authority: a } = options;
+  return [
+    `host: ${JSON.stringify(options.host ?? '127.0.0.1')}`,
+    `port: ${options.port}`,
+    `operator: ${a.operatorJwt}`,
+    `system_account: ${a.systemAccount}`,
+    `resolver: { type: full, dir: ${JSON.stringify(options.resolverDir)}, allow_delete: false, interval: "2m" }`,
+    `resolver_preload: {`,
+    `  ${a.account}: ${a.accountJwt}`,
+    `  ${a.systemAccount}: ${a.systemAccountJwt}`,
+    `}`,
+    `jetstream: { store_dir: ${JSON.stringify(options.storeDir)} }`,
+    '',
+  ].join('\n');
+}
+
+/** The user JWT's claims of a creds file, not verified (the server verifies): for the inbox prefix and logs. */
+export function credsClaims(creds: string): { name?: string; sub?: string; subAllow: string[] } {
+  const match = /-----BEGIN NATS USER JWT-----\s*([^\s-][^\s]*)\s*-/.exec(creds);
+  if (!match) throw new Error('not a NATS credentials file');
+  const claims = decode<{ sub?: { allow?: string[] } }>(match[1]);
+  return { name: claims.name, sub: claims.sub, subAllow: claims.nats.sub?.allow ?? [] };
+}
+
+function seedOf(kp: KeyPair): string {
+  return decoder.decode(kp.getSeed());
+}
+
+function keyFromSeed(seed: string, what: string): KeyPair {
+  try {
+    return fromSeed(encoder.encode(seed.trim()));
+  } catch {
+    throw new Error(`the ${what} is not a valid NATS seed`);
+  }
+}

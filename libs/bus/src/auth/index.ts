@@ -1,0 +1,3 @@
+export * from './permissions';
+export * from './authority';
+export * from './revocation';

@@ -1,0 +1,49 @@
+import { AgentInbox } from './agent-inbox';
+import { AgentCancel, CallEvents, CallInput, ReplicaReplies, ReplyStored } from './call-subjects';
+import { CallCancelled, QuotaGossip } from './events';
+import { BusPattern } from './subjects';
+
+/** The identities on the bus: each app, and the pods of one agent. */
+export type BusRole = 'gateway' | 'message-service' | 'agent';
+
+/**
+ * Who may send (publish, request) and who may hear (subscribe) on one subject
+ * family. `agent` is the pods of one agent, and only ever for the subjects that
+ * name it: the `*` at `agentToken` (0-based among the family's `*`s) is the
+ * agent's own id in its permissions.
+ */
+export interface SubjectAccess {
+  readonly family: string;
+  readonly send: readonly BusRole[];
+  readonly hear: readonly BusRole[];
+  readonly agentToken?: number;
+}
+
+/**
+ * Every subject family of the bus contract, with its senders and hearers. The
+ * NATS permissions of every identity are derived from this table
+ * (libs/bus/src/auth/permissions.ts), and a test checks that every subject
+ * declared in this folder is here: a new subject cannot be forgotten.
+ * JetStream's own API and ack subjects, and the private reply inboxes, are
+ * added by the permissions code.
+ */
+export const BUS_ACCESS: readonly SubjectAccess[] = [
+  { family: BusPattern.CreateChannel, send: ['gateway'], hear: ['message-service'] },
+  { family: BusPattern.PostMessage, send: ['gateway'], hear: ['message-service'] },
+  { family: BusPattern.ListMessages, send: ['gateway'], hear: ['message-service'] },
+  { family: BusPattern.WaitForReply, send: ['gateway'], hear: ['message-service'] },
+  { family: BusPattern.PostAndWait, send: ['gateway'], hear: ['message-service'] },
+  { family: BusPattern.RegisterAgent, send: ['agent'], hear: ['gateway'], agentToken: 0 },
+  { family: BusPattern.StoreReply, send: ['agent'], hear: ['message-service'], agentToken: 0 },
+  { family: BusPattern.AgentHistory, send: ['agent'], hear: ['message-service'], agentToken: 0 },
+  // Published into JetStream by the message service only; pods read through their consumer, not a subscription.
+  { family: AgentInbox.family, send: ['message-service'], hear: [] },
+  { family: CallEvents.family, send: ['agent'], hear: ['gateway'], agentToken: 0 },
+  { family: CallInput.family, send: ['gateway'], hear: ['agent'], agentToken: 0 },
+  { family: AgentCancel.family, send: ['gateway'], hear: ['agent'], agentToken: 0 },
+  { family: ReplyStored.family, send: ['message-service'], hear: ['message-service'] },
+  { family: ReplicaReplies.family, send: ['agent'], hear: ['message-service'], agentToken: 1 },
+  { family: CallCancelled.family, send: ['gateway'], hear: ['gateway'] },
+  // Only gateways may speak here: a forged count would shift every replica's quota sums.
+  { family: QuotaGossip.family, send: ['gateway'], hear: ['gateway'] },
+];
