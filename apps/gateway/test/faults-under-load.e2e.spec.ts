@@ -265,10 +265,10 @@ describe('PostgreSQL stops for 5 s during load', () => {
     pgPort = await freePort();
     pg = await startEmbeddedPostgres(pgDir, pgPort);
     isolation = await isolatedEnvironment('pgfault');
+    // The isolation's own authenticated NATS and credentials, with this file's PostgreSQL.
     stack = new Stack({
+      ...isolation,
       databaseUrl: pg.url,
-      natsUrl: isolation.natsUrl,
-      busPrefix: isolation.busPrefix,
       env: { LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '5', GRANT_SIGNING_KEY_FILE: isolation.grantKeyFile },
     });
     await stack.migrate();
