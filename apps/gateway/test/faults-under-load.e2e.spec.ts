@@ -15,7 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * Faults during load (issue 10): a process dies, or PostgreSQL stops, while
+ * Faults during load (issue 10): a process dies, nats-server crashes and
+ * comes back, or PostgreSQL stops, while
  * clients call without pause. Each call carries a nonce (its counter key), so
  * every answer can be checked to be its own; the `counter` skill counts real
  * runs per key, so a second run of one call shows as a count of 2. Outcomes
@@ -248,6 +249,52 @@ describe('kill -9 a message service replica during load (two replicas)', () => {
     expectKeptPromises(outcomes, 'message service killed');
     expect(outcomes.filter((o) => o.ok).length).toBeGreaterThan(outcomes.length * 0.9);
   });
+});
+
+describe('nats-server crashes and comes back during load', () => {
+  let env: TestStack;
+
+  beforeAll(async () => {
+    env = await startTestStack({
+      gatewayEnv: { CALL_WAIT_SLICE_MS: '1000', ...NO_QUOTAS },
+      podEnv: { INBOX_ACK_WAIT_MS: '1500' },
+    });
+  });
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  it('the apps reconnect by themselves; calls in the gap get documented errors, not a hang; then calls succeed', async () => {
+    const ready = async () =>
+      Promise.all(env.stack.processes.map(async (p) => (await fetch(`${p.managementUrl}/ready`)).status));
+    const outcomes = await runLoad(
+      {
+        urls: () => env.gatewayUrls,
+        apiKey: env.apiKey,
+        agentId: env.agentId,
+        workers: 8,
+        durationMs: 10_000,
+        delayMs: 20,
+      },
+      async () => {
+        await sleep(1_500);
+        await env.nats!.restart(2_000);
+      },
+    );
+    expectKeptPromises(outcomes, 'nats-server restarted');
+    // Every app is ready again, with the same processes, and calls are answered.
+    await expect.poll(async () => (await ready()).every((status) => status === 200), { timeout: 20_000 }).toBe(true);
+    expect(env.stack.processes.every((p) => p.running)).toBe(true);
+    const after = () =>
+      callOnce(
+        { urls: () => env.gatewayUrls, apiKey: env.apiKey, agentId: env.agentId, workers: 1, durationMs: 0 },
+        `after-nats-${Date.now()}`,
+        0,
+      );
+    await expect.poll(async () => (await after()).ok, { timeout: 10_000, interval: 200 }).toBe(true);
+    // The load went on after the restart: the last calls of the run were answered.
+    expect(outcomes.slice(-8).every((o) => o.ok)).toBe(true);
+  }, 120_000);
 });
 
 describe('PostgreSQL stops for 5 s during load', () => {

@@ -35,6 +35,7 @@ describe('retention deletes expired channels and their messages', () => {
     Object.assign(process.env, {
       DATABASE_URL: isolation.databaseUrl,
       NATS_URL: isolation.natsUrl,
+      NATS_CREDS: (await isolation.natsCreds?.('message-service', AGENT)) ?? '',
       BUS_PREFIX: isolation.busPrefix,
       LOG_LEVEL: 'error',
       CHANNEL_RETENTION_SECONDS: '3',
@@ -61,28 +62,34 @@ describe('retention deletes expired channels and their messages', () => {
 
   const ask = async (channelId?: string, meta?: Record<string, unknown>) => {
     const id = randomUUID();
-    const posted = await messages.post({
-      type: 'chat_message',
-      id,
-      ...(channelId ? { channel_id: channelId } : {}),
-      agent_id: AGENT,
-      sender: { kind: 'user', id: 'tester' },
-      created_at: new Date().toISOString(),
-      text: 'hello',
-      ...(meta ? { meta } : {}),
-    });
+    const posted = await messages.post(
+      {
+        type: 'chat_message',
+        id,
+        ...(channelId ? { channel_id: channelId } : {}),
+        agent_id: AGENT,
+        sender: { kind: 'user', id: 'tester' },
+        created_at: new Date().toISOString(),
+        text: 'hello',
+        ...(meta ? { meta } : {}),
+      },
+      'gateway',
+    );
     return { channelId: posted.channel_id, messageId: id };
   };
   const answer = (channelId: string, messageId: string) =>
-    messages.post({
-      type: 'agent_reply',
-      id: randomUUID(),
-      channel_id: channelId,
-      in_reply_to: messageId,
-      agent_id: AGENT,
-      created_at: new Date().toISOString(),
-      content: [{ type: 'text', text: 'hi' }],
-    });
+    messages.post(
+      {
+        type: 'agent_reply',
+        id: randomUUID(),
+        channel_id: channelId,
+        in_reply_to: messageId,
+        agent_id: AGENT,
+        created_at: new Date().toISOString(),
+        content: [{ type: 'text', text: 'hi' }],
+      },
+      'rest',
+    );
   const call = async (channelId?: string) => {
     const asked = await ask(channelId);
     await answer(asked.channelId, asked.messageId);

@@ -42,6 +42,12 @@ export interface AuthenticatedNats {
    * permission limits. Never issued outside tests.
    */
   connectUnrestricted(): Promise<NatsConnection>;
+  /**
+   * Kill the server (SIGKILL: no goodbye to its clients), stay down `downMs`,
+   * and start it again on the same port with the same store and resolver (a
+   * crash and a restart, for fault tests).
+   */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,18 +79,31 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
     NATS_OPERATOR_SEED_FILE: secret('operator.seed', authority.operatorSeed),
     NATS_SYSTEM_CREDS: secret('system.creds', authority.systemCreds),
   };
-  const child: ChildProcess = spawn('nats-server', ['-c', config], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
+  let child!: ChildProcess;
+  let exited!: Promise<void>;
+  const launch = async () => {
+    child = spawn('nats-server', ['-c', config], { stdio: 'ignore' });
+    exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await waitListening(port, exited);
+  };
+  const halt = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
+      child.kill(signal);
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+  };
+  const stop = async () => {
+    await halt('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   };
+  const restart = async (downMs = 0) => {
+    await halt('SIGKILL');
+    await new Promise((r) => setTimeout(r, downMs));
+    await launch();
+  };
   try {
-    await waitListening(port, exited);
+    await launch();
   } catch (error) {
     await stop();
     throw error;
@@ -123,6 +142,7 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
       }
       return file;
     },
+    restart,
     stop,
   };
 }
