@@ -8,6 +8,7 @@ import {
   type EmbeddedPostgresHandle,
   type Isolation,
   type TestStack,
+  type TestStackOptions,
 } from '@mcpgw/devstack';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -147,32 +148,52 @@ function expectKeptPromises(outcomes: Outcome[], label: string) {
   expect(outcomes.length).toBeGreaterThan(50);
 }
 
-describe('kill -9 one of two agent pods during load', () => {
+/** A stack for one describe block: started before its tests, stopped after. */
+function stackFor(options: TestStackOptions, then?: (env: TestStack) => Promise<unknown>): () => TestStack {
   let env: TestStack;
-
   beforeAll(async () => {
-    env = await startTestStack({ pods: 2, gatewayEnv: NO_QUOTAS, podEnv: { INBOX_ACK_WAIT_MS: '1500' } });
+    env = await startTestStack(options);
+    await then?.(env);
   });
   afterAll(async () => {
     await env?.stop();
   });
+  return () => env;
+}
+
+/** Load options for a test stack's agent, through its gateways. */
+function clientsOf(env: TestStack, load: Omit<LoadOptions, 'urls' | 'apiKey' | 'agentId'>): LoadOptions {
+  return { urls: () => env.gatewayUrls, apiKey: env.apiKey, agentId: env.agentId, ...load };
+}
+
+/** One more call once the fault is over: it must be answered (retried for a while, the apps may be reconnecting). */
+async function expectAnsweredAfter(options: LoadOptions, label: string): Promise<void> {
+  const after = () => callOnce({ ...options, workers: 1, durationMs: 0 }, `${label}-${Date.now()}`, 0);
+  await expect.poll(async () => (await after()).ok, { timeout: 10_000, interval: 200 }).toBe(true);
+}
+
+/** /ready of every app of a stack, by name. */
+async function readiness(stack: Stack): Promise<Record<string, number>> {
+  return Object.fromEntries(
+    await Promise.all(
+      stack.processes.map(async (p) => {
+        if (!p.running) throw new Error(`${p.name} exited: ${p.stderr.slice(-1_000)}`);
+        return [p.name, (await fetch(`${p.managementUrl}/ready`)).status] as const;
+      }),
+    ),
+  );
+}
+const allReady = async (stack: Stack) => Object.values(await readiness(stack)).every((status) => status === 200);
+
+describe('kill -9 one of two agent pods during load', () => {
+  const env = stackFor({ pods: 2, gatewayEnv: NO_QUOTAS, podEnv: { INBOX_ACK_WAIT_MS: '1500' } });
 
   it('every call gets its own answer, run once, or a documented error; the other pod takes over', async () => {
-    const pods = env.stack.processes.filter((p) => p.name.startsWith('agent-pod'));
-    const outcomes = await runLoad(
-      {
-        urls: () => env.gatewayUrls,
-        apiKey: env.apiKey,
-        agentId: env.agentId,
-        workers: 16,
-        durationMs: 5_000,
-        delayMs: 20,
-      },
-      async () => {
-        await sleep(1_500);
-        await pods[0].kill();
-      },
-    );
+    const pods = env().stack.processes.filter((p) => p.name.startsWith('agent-pod'));
+    const outcomes = await runLoad(clientsOf(env(), { workers: 16, durationMs: 5_000, delayMs: 20 }), async () => {
+      await sleep(1_500);
+      await pods[0].kill();
+    });
     expectKeptPromises(outcomes, 'pod killed');
     // Every call after the kill was served: the load went on with one pod.
     expect(outcomes.filter((o) => o.ok).length).toBeGreaterThan(outcomes.length * 0.9);
@@ -180,34 +201,20 @@ describe('kill -9 one of two agent pods during load', () => {
 });
 
 describe('kill -9 a gateway mid-call during load (two gateways, idempotency keys)', () => {
-  let env: TestStack;
-
-  beforeAll(async () => {
-    env = await startTestStack({ gateways: 2, gatewayEnv: NO_QUOTAS });
-  });
-  afterAll(async () => {
-    await env?.stop();
-  });
+  const env = stackFor({ gateways: 2, gatewayEnv: NO_QUOTAS });
 
   it("retries with the same key on the other gateway get the call's one result: no second run", async () => {
-    const first = env.stack.serving(env.gatewayUrls[0]);
-    let alive = [...env.gatewayUrls];
-    const outcomes = await runLoad(
-      {
-        urls: () => alive,
-        apiKey: env.apiKey,
-        agentId: env.agentId,
-        workers: 16,
-        durationMs: 5_000,
-        delayMs: 200,
-        idempotent: true,
-      },
-      async () => {
-        await sleep(1_500);
-        await first.kill();
-        alive = [env.gatewayUrls[1]];
-      },
-    );
+    const first = env().stack.serving(env().gatewayUrls[0]);
+    let alive = [...env().gatewayUrls];
+    const load = {
+      ...clientsOf(env(), { workers: 16, durationMs: 5_000, delayMs: 200, idempotent: true }),
+      urls: () => alive,
+    };
+    const outcomes = await runLoad(load, async () => {
+      await sleep(1_500);
+      await first.kill();
+      alive = [env().gatewayUrls[1]];
+    });
     expectKeptPromises(outcomes, 'gateway killed');
     // Calls were cut by the kill and retried, and the retries were answered from the one run.
     const retried = outcomes.filter((o) => o.retries > 0);
@@ -216,90 +223,47 @@ describe('kill -9 a gateway mid-call during load (two gateways, idempotency keys
   });
 });
 
-describe('kill -9 a message service replica during load (two replicas)', () => {
-  let env: TestStack;
+/** Short wait slices: a gateway whose wait was lost re-posts (and finds the stored reply) quickly. */
+const QUICK_RECOVERY: TestStackOptions = {
+  gatewayEnv: { CALL_WAIT_SLICE_MS: '1000', ...NO_QUOTAS },
+  podEnv: { INBOX_ACK_WAIT_MS: '1500' },
+};
 
-  beforeAll(async () => {
-    // Short wait slices: a gateway whose replica died re-posts (and finds the stored reply) quickly.
-    env = await startTestStack({
-      gatewayEnv: { CALL_WAIT_SLICE_MS: '1000', ...NO_QUOTAS },
-      podEnv: { INBOX_ACK_WAIT_MS: '1500' },
-    });
-    await env.stack.startMessageService();
-  });
-  afterAll(async () => {
-    await env?.stop();
-  });
+describe('kill -9 a message service replica during load (two replicas)', () => {
+  const env = stackFor(QUICK_RECOVERY, (started) => started.stack.startMessageService());
 
   it('calls held by the dead replica are answered through the other, each run once', async () => {
-    const services = env.stack.processes.filter((p) => p.name.startsWith('message-service'));
-    const outcomes = await runLoad(
-      {
-        urls: () => env.gatewayUrls,
-        apiKey: env.apiKey,
-        agentId: env.agentId,
-        workers: 16,
-        durationMs: 5_000,
-        delayMs: 50,
-      },
-      async () => {
-        await sleep(1_500);
-        await services[0].kill();
-      },
-    );
+    const services = env().stack.processes.filter((p) => p.name.startsWith('message-service'));
+    const outcomes = await runLoad(clientsOf(env(), { workers: 16, durationMs: 5_000, delayMs: 50 }), async () => {
+      await sleep(1_500);
+      await services[0].kill();
+    });
     expectKeptPromises(outcomes, 'message service killed');
     expect(outcomes.filter((o) => o.ok).length).toBeGreaterThan(outcomes.length * 0.9);
   });
 });
 
 describe('nats-server crashes and comes back during load', () => {
-  let env: TestStack;
-
-  beforeAll(async () => {
-    env = await startTestStack({
-      gatewayEnv: { CALL_WAIT_SLICE_MS: '1000', ...NO_QUOTAS },
-      podEnv: { INBOX_ACK_WAIT_MS: '1500' },
-    });
-  });
-  afterAll(async () => {
-    await env?.stop();
-  });
+  const env = stackFor(QUICK_RECOVERY);
 
   it('the apps reconnect by themselves; calls in the gap are answered late or get documented errors, none hangs', async () => {
-    const ready = async () =>
-      Promise.all(env.stack.processes.map(async (p) => (await fetch(`${p.managementUrl}/ready`)).status));
-    const outcomes = await runLoad(
-      {
-        urls: () => env.gatewayUrls,
-        apiKey: env.apiKey,
-        agentId: env.agentId,
-        workers: 8,
-        durationMs: 10_000,
-        delayMs: 20,
-      },
-      async () => {
-        await sleep(1_500);
-        await env.nats!.restart(2_000);
-      },
-    );
+    const load = clientsOf(env(), { workers: 8, durationMs: 10_000, delayMs: 20 });
+    const outcomes = await runLoad(load, async () => {
+      await sleep(1_500);
+      await env().nats!.restart(2_000);
+    });
     expectKeptPromises(outcomes, 'nats-server restarted');
     // The server was gone: every app saw its connection drop and come back (its own reconnect, no restart).
-    for (const proc of env.stack.processes) {
+    for (const proc of env().stack.processes) {
       const text = await (await fetch(`${proc.managementUrl}/metrics`)).text();
       const events = parsePrometheus(text).filter((m) => m.name === 'mcpgw_nats_connection_events_total');
       const count = (event: string) => events.find((m) => m.labels.event === event)?.value ?? 0;
       expect({ app: proc.name, reconnects: count('reconnect') }).toEqual({ app: proc.name, reconnects: 1 });
     }
     // Every app is ready again, with the same processes, and calls are answered.
-    await expect.poll(async () => (await ready()).every((status) => status === 200), { timeout: 20_000 }).toBe(true);
-    expect(env.stack.processes.every((p) => p.running)).toBe(true);
-    const after = () =>
-      callOnce(
-        { urls: () => env.gatewayUrls, apiKey: env.apiKey, agentId: env.agentId, workers: 1, durationMs: 0 },
-        `after-nats-${Date.now()}`,
-        0,
-      );
-    await expect.poll(async () => (await after()).ok, { timeout: 10_000, interval: 200 }).toBe(true);
+    await expect.poll(() => allReady(env().stack), { timeout: 20_000 }).toBe(true);
+    expect(env().stack.processes.every((p) => p.running)).toBe(true);
+    await expectAnsweredAfter(load, 'after-nats');
     // The load went on after the restart: the last calls of the run were answered.
     expect(outcomes.slice(-8).every((o) => o.ok)).toBe(true);
   }, 120_000);
@@ -340,16 +304,6 @@ describe('PostgreSQL stops for 5 s during load', () => {
     if (pgDir) rmSync(pgDir, { recursive: true, force: true });
   });
 
-  /** /ready of every app, by name. */
-  const readiness = async () =>
-    Object.fromEntries(
-      await Promise.all(
-        stack.processes.map(async (p) => {
-          if (!p.running) throw new Error(`${p.name} exited: ${p.stderr.slice(-1_000)}`);
-          return [p.name, (await fetch(`${p.managementUrl}/ready`)).status] as const;
-        }),
-      ),
-    );
   const grantCall = async () =>
     (
       await fetch(`${gatewayUrl}/workspaces/demo/agents/demo-agent/mcp/http`, {
@@ -380,7 +334,7 @@ describe('PostgreSQL stops for 5 s during load', () => {
         'counter',
       )
     ).grant;
-    expect(Object.values(await readiness()).every((status) => status === 200)).toBe(true);
+    expect(await allReady(stack)).toBe(true);
     let readyDuringOutage: Record<string, number> = {};
     let grantStatusDuringOutage = 0;
     const outcomes = await runLoad(
@@ -389,7 +343,7 @@ describe('PostgreSQL stops for 5 s during load', () => {
         await sleep(1_500);
         await pg.stop();
         await sleep(2_500);
-        readyDuringOutage = await readiness();
+        readyDuringOutage = await readiness(stack);
         grantStatusDuringOutage = await grantCall();
         await sleep(2_500);
         pg = await startEmbeddedPostgres(pgDir, pgPort);
@@ -401,16 +355,11 @@ describe('PostgreSQL stops for 5 s during load', () => {
     expectKeptPromises(outcomes, 'PostgreSQL stopped for 5 s');
     expect(outcomes.some((o) => !o.ok)).toBe(true); // the outage was seen
     // Recovered, with the same processes: ready again, and calls are answered.
-    await expect
-      .poll(async () => Object.values(await readiness()).every((status) => status === 200), { timeout: 20_000 })
-      .toBe(true);
-    const after = async () =>
-      callOnce(
-        { urls: () => [gatewayUrl], apiKey, agentId: 'demo-agent', workers: 1, durationMs: 0 },
-        `after-${Date.now()}`,
-        0,
-      );
-    await expect.poll(async () => (await after()).ok, { timeout: 10_000, interval: 200 }).toBe(true);
+    await expect.poll(() => allReady(stack), { timeout: 20_000 }).toBe(true);
+    await expectAnsweredAfter(
+      { urls: () => [gatewayUrl], apiKey, agentId: 'demo-agent', workers: 1, durationMs: 0 },
+      'after-pg',
+    );
     expect(await grantCall()).toBe(200);
     expect(stack.processes.every((p) => p.running)).toBe(true);
   }, 120_000);
