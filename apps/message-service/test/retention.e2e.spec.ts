@@ -1,19 +1,14 @@
-import { BusExceptionFilter, BusServer, NATS_CONNECTION } from '@mcpgw/bus';
 import { NotFoundError } from '@mcpgw/contracts';
-import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
 import { KYSELY } from '@mcpgw/persistence';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
 import type { Kysely } from 'kysely';
-import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppModule } from '../src/app.module';
 import type { MessagingTables } from '../src/database/schema';
 import { MessagesService } from '../src/messages/messages.service';
 import { RetentionService, retentionPurgedMetric } from '../src/retention/retention.service';
 import { RetentionStore } from '../src/retention/retention.store';
+import { startInProcessMessageService, type InProcessMessageService } from './in-process';
 
 const AGENT = 'retention-agent';
 
@@ -23,41 +18,26 @@ const AGENT = 'retention-agent';
  * ones and one with an unanswered message someone may wait for stay.
  */
 describe('retention deletes expired channels and their messages', () => {
-  let isolation: Isolation;
-  let app: NestFastifyApplication;
+  let service: InProcessMessageService;
   let messages: MessagesService;
   let retention: RetentionService;
   let store: RetentionStore;
 
   beforeAll(async () => {
-    isolation = await isolatedEnvironment('retention');
-    await new Stack(isolation).migrate();
-    Object.assign(process.env, {
-      DATABASE_URL: isolation.databaseUrl,
-      NATS_URL: isolation.natsUrl,
-      NATS_CREDS: (await isolation.natsCreds?.('message-service', AGENT)) ?? '',
-      BUS_PREFIX: isolation.busPrefix,
-      LOG_LEVEL: 'error',
+    service = await startInProcessMessageService('retention', {
       CHANNEL_RETENTION_SECONDS: '3',
       SINGLE_CALL_RETENTION_SECONDS: '1',
       RETENTION_PURGE_BATCH: '7',
       // The test purges by hand.
       RETENTION_PURGE_INTERVAL_MS: '3600000',
     });
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
-    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), isolation.busPrefix, 'message-service');
-    app.connectMicroservice({ strategy }, { deferInitialization: true }).useGlobalFilters(new BusExceptionFilter());
-    await app.init();
-    await app.startAllMicroservices();
-    messages = app.get(MessagesService);
-    retention = app.get(RetentionService);
-    store = app.get(RetentionStore);
+    messages = service.app.get(MessagesService);
+    retention = service.app.get(RetentionService);
+    store = service.app.get(RetentionStore);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await isolation?.remove();
+    await service?.stop();
   });
 
   const ask = async (channelId?: string, meta?: Record<string, unknown>) => {
@@ -151,7 +131,7 @@ describe('retention deletes expired channels and their messages', () => {
   it('two purges of the same channels at once (no lock) delete each row once, without errors', async () => {
     const channels = await Promise.all(Array.from({ length: 30 }, () => call()));
     await sleep(1_500);
-    const db = app.get<Kysely<MessagingTables>>(KYSELY);
+    const db = service.app.get<Kysely<MessagingTables>>(KYSELY);
     const policy = { retentionSeconds: 3, singleCallRetentionSeconds: 1, waitMaxMs: 1_000, batch: 100 };
     const both = await Promise.all([
       db.connection().execute((conn) => store.purgeBatch(conn, policy)),

@@ -1,14 +1,9 @@
-import { BusExceptionFilter, BusServer, NATS_CONNECTION } from '@mcpgw/bus';
-import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
 import { sqlMeter, type SqlMeter } from '@mcpgw/persistence';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
-import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { AppModule } from '../src/app.module';
 import { MessagesService } from '../src/messages/messages.service';
 import { WaitService } from '../src/wait/wait.service';
+import { startInProcessMessageService, type InProcessMessageService } from './in-process';
 
 /**
  * The message service in this process, on the real database and bus, with every
@@ -16,39 +11,22 @@ import { WaitService } from '../src/wait/wait.service';
  * at its deadline, never in a loop.
  */
 describe('a waiter does not poll the database', () => {
-  let isolation: Isolation;
-  let app: NestFastifyApplication;
+  let service: InProcessMessageService;
   let queries: MockInstance<SqlMeter['statement']>;
   let messages: MessagesService;
   let waits: WaitService;
 
   beforeAll(async () => {
-    isolation = await isolatedEnvironment('nopoll');
-    await new Stack(isolation).migrate();
-    Object.assign(process.env, {
-      DATABASE_URL: isolation.databaseUrl,
-      NATS_URL: isolation.natsUrl,
-      NATS_CREDS: (await isolation.natsCreds?.('message-service', '')) ?? '',
-      BUS_PREFIX: isolation.busPrefix,
-      LOG_LEVEL: 'error',
-    });
-
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
-    const strategy = new BusServer(app.get<NatsConnection>(NATS_CONNECTION), isolation.busPrefix, 'message-service');
-    app.connectMicroservice({ strategy }, { deferInitialization: true }).useGlobalFilters(new BusExceptionFilter());
-    await app.init();
-    await app.startAllMicroservices();
+    service = await startInProcessMessageService('nopoll');
 
     // Every statement the app sends, through Kysely or TypeORM, passes the process's SQL meter.
     queries = vi.spyOn(sqlMeter, 'statement');
-    messages = app.get(MessagesService);
-    waits = app.get(WaitService);
+    messages = service.app.get(MessagesService);
+    waits = service.app.get(WaitService);
   });
 
   afterAll(async () => {
-    await app?.close();
-    await isolation?.remove();
+    await service?.stop();
   });
 
   const conversation = async () => {
