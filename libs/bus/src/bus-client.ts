@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   BUS_REQUEST_TIMEOUT_MS,
   CallHeaders,
+  PayloadTooLargeError,
   ServiceError,
   subject,
   type Address,
@@ -29,6 +30,9 @@ import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 import { decodeJson, encodeJson, type Encoded } from './json';
 
 const logger = new Logger('Bus');
+
+/** What a message's headers may take of the server's `max_payload` (trace context, call ids, acks). */
+const HEADER_ROOM_BYTES = 8 * 1024;
 
 /** The bus did not answer in time. */
 export class BusTimeoutError extends ServiceError {
@@ -102,13 +106,30 @@ export class BusClient {
     return this.nc.info?.max_payload ?? 1_048_576;
   }
 
+  /**
+   * `payload`, when it fits on the bus with room for headers; else a
+   * PayloadTooLargeError (thrown before anything is sent), which the caller
+   * can answer for, where NATS would only refuse the publish.
+   */
+  private sized(payload: Uint8Array): Uint8Array {
+    const limit = this.maxPayload() - HEADER_ROOM_BYTES;
+    if (payload.length > limit) throw new PayloadTooLargeError(payload.length, limit);
+    return payload;
+  }
+
   request<K extends BusOperation>(
     operation: K,
     payload: BusRequest<K>,
     timeoutMs = BUS_REQUEST_TIMEOUT_MS,
     extras: RequestExtras = {},
   ): Promise<BusResponse<K>> {
-    return this.call(subject(this.options.prefix, operation), operation, encodeJson(payload), timeoutMs, extras);
+    return this.call(
+      subject(this.options.prefix, operation),
+      operation,
+      this.sized(encodeJson(payload)),
+      timeoutMs,
+      extras,
+    );
   }
 
   /**
@@ -122,7 +143,7 @@ export class BusClient {
     timeoutMs = BUS_REQUEST_TIMEOUT_MS,
   ): Promise<BusResponse<K>> {
     const to = subject(this.options.prefix, agentSubject(operation, agentId));
-    return this.call(to, operation, encodeJson(payload), timeoutMs);
+    return this.call(to, operation, this.sized(encodeJson(payload)), timeoutMs);
   }
 
   /**
@@ -130,15 +151,16 @@ export class BusClient {
    * of the message service replica that waits for the reply).
    */
   requestAt<T, R>(to: Address<T, R>, payload: Outgoing<T>, timeoutMs = BUS_REQUEST_TIMEOUT_MS): Promise<R> {
-    return this.call(to.subject(this.options.prefix), to.family, bytesOf(payload), timeoutMs);
+    return this.call(to.subject(this.options.prefix), to.family, this.sized(bytesOf(payload)), timeoutMs);
   }
 
   /** Fire-and-forget (at-most-once): an event, or a per-call subject. */
   publish<T>(to: Address<T, unknown>, payload: Outgoing<T>, headers?: BusHeaders): void {
+    const data = this.sized(bytesOf(payload));
     const given = headers && toNatsHeaders(headers);
     const traced = traceSend('publish', to.family, given);
     const hdrs = traced?.headers ?? given;
-    this.nc.publish(to.subject(this.options.prefix), bytesOf(payload), hdrs && { headers: hdrs });
+    this.nc.publish(to.subject(this.options.prefix), data, hdrs && { headers: hdrs });
     traced?.end();
   }
 

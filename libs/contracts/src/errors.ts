@@ -28,6 +28,16 @@ export class NotFoundError extends ServiceError {
   }
 }
 
+/** A payload the bus cannot carry: its encoding is over the server's `max_payload` (less room for headers). */
+export class PayloadTooLargeError extends ServiceError {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super('invalid_request', `${bytes} bytes, the bus carries at most ${limit}`);
+  }
+}
+
 export class UnavailableError extends ServiceError {
   constructor(message: string) {
     super('unavailable', message);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   BusPattern,
+  PayloadTooLargeError,
   ReplyHeaders,
   ServiceError,
   type AgentReply,
@@ -11,9 +12,6 @@ import { BusClient, retry, type ReplicaAddress } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import type { SkillOutput } from '../skills/skill';
-
-/** Room left on a bus message for what wraps a reply (a request frame, headers). */
-const FRAME_ROOM_BYTES = 64 * 1024;
 
 /** Backoff between tries to store a reply: the message service may be restarting. */
 const FIRST_RETRY_MS = 200;
@@ -37,22 +35,7 @@ export class ReplierService {
     @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
   ) {}
 
-  /**
-   * The reply to `message`. An output the bus cannot carry (over NATS's
-   * `max_payload`, less room for the frame) becomes a tool error that says so:
-   * sent as it is, it would be refused by the server and the caller would wait
-   * out its whole timeout.
-   */
   toReply(message: ChatMessage, output: SkillOutput): AgentReply {
-    const reply = this.replyOf(message, output);
-    const bytes = Buffer.byteLength(JSON.stringify(reply));
-    const limit = this.bus.maxPayload() - FRAME_ROOM_BYTES;
-    if (bytes <= limit) return reply;
-    const note = `the tool's result is too large to deliver: ${bytes} bytes, the bus carries at most ${limit}`;
-    return this.replyOf(message, { content: [{ type: 'text', text: note }], isError: true });
-  }
-
-  private replyOf(message: ChatMessage, output: SkillOutput): AgentReply {
     return {
       type: 'agent_reply',
       id: randomUUID(),
@@ -69,7 +52,13 @@ export class ReplierService {
 
   /** Fire and forget: the replica stores the reply, then acks `ackSubject` for us. */
   sendDirect(reply: AgentReply, replica: ReplicaAddress, ackSubject: string): void {
-    this.bus.publish(replica, reply, { [ReplyHeaders.ack]: ackSubject });
+    const send = (answer: AgentReply) => this.bus.publish(replica, answer, { [ReplyHeaders.ack]: ackSubject });
+    try {
+      send(reply);
+    } catch (error) {
+      if (!(error instanceof PayloadTooLargeError)) throw error;
+      send(tooLargeToDeliver(reply, error));
+    }
   }
 
   /**
@@ -87,11 +76,20 @@ export class ReplierService {
   ): Promise<void> {
     return retry(
       async (attempt) => {
-        if (replica && attempt === 1 && (await this.storeAt(replica, reply))) return;
-        await this.bus.requestAs(this.env.AGENT_ID, BusPattern.StoreReply, { envelope: reply });
+        try {
+          await this.storeOnce(reply, replica, attempt);
+        } catch (error) {
+          if (!(error instanceof PayloadTooLargeError)) throw error;
+          await this.storeOnce(tooLargeToDeliver(reply, error), replica, attempt);
+        }
       },
       { firstDelayMs: FIRST_RETRY_MS, maxDelayMs: MAX_RETRY_MS, signal: stop, retryIf: isTransient, onRetry },
     );
+  }
+
+  private async storeOnce(reply: AgentReply, replica: ReplicaAddress | undefined, attempt: number): Promise<void> {
+    if (replica && attempt === 1 && (await this.storeAt(replica, reply))) return;
+    await this.bus.requestAs(this.env.AGENT_ID, BusPattern.StoreReply, { envelope: reply });
   }
 
   /** Store the reply at one replica (its replies subject takes the bare envelope); false when that replica is gone. */
@@ -110,4 +108,18 @@ export class ReplierService {
       .requestAs(this.env.AGENT_ID, BusPattern.AgentHistory, { channel_id: message.channel_id!, limit: 200 })
       .then((page) => page.messages);
   }
+}
+
+/**
+ * A skill's output the bus cannot carry: the caller gets a tool error that says
+ * so, at once (sent as it was, NATS would refuse it and the caller would wait
+ * out its whole timeout).
+ */
+function tooLargeToDeliver(reply: AgentReply, error: PayloadTooLargeError): AgentReply {
+  return {
+    ...reply,
+    content: [{ type: 'text', text: `the tool's result is too large to deliver: ${error.message}` }],
+    structured_content: undefined,
+    is_error: true,
+  };
 }
