@@ -15,6 +15,13 @@ describe('agent API keys', () => {
     expect(minted.digest.toString('utf8')).not.toContain(minted.key);
   });
 
+  it('mints ids that never begin with "-", so the admin CLI cannot take one for an option', () => {
+    // One plain base64url id in 64 begins with "-": 2,000 mints would all but surely show one.
+    const ids = Array.from({ length: 2_000 }, () => mintApiKey().id);
+    expect(ids.filter((id) => id.startsWith('-'))).toEqual([]);
+    expect(ids.every((id) => /^[A-Za-z0-9_][A-Za-z0-9_-]{11}$/.test(id))).toBe(true);
+  });
+
   it('mints distinct keys', () => {
     const keys = new Set(Array.from({ length: 100 }, () => mintApiKey().key));
     expect(keys.size).toBe(100);

@@ -19,9 +19,20 @@ export interface MintedToken {
 }
 
 export function mintToken(prefix: string): MintedToken {
-  const id = randomBytes(ID_BYTES).toString('base64url');
+  const id = mintId();
   const token = `${prefix}${id}_${randomBytes(SECRET_BYTES).toString('base64url')}`;
   return { id, token, digest: digestToken(token) };
+}
+
+/**
+ * A public id: 12 base64url characters that never begin with `-`, so that
+ * `apikey revoke <id>` cannot be read as an option (one id in 64 did).
+ */
+function mintId(): string {
+  for (;;) {
+    const id = randomBytes(ID_BYTES).toString('base64url');
+    if (id[0] !== '-') return id;
+  }
 }
 
 /** The id of a well-formed token with this prefix, or undefined. Does not prove the token valid. */
