@@ -139,6 +139,10 @@ export class CallPipeline {
     const args = structuredClone(request.arguments);
     const problems = tool.validate(args);
     if (problems.length) throw new InvalidArgumentsError(request.tool, problems);
+    // PostgreSQL's jsonb cannot hold U+0000: stored, it would fail the whole group commit it joins.
+    if (JSON.stringify(args).includes('\\u0000')) {
+      throw new InvalidArgumentsError(request.tool, ['text in arguments may not contain the character U+0000']);
+    }
 
     const message = chatMessage(request, {
       tool_call: { name: request.tool, arguments: args },
