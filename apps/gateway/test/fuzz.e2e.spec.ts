@@ -361,6 +361,30 @@ describe('hostile input', () => {
     expect(slow === '' || /^HTTP\/1\.1 408/.test(slow)).toBe(true);
   }, 120_000);
 
+  it('regression (seed 239221896): U+0000 in arguments is an invalid argument on both surfaces, never a 500', async () => {
+    const params = { name: 'counter', arguments: { key: 'nul', note: 'a\u0000b' } };
+    const a = await send(`${env.gatewayUrls[0]}/${env.agentId}/mcp`, {
+      method: 'POST',
+      headers: {
+        'x-agent-api-key': env.apiKey,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+    });
+    const b = await send(`${env.gatewayUrls[0]}/workspaces/demo/agents/${env.agentId}/mcp/http`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'nul', method: 'tools/call', params }),
+    });
+    expect(b.status).toBe(200);
+    expect(JSON.parse(b.text).result).toMatchObject({ isError: true });
+    expect(b.text).toContain('U+0000');
+    expect(a.text).toContain('U+0000');
+    expect(a.status).toBeLessThan(500);
+  });
+
   it('left every process running, its memory bounded', () => {
     for (const proc of env.stack.processes) {
       expect(proc.running, `${proc.name} exited`).toBe(true);
