@@ -250,7 +250,8 @@ describe('quotas', () => {
         if (answered.status === 200) admittedOn1.push(Date.now());
         await sleep(300);
         return answered;
-      }, 5_000);
+        // Gossip runs once a second; under a loaded CI the hammer may need a few of them to pass 10/s.
+      }, 15_000);
       expectRefused(refused, 'calls_per_second', 10);
       // Gateway 1 itself admitted far fewer than 10 in the last second: the refusal came from the gossip.
       expect(admittedOn1.filter((t) => Date.now() - t < 1_000).length).toBeLessThan(10);
