@@ -385,6 +385,32 @@ describe('hostile input', () => {
     expect(a.status).toBeLessThan(500);
   });
 
+  it('regression (seed 1510605850): initialize with a capabilities that is no object, or holds U+0000, is -32602', async () => {
+    const initialize = (params: Record<string, unknown>) =>
+      send(`${env.gatewayUrls[0]}/${env.agentId}/mcp`, {
+        method: 'POST',
+        headers: {
+          'x-agent-api-key': env.apiKey,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params }),
+      });
+    const base = { protocolVersion: '2025-06-18', clientInfo: { name: 'fuzz', version: '1' } };
+    for (const params of [
+      { ...base, capabilities: '\u0000' },
+      { ...base, capabilities: { roots: { note: 'a\u0000b' } } },
+      { ...base, capabilities: {}, clientInfo: { name: 'x\u0000' } },
+    ]) {
+      const answer = await initialize(params);
+      expect(answer.status, answer.text).toBeLessThan(500);
+      expect(JSON.parse(answer.text).error).toMatchObject({ code: -32602 });
+    }
+    // The text "\\u0000" (a backslash and five characters) is no U+0000: that session opens.
+    const fine = await initialize({ ...base, capabilities: { experimental: { path: 'C:\\u0000' } } });
+    expect(JSON.parse(fine.text).result).toMatchObject({ protocolVersion: '2025-06-18' });
+  });
+
   it('left every process running, its memory bounded', () => {
     for (const proc of env.stack.processes) {
       expect(proc.running, `${proc.name} exited`).toBe(true);

@@ -69,6 +69,19 @@ describe('waiting for the reply to a message', () => {
     await isolation?.remove();
   });
 
+  it('a message holding U+0000 is refused alone (400), never failing the messages committed beside it', async () => {
+    const { channelId } = await newConversation();
+    const messages = Array.from({ length: 12 }, (_, i) => ({ ...chatMessage(channelId), text: `m${i}` }));
+    messages[5].text = 'a\u0000b';
+    const answers = await Promise.all(
+      messages.map((message) => call(replicaA, 'POST', `/channels/${channelId}/messages`, message)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(messages.map((_, i) => (i === 5 ? 400 : 201)));
+    expect(JSON.stringify(answers[5].body)).toContain('U+0000');
+    const stored = (await call(replicaA, 'GET', `/channels/${channelId}/messages?limit=50`)).body;
+    expect(JSON.stringify(stored)).not.toContain('a\\u0000b');
+  });
+
   it('the REST mirror answers only the service token', async () => {
     const create = (headers: Record<string, string>) =>
       fetch(`${replicaA}/channels`, {

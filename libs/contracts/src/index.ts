@@ -12,6 +12,7 @@ export * from './envelopes/chat-message';
 export * from './envelopes/agent-reply';
 export * from './envelopes/call-events';
 export * from './envelopes/validate';
+export * from './envelopes/storable-text';
 export * from './skills/skill-definition';
 export * from './skills/catalogue-definitions';
 export * from './timeouts/deadline';

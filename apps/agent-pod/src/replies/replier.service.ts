@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   BusPattern,
+  NUL_REFUSAL,
   PayloadTooLargeError,
   ReplyHeaders,
   ServiceError,
   type AgentReply,
   type ChatMessage,
   type ContentItemDto,
+  holdsNul,
 } from '@mcpgw/contracts';
 import { BusClient, retry, type ReplicaAddress } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +38,8 @@ export class ReplierService {
   ) {}
 
   toReply(message: ChatMessage, output: SkillOutput): AgentReply {
+    // The message service refuses U+0000 (jsonb cannot store it): the caller gets a tool error saying so.
+    if (holdsNul(output.content) || holdsNul(output.structured)) output = unstorable();
     return {
       type: 'agent_reply',
       id: randomUUID(),
@@ -108,6 +112,11 @@ export class ReplierService {
       .requestAs(this.env.AGENT_ID, BusPattern.AgentHistory, { channel_id: message.channel_id!, limit: 200 })
       .then((page) => page.messages);
   }
+}
+
+/** A skill's output the store cannot hold. */
+function unstorable(): SkillOutput {
+  return { content: [{ type: 'text', text: `the tool's result cannot be stored: ${NUL_REFUSAL}` }], isError: true };
 }
 
 /**

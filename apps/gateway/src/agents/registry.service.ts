@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InvalidRequestError, RegisterAgentRequest, parseAs } from '@mcpgw/contracts';
+import { InvalidRequestError, NUL_REFUSAL, RegisterAgentRequest, holdsNul, parseAs } from '@mcpgw/contracts';
 import { schemaLimitsFrom } from '../catalogue/schema-limits';
 import { validatorCompiler } from '../catalogue/tool-validator';
 import { UriTemplate } from '../catalogue/uri-template';
@@ -25,6 +25,7 @@ export class RegistryService {
   async register(plain: unknown, sender: string | undefined): Promise<{ registered: number }> {
     const parsed = parseAs(RegisterAgentRequest, plain);
     if (!parsed.ok) throw new InvalidRequestError('invalid registration', parsed.errors);
+    if (holdsNul(plain)) throw new InvalidRequestError(`invalid registration: ${NUL_REFUSAL}`);
     if (parsed.value.agent_id !== sender) {
       throw new InvalidRequestError('agent_id must be the agent named by the registration subject');
     }

@@ -14,6 +14,8 @@ import {
   type ContentItem,
   type Deadline,
   type WaitResult,
+  NUL_REFUSAL,
+  holdsNul,
 } from '@mcpgw/contracts';
 import { BusClient, BusTimeoutError } from '@mcpgw/bus';
 import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
@@ -140,9 +142,7 @@ export class CallPipeline {
     const problems = tool.validate(args);
     if (problems.length) throw new InvalidArgumentsError(request.tool, problems);
     // PostgreSQL's jsonb cannot hold U+0000: stored, it would fail the whole group commit it joins.
-    if (JSON.stringify(args).includes('\\u0000')) {
-      throw new InvalidArgumentsError(request.tool, ['text in arguments may not contain the character U+0000']);
-    }
+    if (holdsNul(args)) throw new InvalidArgumentsError(request.tool, [`arguments: ${NUL_REFUSAL}`]);
 
     const message = chatMessage(request, {
       tool_call: { name: request.tool, arguments: args },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentReply, ChannelView, Envelope, StoredMessage } from '@mcpgw/contracts';
+import { InvalidRequestError, NUL_REFUSAL, jsonHoldsNul } from '@mcpgw/contracts';
 import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
@@ -135,6 +136,8 @@ export class MessagesStore {
       json: JSON.stringify(envelope.channel_id ? envelope : { ...envelope, channel_id: channelId }),
       sender,
     };
+    // Refused alone, here: in the group commit it would fail every row of its batch.
+    if (jsonHoldsNul(row.json)) throw new InvalidRequestError(`the ${envelope.type}: ${NUL_REFUSAL}`);
     return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
+import { LOG_LEVELS, NUL_REFUSAL, holdsNul, type LogLevel } from '@mcpgw/contracts';
 import { CallPipeline } from '../../calls/call-pipeline.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { CONVERSATION_META_KEY } from '../../sessions/conversation-handles';
@@ -105,6 +105,8 @@ export class AgentMcpHandler {
 
   private async initialize(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const params = request.params ?? {};
+    const problem = initializeProblem(params);
+    if (problem) return { response: failure(request.id, AgentSurfaceCode.InvalidParams, problem) };
     const protocolVersion = negotiateVersion(params.protocolVersion);
     const capabilities = (params.capabilities ?? {}) as Record<string, unknown>;
     const session = await this.sessions.create(
@@ -149,6 +151,17 @@ export class AgentMcpHandler {
   cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
     this.cancellation.cancelRequest(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
   }
+}
+
+/** What the session keeps of initialize must be objects, and storable (no U+0000: see storable-text.ts). */
+function initializeProblem(params: Record<string, unknown>): string | undefined {
+  for (const name of ['capabilities', 'clientInfo']) {
+    const value = params[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `params.${name} must be an object`;
+    if (holdsNul(value)) return `params.${name}: ${NUL_REFUSAL}`;
+  }
+  return undefined;
 }
 
 /** server/discover (2026-07-28): versions, capabilities and identity, cacheable by anyone. */
