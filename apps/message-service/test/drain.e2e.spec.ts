@@ -9,7 +9,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const SLICE_MS = 10_000;
-const SKILL_MS = 2_000;
+/** Long enough that the wait is seen open on a loaded CI machine before the skill is done. */
+const SKILL_MS = 4_000;
 
 /**
  * Two message service replicas; the one holding a call's wait is told to stop
@@ -43,10 +44,13 @@ describe('a message service replica told to stop while it holds a call', () => {
     const call = mcp.client.callTool({ name: 'sleep', arguments: { ms: SKILL_MS } }, undefined, { timeout: 30_000 });
     let holder: ServiceProcess | undefined;
     await expect
-      .poll(async () => {
-        for (const replica of replicas) if ((await openWaits(replica)) > 0) holder = replica;
-        return holder;
-      })
+      .poll(
+        async () => {
+          for (const replica of replicas) if ((await openWaits(replica)) > 0) holder = replica;
+          return holder;
+        },
+        { timeout: SKILL_MS - 1_000 },
+      )
       .toBeDefined();
     const other = replicas.find((r) => r !== holder)!;
 
