@@ -1,0 +1,191 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PgNotifications } from '@mcpgw/persistence';
+import { randomUUID } from 'node:crypto';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { OUTBOX_CHANNEL } from '../database/database';
+import { SsrfGuard } from './ssrf-guard';
+import { WebhookDeliveriesStore, type ClaimedDelivery, type Next } from './webhook-deliveries.store';
+import { WebhookOutbox } from './webhook-outbox.service';
+import { SecretBox, signatureHeader } from './webhook-secrets';
+import { sendWebhook, type SendResult } from './webhook-sender';
+
+/**
+ * Sends the outbox. Every replica runs one: woken at once by the notice a new
+ * row's transaction sends on commit, and every WEBHOOK_POLL_INTERVAL_MS for
+ * retries that came due (and notices lost). It keeps up to
+ * WEBHOOK_DISPATCH_BATCH deliveries in flight, claiming more as they finish.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private readonly notifications: PgNotifications;
+  private readonly guard: SsrfGuard;
+  private readonly replica: string;
+  private box?: SecretBox;
+  private pollTimer?: NodeJS.Timeout;
+  private stopped = false;
+  private pumping = false;
+  private again = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesStore,
+    private readonly outbox: WebhookOutbox,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {
+    this.guard = new SsrfGuard(env.WEBHOOK_ALLOWED_HOSTS);
+    this.replica = env.SERVICE_INSTANCE;
+    this.notifications = new PgNotifications(
+      env.DATABASE_URL,
+      () => this.wake(),
+      (error) => this.logger.warn(`outbox listener: ${error.message}`),
+    );
+    if (env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS) {
+      throw new Error('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
+    }
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.box = SecretBox.fromEnv(this.env);
+    await this.notifications.listen(OUTBOX_CHANNEL, () => this.wake());
+    await this.notifications.start();
+    // With no enabled webhook anywhere there is nothing to claim: an idle gateway sends no SQL.
+    this.pollTimer = setInterval(() => this.outbox.any && this.wake(), this.env.WEBHOOK_POLL_INTERVAL_MS).unref();
+    this.wake();
+  }
+
+  /** Stop claiming; let the attempts in flight end (each within WEBHOOK_TIMEOUT_MS). */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    await this.notifications.stop();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Claim and start due deliveries until the batch is full or none is due. One pump at a time. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const room = this.env.WEBHOOK_DISPATCH_BATCH - this.inFlight.size;
+        if (room <= 0) return; // a finishing delivery wakes the pump again
+        const token = randomUUID();
+        const claimed = await this.deliveries.claim(token, room, this.env.WEBHOOK_LEASE_MS);
+        for (const delivery of claimed) {
+          const running: Promise<void> = this.attempt(delivery, token).finally(() => {
+            this.inFlight.delete(running);
+            this.wake();
+          });
+          this.inFlight.add(running);
+        }
+        if (claimed.length < room) return;
+      }
+    } catch (error) {
+      this.logger.warn(`outbox claim: ${(error as Error).message}`);
+    }
+  }
+
+  /** One attempt: check the address again, sign, send, record; never throws. */
+  private async attempt(delivery: ClaimedDelivery, token: string): Promise<void> {
+    const startedAt = new Date();
+    try {
+      const url = new URL(delivery.url);
+      const resolved = await this.guard.resolve(url);
+      let result: SendResult;
+      let outcome: { label: string; next: Next };
+      if (!resolved.ok) {
+        result = { error: `refused: ${resolved.reason}`, durationMs: 0 };
+        outcome = { label: 'refused', next: { status: 'failed', error: result.error! } };
+      } else {
+        const timestamp = Math.floor(Date.now() / 1000);
+        const headers = {
+          'content-type': 'application/json',
+          'user-agent': 'mcpgw-webhooks/1',
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(this.secretsOf(delivery), delivery.id, timestamp, delivery.payload),
+        };
+        result = await sendWebhook(url, resolved, headers, delivery.payload, this.env.WEBHOOK_TIMEOUT_MS);
+        outcome = this.judge(result, delivery.attempts + 1);
+      }
+      const recorded = await this.deliveries.finish(
+        delivery.id,
+        token,
+        {
+          startedAt,
+          durationMs: result.durationMs,
+          outcome: outcome.label,
+          responseCode: result.status ?? null,
+          error: result.error ?? null,
+          replica: this.replica,
+        },
+        outcome.next,
+      );
+      if (!recorded) {
+        this.logger.warn({ msg: 'webhook delivery outlived its lease', delivery_id: delivery.id });
+        return;
+      }
+      if (outcome.label === 'gone') {
+        await this.deliveries.disable(delivery.webhook_id, delivery.agent_id, 'the receiver answered 410 Gone');
+        this.logger.log({ msg: 'webhook disabled: 410 Gone', webhook_id: delivery.webhook_id });
+      }
+    } catch (error) {
+      // The lease ends and another pass (here or on another replica) tries again.
+      this.logger.warn({ msg: 'webhook attempt failed', delivery_id: delivery.id, error: (error as Error).message });
+    }
+  }
+
+  /** 2xx delivered; 410 gone; 408, 429, 5xx and no response retried; anything else failed at once. */
+  private judge(result: SendResult, attempt: number): { label: string; next: Next } {
+    const { status } = result;
+    if (status !== undefined && status >= 200 && status < 300)
+      return { label: 'delivered', next: { status: 'delivered' } };
+    if (status === 410) return { label: 'gone', next: { status: 'failed', error: 'HTTP 410 Gone: webhook disabled' } };
+    const error = status !== undefined ? `HTTP ${status}` : (result.error ?? 'no response');
+    const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
+    if (!retryable) return { label: 'failed', next: { status: 'failed', error } };
+    if (attempt >= this.env.WEBHOOK_MAX_ATTEMPTS) {
+      return { label: 'failed', next: { status: 'failed', error: `${error} (after ${attempt} attempts)` } };
+    }
+    return {
+      label: 'retry',
+      next: { status: 'pending', retryInMs: this.backoff(attempt, result.retryAfterMs), error },
+    };
+  }
+
+  /** Exponential from WEBHOOK_RETRY_BASE_MS, capped, with equal jitter; at least the receiver's Retry-After. */
+  private backoff(attempt: number, retryAfterMs = 0): number {
+    const ceiling = Math.min(this.env.WEBHOOK_RETRY_BASE_MS * 2 ** (attempt - 1), this.env.WEBHOOK_RETRY_MAX_MS);
+    const jittered = ceiling / 2 + Math.random() * (ceiling / 2);
+    return Math.round(Math.min(Math.max(jittered, retryAfterMs), this.env.WEBHOOK_RETRY_MAX_MS));
+  }
+
+  /** The current secret, and the previous one while its rotation window lasts. */
+  private secretsOf(delivery: ClaimedDelivery): string[] {
+    const box = this.box!;
+    const secrets = [box.open(delivery.webhook_id, delivery.secret)];
+    if (
+      delivery.previous_secret &&
+      delivery.previous_secret_expires_at &&
+      delivery.previous_secret_expires_at > new Date()
+    ) {
+      secrets.push(box.open(delivery.webhook_id, delivery.previous_secret));
+    }
+    return secrets;
+  }
+}
