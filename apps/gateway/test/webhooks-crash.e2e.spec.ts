@@ -4,13 +4,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookReceiver, eventOf } from './support/webhook-receiver';
 
 const ENV = { WEBHOOK_SECRET_KEY: 'webhooks-crash-secret-key-0123456789abcdef', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
-const GATEWAY_ENV = { WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_RETRY_MAX_MS: '600', WEBHOOK_POLL_INTERVAL_MS: '100' };
+const GATEWAY_ENV = {
+  WEBHOOK_RETRY_BASE_MS: '300',
+  WEBHOOK_RETRY_MAX_MS: '600',
+  WEBHOOK_POLL_INTERVAL_MS: '100',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_LEASE_MS: '3000',
+};
 
 /** The outbox is durable: a gateway killed between the call and the delivery delivers on restart, once. */
 describe('webhooks across a gateway crash', () => {
   let env: TestStack;
   let db: Client;
   let receiver: WebhookReceiver | undefined;
+  let hanging: WebhookReceiver | undefined;
+  const restartGateway = async () => {
+    const port = new URL(env.gatewayUrls[0]).port;
+    await env.stack.serving(env.gatewayUrls[0]).kill();
+    return () => env.stack.startGateway({ ...GATEWAY_ENV, GATEWAY_PORT: port });
+  };
 
   beforeAll(async () => {
     env = await startTestStack({ env: ENV, gatewayEnv: GATEWAY_ENV });
@@ -21,6 +33,7 @@ describe('webhooks across a gateway crash', () => {
   afterAll(async () => {
     await db?.end();
     await receiver?.stop();
+    await hanging?.stop();
     await env?.stop();
   });
 
@@ -47,15 +60,14 @@ describe('webhooks across a gateway crash', () => {
     await expect.poll(async () => (await row())[0]?.attempts ?? 0, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
     expect((await row())[0].status).toBe('pending');
 
-    const gatewayPort = new URL(env.gatewayUrls[0]).port;
-    await env.stack.serving(env.gatewayUrls[0]).kill();
+    const restart = await restartGateway();
     receiver = await new WebhookReceiver().start(port);
     receiver.verify('/hook', { secret: hook.secret });
     // Nobody is left to deliver it.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(receiver.received).toHaveLength(0);
 
-    await env.stack.startGateway({ ...GATEWAY_ENV, GATEWAY_PORT: gatewayPort });
+    await restart();
     await expect.poll(() => receiver!.received.length, { timeout: 15_000 }).toBe(1);
     await expect.poll(async () => (await row())[0].status, { timeout: 5_000 }).toBe('delivered');
     // Time for a duplicate to show up, were there one.
@@ -65,5 +77,50 @@ describe('webhooks across a gateway crash', () => {
     expect(got.verifiedWith).toEqual(['secret']);
     expect(got.headers['webhook-id']).toBe((await row())[0].id);
     expect(eventOf(got)).toMatchObject({ type: 'tool_call.completed', data: { result: { text: marker } } });
+  });
+
+  it('kill -9 during an attempt: its lease ends, the restarted gateway sends it, one answered delivery', async () => {
+    // The first request is never answered: the gateway dies holding the delivery's lease.
+    hanging = await new WebhookReceiver().start();
+    hanging.on('/hang', (n) => (n === 0 ? 0 : 200));
+    const hook = await env.stack.admin<{ id: string; secret: string }>(
+      'webhook',
+      'add',
+      '--agent',
+      env.agentId,
+      '--url',
+      hanging.url('/hang'),
+      '--events',
+      'tool_call.completed',
+    );
+    hanging.verify('/hang', { secret: hook.secret });
+    const mcp = await connectMcp(env.mcpUrl(0), env.apiKey);
+    await mcp.client.callTool({ name: 'echo', arguments: { text: `lease-${Date.now()}` } });
+    await mcp.close().catch(() => undefined);
+    await expect.poll(() => hanging!.at('/hang').length, { timeout: 10_000 }).toBe(1);
+    const row = async () =>
+      (
+        await db.query(
+          `SELECT id, status, attempts, lease_until IS NOT NULL AS leased FROM gateway.webhook_deliveries WHERE webhook_id = $1`,
+          [hook.id],
+        )
+      ).rows[0];
+    expect(await row()).toMatchObject({ status: 'pending', attempts: 0, leased: true });
+
+    const restart = await restartGateway();
+    await restart();
+    await expect.poll(async () => (await row()).status, { timeout: 15_000 }).toBe('delivered');
+    const requests = hanging.at('/hang');
+    expect(requests.map((r) => r.status)).toEqual([0, 200]);
+    expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([(await row()).id]));
+    expect(requests[1].verifiedWith).toEqual(['secret']);
+    const [delivery] = await env.stack.admin<{ attempts: number; attempt_log: { outcome: string }[] }[]>(
+      'webhook',
+      'deliveries',
+      '--webhook',
+      hook.id,
+    );
+    expect(delivery.attempts).toBe(1);
+    expect(delivery.attempt_log.map((a) => a.outcome)).toEqual(['delivered']);
   });
 });

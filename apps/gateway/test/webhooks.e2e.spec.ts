@@ -151,6 +151,63 @@ describe('webhooks', () => {
     expect(eventOf(receiver.at('/failures-only')[0]).type).toBe('tool_call.failed');
   });
 
+  it('a keyed call reports once: its retries replay the result and send nothing', async () => {
+    await addWebhook('/keyed', 'tool_call.completed');
+    const args = { text: fresh('keyed'), idempotency_key: fresh('idem') };
+    await mcp.client.callTool({ name: 'echo', arguments: args });
+    const second = await connectMcp(env.mcpUrl(1), env.apiKey);
+    try {
+      const replay = await second.client.callTool({ name: 'echo', arguments: args });
+      expect(replay._meta).toMatchObject({ 'mcpgw/idempotentReplay': true });
+    } finally {
+      await second.close();
+    }
+    await expect.poll(() => receiver.at('/keyed').length, { timeout: 10_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/keyed')).toHaveLength(1);
+    expect(eventOf(receiver.at('/keyed')[0]).data.result).toMatchObject({ text: args.text });
+    // One transaction: the outbox row's now() is the completion's.
+    const { rows } = await db.query(
+      `SELECT d.created_at = r.completed_at AS same FROM gateway.webhook_deliveries d, gateway.idempotency_records r
+       WHERE r.key = $1 AND d.id = $2`,
+      [args.idempotency_key, receiver.at('/keyed')[0].headers['webhook-id']],
+    );
+    expect(rows).toEqual([{ same: true }]);
+  });
+
+  it('surface B calls report too, with the grant task as the caller', async () => {
+    await addWebhook('/grant', 'tool_call.completed');
+    const task = fresh('task');
+    const { grant } = await env.stack.admin<{ grant: string }>(
+      'grant',
+      'mint',
+      '--workspace',
+      'demo',
+      '--agent',
+      env.agentId,
+      '--task',
+      task,
+      '--tools',
+      'echo',
+    );
+    const marker = fresh('grant');
+    const response = await fetch(`${env.gatewayUrls[1]}/workspaces/demo/agents/${env.agentId}/mcp/http`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${grant}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: marker } },
+      }),
+    });
+    expect(response.status).toBe(200);
+    await expect.poll(() => receiver.at('/grant').length, { timeout: 10_000 }).toBe(1);
+    const event = eventOf(receiver.at('/grant')[0]);
+    expect(event.data).toMatchObject({ surface: 'grant', tool: 'echo', caller_id: expect.stringContaining(task) });
+    expect(receiver.at('/grant')[0].body).not.toContain(grant);
+  });
+
   it('a receiver that fails twice then succeeds is retried, and every attempt is recorded', async () => {
     receiver.on('/flaky', (n) => (n < 2 ? 503 : 200));
     const hook = await addWebhook('/flaky', 'tool_call.completed');

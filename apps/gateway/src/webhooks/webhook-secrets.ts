@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GatewayEnv } from '../config/gateway.env';
 
@@ -68,18 +68,21 @@ export class SecretBox {
   }
 }
 
-/** The development key file: read, or made (exclusively, so concurrent starts agree). */
+/** The development key file: read, or made (exclusively, so concurrent starts agree on one key). */
 function keyFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      writeFileSync(path, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
-  mkdirSync(dirname(path), { recursive: true });
-  try {
-    writeFileSync(path, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  // Another process may have made it a moment ago and be writing it still.
+  for (let tries = 0; ; tries++) {
+    const key = readFileSync(path, 'utf8').trim();
+    if (key.length >= 32) return key;
+    if (tries === 50) throw new Error(`WEBHOOK_SECRET_KEY_FILE ${path} holds no key (32+ characters)`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
   }
-  return readFileSync(path, 'utf8').trim();
 }

@@ -11,7 +11,7 @@ export interface Received {
   status: number;
 }
 
-/** How a path answers: a status for the n-th request to it (0-based). */
+/** How a path answers: a status for the n-th request to it (0-based); 0: never answer (hang). */
 export type Behaviour = (n: number) => number;
 
 /**
@@ -48,6 +48,7 @@ export class WebhookReceiver {
           .map(([name]) => name);
         const status = (this.behaviours.get(path) ?? (() => 200))(n);
         this.received.push({ path, headers: req.headers, body, verifiedWith, status });
+        if (status === 0) return;
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
       });
     });
