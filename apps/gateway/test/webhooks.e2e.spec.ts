@@ -86,9 +86,15 @@ describe('webhooks', () => {
   it('a call of an agent without webhooks sends no SQL', async () => {
     const statements = () => scrapeMetric(env.stack.managementUrlOf(env.gatewayUrls[0]), 'mcpgw_sql_statements_total');
     await echo('warm up');
-    const before = await statements();
-    for (let i = 0; i < 10; i++) await echo(`no webhook ${i}`);
-    expect(await statements()).toBe(before);
+    // The fewest statements of three windows of 10 calls: a background job (a cache reload, a
+    // purge) may fall into one window, not into all three; a statement per call falls into every one.
+    const windows: number[] = [];
+    for (let window = 0; window < 3; window++) {
+      const before = await statements();
+      for (let i = 0; i < 10; i++) await echo(`no webhook ${window}.${i}`);
+      windows.push((await statements()) - before);
+    }
+    expect(Math.min(...windows)).toBe(0);
   });
 
   it('a receiver verifying with standardwebhooks gets tool_call.completed and tool_call.failed', async () => {
@@ -358,5 +364,7 @@ describe('webhooks', () => {
       [hook.id],
     );
     expect(replicas.rows.reduce((sum, row) => sum + row.n, 0)).toBe(200);
+    // Both replicas took part (each claims what it is woken for, not what its own calls wrote).
+    expect(replicas.rows).toHaveLength(2);
   });
 });

@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { PgNotifications } from '@mcpgw/persistence';
+import { Counter, type Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { OUTBOX_CHANNEL } from '../database/database';
@@ -27,12 +29,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private pumping = false;
   private again = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly attempts: Counter<'outcome'>;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesStore,
     private readonly outbox: WebhookOutbox,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
+    this.attempts = new Counter({
+      name: 'mcpgw_webhook_attempts_total',
+      help: 'webhook delivery attempts of this replica, by outcome (delivered, retry, failed, gone, refused)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
     this.guard = new SsrfGuard(env.WEBHOOK_ALLOWED_HOSTS);
     this.replica = env.SERVICE_INSTANCE;
     this.notifications = new PgNotifications(
@@ -136,6 +146,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         },
         outcome.next,
       );
+      this.attempts.inc({ outcome: outcome.label });
       if (!recorded) {
         this.logger.warn({ msg: 'webhook delivery outlived its lease', delivery_id: delivery.id });
         return;
