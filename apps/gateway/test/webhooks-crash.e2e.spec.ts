@@ -21,7 +21,8 @@ describe('webhooks across a gateway crash', () => {
   const restartGateway = async () => {
     const port = new URL(env.gatewayUrls[0]).port;
     await env.stack.serving(env.gatewayUrls[0]).kill();
-    return () => env.stack.startGateway({ ...GATEWAY_ENV, GATEWAY_PORT: port });
+    return (extra: Record<string, string> = {}) =>
+      env.stack.startGateway({ ...GATEWAY_ENV, GATEWAY_PORT: port, ...extra });
   };
 
   beforeAll(async () => {
@@ -122,5 +123,38 @@ describe('webhooks across a gateway crash', () => {
     );
     expect(delivery.attempts).toBe(1);
     expect(delivery.attempt_log.map((a) => a.outcome)).toEqual(['delivered']);
+  });
+
+  it('a gateway whose WEBHOOK_SECRET_KEY cannot open the secret sends nothing, and the attempt says why', async () => {
+    const restart = await restartGateway();
+    await restart({ WEBHOOK_SECRET_KEY: 'a-different-key-that-opens-nothing-0123456789' });
+    const quiet = await new WebhookReceiver().start();
+    try {
+      const hook = await env.stack.admin<{ id: string }>(
+        'webhook',
+        'add',
+        '--agent',
+        env.agentId,
+        '--url',
+        quiet.url('/quiet'),
+        '--events',
+        'tool_call.completed',
+      );
+      const mcp = await connectMcp(env.mcpUrl(0), env.apiKey);
+      await mcp.client.callTool({ name: 'echo', arguments: { text: 'wrong key' } });
+      await mcp.close().catch(() => undefined);
+      type Listed = { status: string; attempt_log: { outcome: string; error: string | null }[] };
+      const delivery = async () => (await env.stack.admin<Listed[]>('webhook', 'deliveries', '--webhook', hook.id))[0];
+      await expect.poll(async () => (await delivery())?.status, { timeout: 10_000 }).toBe('failed');
+      const { attempt_log: log } = await delivery();
+      expect(log).toHaveLength(1);
+      expect(log[0]).toMatchObject({
+        outcome: 'failed',
+        error: expect.stringMatching(/does not open with this WEBHOOK_SECRET_KEY/),
+      });
+      expect(quiet.received).toHaveLength(0);
+    } finally {
+      await quiet.stop();
+    }
   });
 });

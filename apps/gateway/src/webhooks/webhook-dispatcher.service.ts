@@ -56,7 +56,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.box = SecretBox.fromEnv(this.env);
     await this.notifications.listen(OUTBOX_CHANNEL, () => this.wake());
     await this.notifications.start();
     // With no enabled webhook anywhere there is nothing to claim: an idle gateway sends no SQL.
@@ -114,25 +113,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private async attempt(delivery: ClaimedDelivery, token: string): Promise<void> {
     const startedAt = new Date();
     try {
-      const url = new URL(delivery.url);
-      const resolved = await this.guard.resolve(url);
-      let result: SendResult;
-      let outcome: { label: string; next: Next };
-      if (!resolved.ok) {
-        result = { error: `refused: ${resolved.reason}`, durationMs: 0 };
-        outcome = { label: 'refused', next: { status: 'failed', error: result.error! } };
-      } else {
-        const timestamp = Math.floor(Date.now() / 1000);
-        const headers = {
-          'content-type': 'application/json',
-          'user-agent': 'mcpgw-webhooks/1',
-          'webhook-id': delivery.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(this.secretsOf(delivery), delivery.id, timestamp, delivery.payload),
-        };
-        result = await sendWebhook(url, resolved, headers, delivery.payload, this.env.WEBHOOK_TIMEOUT_MS);
-        outcome = this.judge(result, delivery.attempts + 1);
-      }
+      const { result, outcome } = await this.send(delivery);
       const recorded = await this.deliveries.finish(
         delivery.id,
         token,
@@ -159,6 +140,39 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       // The lease ends and another pass (here or on another replica) tries again.
       this.logger.warn({ msg: 'webhook attempt failed', delivery_id: delivery.id, error: (error as Error).message });
     }
+  }
+
+  /** Check the address, sign with the webhook's secrets, send; what became of it. */
+  private async send(
+    delivery: ClaimedDelivery,
+  ): Promise<{ result: SendResult; outcome: { label: string; next: Next } }> {
+    const url = new URL(delivery.url);
+    const resolved = await this.guard.resolve(url);
+    if (!resolved.ok) {
+      const error = `refused: ${resolved.reason}`;
+      return { result: { error, durationMs: 0 }, outcome: { label: 'refused', next: { status: 'failed', error } } };
+    }
+    let secrets: string[];
+    try {
+      secrets = this.secretsOf(delivery);
+    } catch (error) {
+      // The key changed (README: secrets at rest): no attempt can sign, so none is made.
+      const message = (error as Error).message;
+      return {
+        result: { error: message, durationMs: 0 },
+        outcome: { label: 'failed', next: { status: 'failed', error: message } },
+      };
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'mcpgw-webhooks/1',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, delivery.id, timestamp, delivery.payload),
+    };
+    const result = await sendWebhook(url, resolved, headers, delivery.payload, this.env.WEBHOOK_TIMEOUT_MS);
+    return { result, outcome: this.judge(result, delivery.attempts + 1) };
   }
 
   /** 2xx delivered; 410 gone; 408, 429, 5xx and no response retried; anything else failed at once. */
@@ -188,7 +202,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** The current secret, and the previous one while its rotation window lasts. */
   private secretsOf(delivery: ClaimedDelivery): string[] {
-    const box = this.box!;
+    // Opened at the first delivery: a gateway without webhooks never needs the key (nor makes its dev file).
+    const box = (this.box ??= SecretBox.fromEnv(this.env));
     const secrets = [box.open(delivery.webhook_id, delivery.secret)];
     if (
       delivery.previous_secret &&
