@@ -157,4 +157,24 @@ describe('webhooks across a gateway crash', () => {
       await quiet.stop();
     }
   });
+
+  it('finished deliveries older than WEBHOOK_RETENTION_SECONDS are purged with their attempts; pending ones stay', async () => {
+    const restart = await restartGateway();
+    await restart({ WEBHOOK_RETENTION_SECONDS: '1', WEBHOOK_PURGE_INTERVAL_MS: '200' });
+    const count = async (where: string) =>
+      Number((await db.query(`SELECT count(*)::int AS n FROM gateway.webhook_deliveries WHERE ${where}`)).rows[0].n);
+    const finished = await count(`status <> 'pending'`);
+    expect(finished).toBeGreaterThan(0); // the earlier tests' deliveries
+    await db.query(
+      `UPDATE gateway.webhook_deliveries SET status = 'pending', finished_at = NULL, next_attempt_at = now() + interval '1 day'
+       WHERE id = (SELECT id FROM gateway.webhook_deliveries WHERE status <> 'pending' LIMIT 1)`,
+    );
+    await expect.poll(() => count(`status <> 'pending'`), { timeout: 10_000 }).toBe(0);
+    expect(await count(`status = 'pending'`)).toBeGreaterThanOrEqual(1);
+    const orphans = await db.query(
+      `SELECT count(*)::int AS n FROM gateway.webhook_attempts a
+       WHERE NOT EXISTS (SELECT 1 FROM gateway.webhook_deliveries d WHERE d.id = a.delivery_id)`,
+    );
+    expect(orphans.rows[0].n).toBe(0);
+  });
 });

@@ -240,6 +240,16 @@ export class GatewaySettings {
   @Max(500)
   WEBHOOK_DISPATCH_BATCH: number = 32;
 
+  /** How long finished deliveries (delivered or failed), with their attempts, are kept for `webhook deliveries`. */
+  @IsInt()
+  @Min(1)
+  WEBHOOK_RETENTION_SECONDS: number = 604_800;
+
+  /** How often a replica deletes finished deliveries older than WEBHOOK_RETENTION_SECONDS (in batches). */
+  @IsInt()
+  @Min(100)
+  WEBHOOK_PURGE_INTERVAL_MS: number = 3_600_000;
+
   /** After `webhook rotate-secret`, how long the previous secret still signs (both signatures are sent). */
   @IsInt()
   @Min(0)

@@ -5,6 +5,8 @@ import { OUTBOX_CHANNEL } from '../database/database';
 import { notifyChange } from '../database/notify-change';
 import type { GatewayDb } from '../database/schema';
 
+const PURGE_BATCH = 1000;
+
 /** A delivery a replica claimed: what to send, where, and with which (encrypted) secrets. */
 export interface ClaimedDelivery {
   id: string;
@@ -128,6 +130,16 @@ export class WebhookDeliveriesStore {
         .execute();
       return true;
     });
+  }
+
+  /** Delete one batch of finished deliveries older than the retention (attempts go with them); returns how many. */
+  async purgeFinished(retentionSeconds: number): Promise<number> {
+    const { numAffectedRows } = await sql`
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE status <> 'pending' AND finished_at < now() - make_interval(secs => ${retentionSeconds})
+        LIMIT ${sql.lit(PURGE_BATCH)})`.execute(this.db);
+    return Number(numAffectedRows ?? 0);
   }
 
   /** The receiver answered 410 Gone: the webhook is disabled, its pending deliveries failed. */

@@ -25,6 +25,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly replica: string;
   private box?: SecretBox;
   private pollTimer?: NodeJS.Timeout;
+  private purgeTimer?: NodeJS.Timeout;
   private stopped = false;
   private pumping = false;
   private again = false;
@@ -60,13 +61,30 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.notifications.start();
     // With no enabled webhook anywhere there is nothing to claim: an idle gateway sends no SQL.
     this.pollTimer = setInterval(() => this.outbox.any && this.wake(), this.env.WEBHOOK_POLL_INTERVAL_MS).unref();
+    this.purgeTimer = setInterval(
+      () => this.outbox.any && void this.purge(),
+      this.env.WEBHOOK_PURGE_INTERVAL_MS,
+    ).unref();
     this.wake();
+  }
+
+  /** Finished deliveries older than WEBHOOK_RETENTION_SECONDS go, 1,000 a statement (any replica; deletes do not collide). */
+  private async purge(): Promise<void> {
+    try {
+      const batch = () => this.deliveries.purgeFinished(this.env.WEBHOOK_RETENTION_SECONDS);
+      let purged = 0;
+      for (let n = await batch(); n > 0; n = this.stopped ? 0 : await batch()) purged += n;
+      if (purged > 0) this.logger.log({ msg: 'purged old webhook deliveries', purged });
+    } catch (error) {
+      this.logger.warn(`webhook purge: ${(error as Error).message}`);
+    }
   }
 
   /** Stop claiming; let the attempts in flight end (each within WEBHOOK_TIMEOUT_MS). */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.pollTimer);
+    clearInterval(this.purgeTimer);
     await this.notifications.stop();
     await Promise.allSettled([...this.inFlight]);
   }
