@@ -177,4 +177,32 @@ describe('webhooks across a gateway crash', () => {
     );
     expect(orphans.rows[0].n).toBe(0);
   });
+
+  it('a new event wakes the dispatcher at once (LISTEN/NOTIFY), not at its next poll', async () => {
+    const restart = await restartGateway();
+    await restart({ WEBHOOK_POLL_INTERVAL_MS: '600000' });
+    const prompt = await new WebhookReceiver().start();
+    try {
+      await env.stack.admin(
+        'webhook',
+        'add',
+        '--agent',
+        env.agentId,
+        '--url',
+        prompt.url('/prompt'),
+        '--events',
+        'tool_call.completed',
+      );
+      const mcp = await connectMcp(env.mcpUrl(0), env.apiKey);
+      for (let i = 0; i < 3; i++) {
+        const sent = Date.now();
+        await mcp.client.callTool({ name: 'echo', arguments: { text: `prompt ${i}` } });
+        await expect.poll(() => prompt.received.length, { timeout: 5_000, interval: 20 }).toBe(i + 1);
+        expect(Date.now() - sent).toBeLessThan(3_000);
+      }
+      await mcp.close().catch(() => undefined);
+    } finally {
+      await prompt.stop();
+    }
+  });
 });
