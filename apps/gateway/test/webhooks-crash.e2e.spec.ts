@@ -205,4 +205,44 @@ describe('webhooks across a gateway crash', () => {
       await prompt.stop();
     }
   });
+
+  it('SIGTERM during an attempt: the attempt ends and is recorded before the gateway exits, cleanly', async () => {
+    const slow = await new WebhookReceiver().start();
+    let answering!: () => void;
+    const answered = new Promise<void>((resolve) => (answering = resolve));
+    slow.on('/slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      answering();
+      return 200;
+    });
+    try {
+      const hook = await env.stack.admin<{ id: string }>(
+        'webhook',
+        'add',
+        '--agent',
+        env.agentId,
+        '--url',
+        slow.url('/slow'),
+        '--events',
+        'tool_call.completed',
+      );
+      const mcp = await connectMcp(env.mcpUrl(0), env.apiKey);
+      await mcp.client.callTool({ name: 'echo', arguments: { text: 'drain' } });
+      await mcp.close().catch(() => undefined);
+      await expect.poll(() => slow.at('/slow').length, { timeout: 10_000 }).toBe(1);
+      const gateway = env.stack.serving(env.gatewayUrls[0]);
+      await gateway.stop(15_000);
+      expect(await gateway.exited).toBe(0);
+      await answered;
+      const [delivery] = await env.stack.admin<{ status: string; attempts: number }[]>(
+        'webhook',
+        'deliveries',
+        '--webhook',
+        hook.id,
+      );
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+    } finally {
+      await slow.stop();
+    }
+  });
 });

@@ -1,8 +1,16 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { PgNotifications } from '@mcpgw/persistence';
+import { Draining } from '@mcpgw/runtime';
 import { Counter, type Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { OUTBOX_CHANNEL } from '../database/database';
 import { SsrfGuard } from './ssrf-guard';
@@ -18,7 +26,7 @@ import { sendWebhook, type SendResult } from './webhook-sender';
  * WEBHOOK_DISPATCH_BATCH deliveries in flight, claiming more as they finish.
  */
 @Injectable()
-export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly notifications: PgNotifications;
   private readonly guard: SsrfGuard;
@@ -37,7 +45,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly outbox: WebhookOutbox,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    draining: Draining,
   ) {
+    // On SIGTERM: stop claiming, let the attempts in flight end and be recorded. One cut
+    // past the grace keeps its lease, and another replica sends it when the lease ends.
+    draining.register({
+      name: 'webhook dispatcher',
+      stopIntake: () => this.stop(),
+      settled: () => this.settled(),
+      handBack: async () => undefined,
+      pending: () => (this.inFlight.size ? [`${this.inFlight.size} webhook deliveries`] : []),
+    });
     this.attempts = new Counter({
       name: 'mcpgw_webhook_attempts_total',
       help: 'webhook delivery attempts of this replica, by outcome (delivered, retry, failed, gone, refused)',
@@ -80,13 +98,26 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** Stop claiming; let the attempts in flight end (each within WEBHOOK_TIMEOUT_MS). */
-  async onApplicationShutdown(): Promise<void> {
+  /** Take no more deliveries. */
+  private stop(): void {
     this.stopped = true;
     clearInterval(this.pollTimer);
     clearInterval(this.purgeTimer);
+  }
+
+  /** The attempts in flight have ended and are recorded (each within WEBHOOK_TIMEOUT_MS). */
+  private async settled(): Promise<void> {
+    // A claim under way when intake stopped may still start attempts: wait for those too.
+    while (this.inFlight.size > 0 || this.pumping) {
+      await Promise.race([Promise.allSettled([...this.inFlight]), delay(20)]);
+    }
+  }
+
+  /** Without a drain (an app closed otherwise): the same, before the database pool closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stop();
+    await this.settled();
     await this.notifications.stop();
-    await Promise.allSettled([...this.inFlight]);
   }
 
   /** Claim and start due deliveries until the batch is full or none is due. One pump at a time. */

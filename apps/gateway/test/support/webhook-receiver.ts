@@ -12,7 +12,7 @@ export interface Received {
 }
 
 /** How a path answers: a status for the n-th request to it (0-based); 0: never answer (hang). */
-export type Behaviour = (n: number) => number;
+export type Behaviour = (n: number) => number | Promise<number>;
 
 /**
  * A webhook receiver for tests: a real HTTP server on 127.0.0.1 that records
@@ -31,7 +31,7 @@ export class WebhookReceiver {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
+      req.on('end', async () => {
         const path = req.url ?? '/';
         const body = Buffer.concat(chunks).toString('utf8');
         const n = this.counts.get(path) ?? 0;
@@ -46,7 +46,7 @@ export class WebhookReceiver {
             }
           })
           .map(([name]) => name);
-        const status = (this.behaviours.get(path) ?? (() => 200))(n);
+        const status = await (this.behaviours.get(path) ?? (() => 200))(n);
         this.received.push({ path, headers: req.headers, body, verifiedWith, status });
         if (status === 0) return;
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
