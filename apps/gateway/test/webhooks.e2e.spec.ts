@@ -157,6 +157,26 @@ describe('webhooks', () => {
     expect(eventOf(receiver.at('/failures-only')[0]).type).toBe('tool_call.failed');
   });
 
+  it('an agent timeout is reported as tool_call.failed; a call refused before the agent is not reported', async () => {
+    await addWebhook('/timeout', 'tool_call.failed');
+    const timedOut = await mcp.client
+      .callTool({ name: 'sleep', arguments: { ms: 2_000 }, _meta: { 'mcpgw/timeoutMs': 300 } })
+      .then(
+        () => 'answered',
+        () => 'timed out',
+      );
+    expect(timedOut).toBe('timed out');
+    await mcp.client.callTool({ name: 'sleep', arguments: { ms: 'not a number' } }).catch(() => undefined);
+    await mcp.client.callTool({ name: 'no_such_tool', arguments: {} }).catch(() => undefined);
+    await expect.poll(() => receiver.at('/timeout').length, { timeout: 10_000 }).toBe(1);
+    expect(eventOf(receiver.at('/timeout')[0]).data).toMatchObject({
+      tool: 'sleep',
+      error: { kind: 'agent_timeout', message: 'Agent reply timeout' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/timeout')).toHaveLength(1);
+  });
+
   it('a keyed call reports once: its retries replay the result and send nothing', async () => {
     await addWebhook('/keyed', 'tool_call.completed');
     const args = { text: fresh('keyed'), idempotency_key: fresh('idem') };
