@@ -321,7 +321,25 @@ describe('webhooks', () => {
     expect(((await (await rest('')).json()) as { id: string }[]).map((h) => h.id)).toContain(hook.id);
     const deliveriesSeen = (await (await rest(`/${hook.id}/deliveries`)).json()) as Delivery[];
     expect(deliveriesSeen[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    const redelivered = await rest(`/deliveries/${deliveriesSeen[0].id}/redeliver`, { method: 'POST' });
+    expect(redelivered.status).toBe(200);
+    await expect.poll(() => receiver.at('/rest').length, { timeout: 10_000 }).toBe(2);
+    expect(receiver.at('/rest')[1].headers['webhook-id']).toBe(deliveriesSeen[0].id);
     expect((await rest(`/${hook.id}/rotate-secret`, { method: 'POST' })).status).toBe(200);
+
+    // Another agent's key manages that agent's webhooks only: this one does not exist for it.
+    await env.stack.admin('agent', 'create', '--id', 'webhooks-other', '--workspace', 'other-ws');
+    const other = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', 'webhooks-other');
+    const asOther = (path: string, init: RequestInit = {}) =>
+      fetch(`${env.gatewayUrls[0]}/api/v1/agents/webhooks-other/webhooks${path}`, {
+        ...init,
+        headers: { 'content-type': 'application/json', 'x-agent-api-key': other.key },
+      });
+    expect(await (await asOther('')).json()).toEqual([]);
+    expect((await asOther(`/${hook.id}/deliveries`)).status).toBe(404);
+    expect((await asOther(`/${hook.id}/rotate-secret`, { method: 'POST' })).status).toBe(404);
+    expect((await asOther(`/deliveries/${deliveriesSeen[0].id}/redeliver`, { method: 'POST' })).status).toBe(404);
+    expect((await asOther(`/${hook.id}`, { method: 'DELETE' })).status).toBe(404);
     expect((await rest('', {}, 'bak_wrong')).status).toBe(401);
     expect(
       (await rest('', { method: 'POST', body: JSON.stringify({ url: receiver.url('/x'), events: ['nope'] }) })).status,

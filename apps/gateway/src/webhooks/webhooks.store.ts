@@ -149,7 +149,12 @@ export class WebhooksStore {
       .where('id', '=', webhookId)
       .executeTakeFirst();
     if (!owner || (agentId && owner.agent_id !== agentId)) throw new NotFoundError(`no webhook ${webhookId}`);
-    const rows = await this.db
+    return this.views(webhookId);
+  }
+
+  /** A webhook's newest deliveries (or just one of them), each with its attempts. */
+  private async views(webhookId: string, only?: string): Promise<DeliveryView[]> {
+    let query = this.db
       .selectFrom('webhook_deliveries')
       .select([
         'id',
@@ -165,8 +170,9 @@ export class WebhooksStore {
       .where('webhook_id', '=', webhookId)
       .orderBy('created_at', 'desc')
       .orderBy('id')
-      .limit(DELIVERIES_LISTED)
-      .execute();
+      .limit(DELIVERIES_LISTED);
+    if (only) query = query.where('id', '=', only);
+    const rows = await query.execute();
     const attempts = rows.length
       ? await this.db
           .selectFrom('webhook_attempts')
@@ -234,8 +240,8 @@ export class WebhooksStore {
       return row;
     });
     if (!updated) throw new InvalidRequestError(`delivery ${deliveryId} is being sent right now; try again shortly`);
-    const [delivery] = (await this.deliveries(found.webhook_id)).filter((d) => d.id === deliveryId);
-    return delivery ?? (await this.deliveries(found.webhook_id))[0];
+    const [delivery] = await this.views(found.webhook_id, deliveryId);
+    return delivery;
   }
 
   private async checkUrl(raw: string): Promise<string> {
