@@ -179,6 +179,7 @@ describe('access control: every endpoint refuses every credential that does not 
             body: JSON.stringify({ type: 'chat_message', tool_call: { name: 'echo', arguments: { text: 'acl' } } }),
           }),
       },
+      ...webhookEndpoints(`${gateway}/api/v1/agents/${env.agentId}/webhooks`, bothHeaders),
     ];
 
     // Both were revoked before their first use, so no gateway should ever accept them; check
@@ -216,6 +217,8 @@ describe('access control: every endpoint refuses every credential that does not 
     expect(wrong).toEqual([]);
     expect(pairs).toBe(endpoints.length * credentials.size);
     expect(await chatMessages()).toBe(before);
+    const webhooks = await db.query(`SELECT count(*)::int AS n FROM gateway.webhooks`);
+    expect(webhooks.rows[0].n).toBe(0);
   });
 
   it("the control: the agent's own key opens surface A, and its call is stored and answered", async () => {
@@ -226,6 +229,33 @@ describe('access control: every endpoint refuses every credential that does not 
     expect(await chatMessages()).toBe(before + 1);
   });
 });
+
+/** The webhook REST endpoints (apps/gateway/src/webhooks/README.md): the agent's API key only, else 401. */
+function webhookEndpoints(
+  base: string,
+  headers: (credential: string | undefined) => Record<string, string>,
+): Endpoint[] {
+  const json = { 'content-type': 'application/json' };
+  const send = (path: string, method: string, body?: unknown) => (credential: string | undefined) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { ...json, ...headers(credential) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const refusal = { status: 401 };
+  return [
+    {
+      name: 'webhooks REST: POST (register)',
+      refusal,
+      send: send('', 'POST', { url: 'http://127.0.0.1:9/acl', events: ['tool_call.completed'] }),
+    },
+    { name: 'webhooks REST: GET (list)', refusal, send: send('', 'GET') },
+    { name: 'webhooks REST: DELETE', refusal, send: send('/wh_any', 'DELETE') },
+    { name: 'webhooks REST: POST rotate-secret', refusal, send: send('/wh_any/rotate-secret', 'POST') },
+    { name: 'webhooks REST: GET deliveries', refusal, send: send('/wh_any/deliveries', 'GET') },
+    { name: 'webhooks REST: POST redeliver', refusal, send: send('/deliveries/msg_any/redeliver', 'POST') },
+  ];
+}
 
 /** The JSON-RPC error code of a JSON body, or of the last `data:` line of an event stream. */
 function codeOf(text: string): number | undefined {

@@ -9,6 +9,7 @@ import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import { WebhooksStore } from '../webhooks/webhooks.store';
 
 /** What the admin CLI needs: the stores and the grant keys, over the gateway's database. No HTTP, no bus. */
 @Module({
@@ -21,6 +22,7 @@ import { NatsCredentialsStore } from '../nats/nats-credentials.store';
     PersonalAccessTokensStore,
     AgentQuotasStore,
     NatsCredentialsStore,
+    WebhooksStore,
   ],
 })
 export class AdminModule {}

@@ -11,6 +11,7 @@ import type { GrantKeysService } from '../grants/grant-keys.service';
 import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import type { DeliveryView, WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
 
 export interface AdminDeps {
   agents: AgentsStore;
@@ -23,6 +24,7 @@ export interface AdminDeps {
   quotas: AgentQuotasStore;
   /** The QUOTA_* defaults of this environment. */
   quotaDefaults: QuotaLimits;
+  webhooks: WebhooksStore;
   env: Pick<
     GatewayEnv,
     | 'NATS_URL'
@@ -70,7 +72,16 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
   agent credentials list [--agent <agent>]    the NATS users issued to agents (public keys only)
   agent credentials revoke --agent <agent> | --user <U…>
                                               revoke all of an agent's NATS credentials, or one user:
-                                              the servers close its connections at once`;
+                                              the servers close its connections at once
+  webhook add --agent <agent> --url <url> --events <e1,e2>
+                                              register a webhook (events: tool_call.completed,
+                                              tool_call.failed, task.*); its secret is printed once
+  webhook list [--agent <agent>]              list webhooks (never secrets)
+  webhook remove <webhook-id>                 remove a webhook and its delivery log
+  webhook rotate-secret <webhook-id>          a new secret (printed once); the old one keeps
+                                              signing beside it for WEBHOOK_ROTATION_WINDOW_SECONDS
+  webhook deliveries --webhook <webhook-id>   a webhook's newest deliveries and their attempts
+  webhook redeliver <delivery-id>             send a delivery again (same webhook-id)`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -248,11 +259,66 @@ export const COMMANDS: Record<string, Command> = {
 (user ${issued.user}: revoke with agent credentials revoke --user ${issued.user})`,
     };
   },
+  'webhook add': async ({ webhooks }, { flags }) => {
+    const created = await webhooks.add(
+      requireFlag(flags, 'agent'),
+      requireFlag(flags, 'url'),
+      list(requireFlag(flags, 'events')),
+    );
+    return {
+      json: created,
+      text: `webhook ${created.id} for agent ${created.agent_id}: ${created.url} (${created.events.join(', ')})\n${created.secret}\n(the signing secret, shown once: store it now)`,
+    };
+  },
+  'webhook list': async ({ webhooks }, { flags }) => {
+    const hooks = await webhooks.list(optionalFlag(flags, 'agent'));
+    return { json: hooks, text: hooks.length ? hooks.map(webhookLine).join('\n') : '(no webhooks)' };
+  },
+  'webhook remove': async ({ webhooks }, { words }) => {
+    const removed = await webhooks.remove(requireWord(words, 'webhook remove needs the webhook id'));
+    return { json: removed, text: `removed webhook ${removed.id} (agent ${removed.agent_id})` };
+  },
+  'webhook rotate-secret': async ({ webhooks }, { words }) => {
+    const rotated = await webhooks.rotateSecret(requireWord(words, 'webhook rotate-secret needs the webhook id'));
+    return {
+      json: rotated,
+      text: `webhook ${rotated.id}: new secret\n${rotated.secret}\n(shown once; the previous secret also signs until ${rotated.previous_secret_expires_at ?? 'now'})`,
+    };
+  },
+  'webhook deliveries': async ({ webhooks }, { flags }) => {
+    const deliveries = await webhooks.deliveries(requireFlag(flags, 'webhook'));
+    return { json: deliveries, text: deliveries.length ? deliveries.map(deliveryLines).join('\n') : '(no deliveries)' };
+  },
+  'webhook redeliver': async ({ webhooks }, { words }) => {
+    const delivery = await webhooks.redeliver(requireWord(words, 'webhook redeliver needs the delivery id'));
+    return { json: delivery, text: `delivery ${delivery.id} will be sent again` };
+  },
   'pat create': async ({ pats }, { flags }) => {
     const created = await pats.create(optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };
   },
 };
+
+function webhookLine(hook: WebhookView): string {
+  const state = hook.disabled_at ? `disabled ${hook.disabled_at} (${hook.disabled_reason})` : 'active';
+  return `${hook.id}\tagent=${hook.agent_id}\t${hook.url}\tevents=${hook.events.join(',')}\t${state}`;
+}
+
+function deliveryLines(delivery: DeliveryView): string {
+  const attempts = delivery.attempt_log.map(
+    (a) =>
+      `    ${a.started_at}\t${a.outcome}\t${a.response_code ?? '-'}\t${a.duration_ms} ms${a.error ? `\t${a.error}` : ''}`,
+  );
+  return [
+    `${delivery.id}\t${delivery.event_type}\t${delivery.status}\tattempts=${delivery.attempts}`,
+    ...attempts,
+  ].join('\n');
+}
+
+function requireWord(words: string[], message: string): string {
+  if (!words[2]) throw new InvalidRequestError(message);
+  return words[2];
+}
 
 function list(value: string): string[] {
   return value

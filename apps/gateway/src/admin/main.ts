@@ -13,6 +13,7 @@ import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.stor
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { defaultLimits } from '../quotas/quota-limits';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import { WebhooksStore } from '../webhooks/webhooks.store';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
@@ -41,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       quotas: app.get(AgentQuotasStore),
       quotaDefaults: defaultLimits(env),
       natsCredentials: app.get(NatsCredentialsStore),
+      webhooks: app.get(WebhooksStore),
       env,
     };
     const output = await command(deps, parsed);
@@ -81,6 +83,9 @@ const FLAGS = {
   streams: { type: 'string' },
   out: { type: 'string' },
   user: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'string' },
+  webhook: { type: 'string' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

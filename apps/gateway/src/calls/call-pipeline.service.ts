@@ -78,6 +78,8 @@ export interface ExecuteOptions {
    * result every retry gets), so the agent may work up to the call's limit.
    */
   keepsResult?: boolean;
+  /** Told the id of the message the call is posted as (its call id), before it is posted. */
+  onMessage?: (messageId: string) => void;
 }
 
 /** resources/read or prompts/get: who asks, where, and the timeout the surface read from `_meta`. */
@@ -161,6 +163,7 @@ export class CallPipeline {
   async execute(prepared: PreparedCall, time: CallTime, options: ExecuteOptions = {}): Promise<CallOutcome> {
     const { message, requestId } = prepared;
     const { signal, onEvent } = options;
+    options.onMessage?.(message.id);
     const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
     const watch = onEvent && new CallWatch(this.bus, message.agent_id, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });

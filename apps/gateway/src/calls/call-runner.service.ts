@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
+import { REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { CallError } from './call-errors';
 import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions } from './call-pipeline.service';
 
@@ -12,7 +14,8 @@ export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok
  * What both surfaces do around one tools/call: run it through the pipeline, or
  * through its idempotency record when the caller gave a key; count and time it;
  * render the outcome once, in the surface's shape; trace it (the server span
- * `tools/call <tool>`, the root of the call's trace when tracing is on). Errors
+ * `tools/call <tool>`, the root of the call's trace when tracing is on); report
+ * it to the agent's webhooks, if it has any for the event (webhooks/README.md). Errors
  * of the call come back as values, for the surface to map to its own codes;
  * anything else throws.
  */
@@ -24,6 +27,7 @@ export class CallRunner {
     private readonly pipeline: CallPipeline,
     private readonly idempotent: IdempotentCalls,
     private readonly metrics: CallMetrics,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   run(
@@ -63,17 +67,43 @@ export class CallRunner {
     // Inside the call's span: with tracing on, these lines carry its trace_id.
     const line = { surface, request_id: call.requestId, agent_id: call.agentId, tool: call.tool };
     this.logger.debug({ msg: 'tools/call', ...line });
+    const started = performance.now();
+    let callId: string | undefined;
+    const facts = (): ToolCallFacts => ({
+      callId,
+      agentId: call.agentId,
+      callerId: call.callerId,
+      tool: call.tool,
+      surface,
+      durationMs: Math.round(performance.now() - started),
+    });
+    const watched: ExecuteOptions = {
+      ...options,
+      onMessage: (id) => {
+        callId = id;
+        options.onMessage?.(id);
+      },
+    };
     try {
       if (!idempotencyKey) {
-        return { ok: true, resultText: renderText(await this.pipeline.call(call, options)), replayed: false };
+        const answer = await this.pipeline.call(call, watched);
+        // No record to complete: the outbox row is the state change (webhooks/README.md).
+        await this.report(outcomeEvent(facts(), answer), call.agentId);
+        return { ok: true, resultText: renderText(answer), replayed: false };
       }
-      const ran = await this.idempotent.run(call, idempotencyKey, renderText, options);
+      const ran = await this.idempotent.run(call, idempotencyKey, renderText, watched, (answer) => {
+        const event = outcomeEvent(facts(), answer);
+        return this.outbox.wants(call.agentId, event.type)
+          ? (tx) => this.outbox.record(tx, call.agentId, event)
+          : undefined;
+      });
       if (ran.replayed) outcome = 'replayed';
       return { ok: true, ...ran };
     } catch (error) {
       if (!(error instanceof CallError)) throw error;
       outcome = error.kind;
       markFailed(span, error);
+      if (REPORTED_ERRORS.has(error.kind)) await this.report(errorEvent(facts(), error), call.agentId);
       return { ok: false, error };
     } finally {
       done(outcome);
@@ -81,6 +111,26 @@ export class CallRunner {
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
       if (outcome === 'tool_not_found') span.updateName(`tools/call ${UNKNOWN_TOOL}`);
+    }
+  }
+
+  /**
+   * Write the event to the outbox before the caller gets its answer, when the
+   * agent has a webhook for it (from memory: otherwise no SQL). A failure to
+   * write is logged, not turned into the call's error: the tool has run, and
+   * an error would invite a retry that runs it again.
+   */
+  private async report(event: ReturnType<typeof outcomeEvent>, agentId: string): Promise<void> {
+    if (!this.outbox.wants(agentId, event.type)) return;
+    try {
+      await this.outbox.recordAlone(agentId, event);
+    } catch (error) {
+      this.logger.error({
+        msg: 'webhook outbox write failed',
+        agent_id: agentId,
+        type: event.type,
+        error: (error as Error).message,
+      });
     }
   }
 }

@@ -101,6 +101,48 @@ export interface NatsCredentialsTable {
   revoked_at: Timestamp | null;
 }
 
+/** A webhook of an agent (webhooks/README.md); secrets are encrypted (webhook-secrets.ts). */
+export interface WebhooksTable {
+  id: string;
+  agent_id: string;
+  url: string;
+  events: string[];
+  secret: Buffer;
+  previous_secret: Buffer | null;
+  previous_secret_expires_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  disabled_at: Timestamp | null;
+  disabled_reason: string | null;
+}
+
+/** The webhook outbox: one row per event and webhook; its id is the `webhook-id` header. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  payload: string;
+  status: Generated<'pending' | 'delivered' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Timestamp>;
+  lease_token: string | null;
+  lease_until: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  finished_at: Timestamp | null;
+  last_error: string | null;
+}
+
+/** One HTTP attempt of a delivery. */
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  started_at: Timestamp;
+  duration_ms: number;
+  outcome: string;
+  response_code: number | null;
+  error: string | null;
+  replica: string;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -111,6 +153,9 @@ export interface GatewayTables {
   personal_access_tokens: PersonalAccessTokensTable;
   agent_quotas: AgentQuotasTable;
   nats_credentials: NatsCredentialsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

@@ -18,6 +18,9 @@ export interface IdempotencyRecord {
   result: string | null;
 }
 
+/** Writes to make in the transaction that settles a record (the webhook outbox: webhooks/README.md). */
+export type AlsoInTransaction = (tx: GatewayDb) => Promise<unknown>;
+
 const PURGE_BATCH = 1000;
 const now = sql<Date>`now()`;
 
@@ -74,9 +77,24 @@ export class IdempotencyStore {
     return row && { fingerprint: row.fingerprint, toolId: row.tool_id, message: row.message, result: row.result };
   }
 
-  /** Store the result unless another request did first; either way, the stored text. */
-  async complete(id: RecordKey, result: string): Promise<string> {
-    const stored = await this.db
+  /**
+   * Store the result unless another request did first; either way, the stored
+   * text. `also` runs in the same transaction, only when this request stored it.
+   */
+  async complete(id: RecordKey, result: string, also?: AlsoInTransaction): Promise<string> {
+    const stored = also
+      ? await this.db.transaction().execute(async (tx) => {
+          const row = await this.store(tx, id, result);
+          if (row) await also(tx);
+          return row;
+        })
+      : await this.store(this.db, id, result);
+    if (stored?.result != null) return stored.result;
+    return (await this.find(id))?.result ?? result;
+  }
+
+  private store(db: GatewayDb, id: RecordKey, result: string) {
+    return db
       .updateTable('idempotency_records')
       .set({ result, completed_at: now })
       .where('agent_id', '=', id.agentId)
@@ -85,13 +103,20 @@ export class IdempotencyStore {
       .where('result', 'is', null)
       .returning('result')
       .executeTakeFirst();
-    if (stored?.result != null) return stored.result;
-    return (await this.find(id))?.result ?? result;
   }
 
-  /** Forget an unfinished record (its call was cancelled), so the key can be claimed again. */
-  async release(id: RecordKey): Promise<void> {
-    await this.db
+  /** Forget an unfinished record (its call was cancelled), so the key can be claimed again; `also` in its transaction. */
+  async release(id: RecordKey, also?: AlsoInTransaction): Promise<void> {
+    if (also) {
+      await this.db.transaction().execute(async (tx) => {
+        await this.forget(tx, id);
+        await also(tx);
+      });
+    } else await this.forget(this.db, id);
+  }
+
+  private async forget(db: GatewayDb, id: RecordKey): Promise<void> {
+    await db
       .deleteFrom('idempotency_records')
       .where('agent_id', '=', id.agentId)
       .where('caller', '=', id.caller)

@@ -14,7 +14,13 @@ import { settleCancelledClaim } from '../cancellation/cancelled-keyed-call';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CallTime } from '../timeouts/call-time';
 import { callFingerprint } from './fingerprint';
-import { IdempotencyStore, type RecordKey } from './idempotency.store';
+import { IdempotencyStore, type AlsoInTransaction, type RecordKey } from './idempotency.store';
+
+/**
+ * What else to write when a keyed call's outcome is settled, in the same
+ * transaction (the webhook outbox); undefined when nothing.
+ */
+export type OnSettled = (outcome: CallOutcome) => AlsoInTransaction | undefined;
 
 export interface IdempotentResult {
   /** The result as it was first sent, byte for byte. */
@@ -65,6 +71,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     key: string,
     render: (outcome: CallOutcome) => string,
     options: ExecuteOptions = {},
+    onSettled: OnSettled = () => undefined,
   ): Promise<IdempotentResult> {
     const prepared = await this.pipeline.prepare(request);
     const id: RecordKey = { agentId: request.agentId, caller: request.callerId, key };
@@ -80,7 +87,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       ) {
         try {
           const outcome = await this.pipeline.execute(prepared, request.time, { ...options, keepsResult: true });
-          return { resultText: await this.settle(id, outcome, render), replayed: false };
+          return { resultText: await this.settle(id, outcome, render, onSettled), replayed: false };
         } catch (error) {
           if (error instanceof CallCancelledError) await this.releaseCancelled(id, prepared, render);
           throw error;
@@ -101,7 +108,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           ownsMessage: false,
           keepsResult: true,
         });
-        return { resultText: await this.settle(id, outcome, render), replayed: true };
+        return { resultText: await this.settle(id, outcome, render, onSettled), replayed: true };
       } finally {
         this.joinsWaiting.dec();
       }
@@ -113,10 +120,17 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    * Store the outcome as the key's result, which retries replay. Not when the
    * agent gave up delivering the call (its pods kept dying in the skill): that
    * error is answered, and the record released, so a retry runs the call again.
+   * Whatever `onSettled` adds is written in the transaction that stores the
+   * result (only by the request that stores it), or releases the record.
    */
-  private async settle(id: RecordKey, outcome: CallOutcome, render: (outcome: CallOutcome) => string): Promise<string> {
-    if (!isAttemptsExhausted(outcome.reply)) return this.store.complete(id, render(outcome));
-    await this.store.release(id);
+  private async settle(
+    id: RecordKey,
+    outcome: CallOutcome,
+    render: (outcome: CallOutcome) => string,
+    onSettled: OnSettled,
+  ): Promise<string> {
+    if (!isAttemptsExhausted(outcome.reply)) return this.store.complete(id, render(outcome), onSettled(outcome));
+    await this.store.release(id, onSettled(outcome));
     return render(outcome);
   }
 

@@ -1,0 +1,266 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { METRICS_REGISTRY } from '@mcpgw/observability';
+import { PgNotifications } from '@mcpgw/persistence';
+import { Draining } from '@mcpgw/runtime';
+import { Counter, type Registry } from 'prom-client';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { OUTBOX_CHANNEL } from '../database/database';
+import { SsrfGuard } from './ssrf-guard';
+import { WebhookDeliveriesStore, type ClaimedDelivery, type Next } from './webhook-deliveries.store';
+import { WebhookOutbox } from './webhook-outbox.service';
+import { SecretBox, signatureHeader } from './webhook-secrets';
+import { sendWebhook, type SendResult } from './webhook-sender';
+
+/**
+ * Sends the outbox. Every replica runs one: woken at once by the notice a new
+ * row's transaction sends on commit, and every WEBHOOK_POLL_INTERVAL_MS for
+ * retries that came due (and notices lost). It keeps up to
+ * WEBHOOK_DISPATCH_BATCH deliveries in flight, claiming more as they finish.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private readonly notifications: PgNotifications;
+  private readonly guard: SsrfGuard;
+  private readonly replica: string;
+  private box?: SecretBox;
+  private pollTimer?: NodeJS.Timeout;
+  private purgeTimer?: NodeJS.Timeout;
+  private stopped = false;
+  private pumping = false;
+  private again = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly attempts: Counter<'outcome'>;
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesStore,
+    private readonly outbox: WebhookOutbox,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+    draining: Draining,
+  ) {
+    // On SIGTERM: stop claiming, let the attempts in flight end and be recorded. One cut
+    // past the grace keeps its lease, and another replica sends it when the lease ends.
+    draining.register({
+      name: 'webhook dispatcher',
+      stopIntake: () => this.stop(),
+      settled: () => this.settled(),
+      handBack: async () => undefined,
+      pending: () => (this.inFlight.size ? [`${this.inFlight.size} webhook deliveries`] : []),
+    });
+    this.attempts = new Counter({
+      name: 'mcpgw_webhook_attempts_total',
+      help: 'webhook delivery attempts of this replica, by outcome (delivered, retry, failed, gone, refused)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.guard = new SsrfGuard(env.WEBHOOK_ALLOWED_HOSTS);
+    this.replica = env.SERVICE_INSTANCE;
+    this.notifications = new PgNotifications(
+      env.DATABASE_URL,
+      () => this.wake(),
+      (error) => this.logger.warn(`outbox listener: ${error.message}`),
+    );
+    if (env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS) {
+      throw new Error('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
+    }
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.notifications.listen(OUTBOX_CHANNEL, () => this.wake());
+    await this.notifications.start();
+    // With no enabled webhook anywhere there is nothing to claim: an idle gateway sends no SQL.
+    this.pollTimer = setInterval(() => this.outbox.any && this.wake(), this.env.WEBHOOK_POLL_INTERVAL_MS).unref();
+    this.purgeTimer = setInterval(
+      () => this.outbox.any && void this.purge(),
+      this.env.WEBHOOK_PURGE_INTERVAL_MS,
+    ).unref();
+    this.wake();
+  }
+
+  /** Finished deliveries older than WEBHOOK_RETENTION_SECONDS go, 1,000 a statement (any replica; deletes do not collide). */
+  private async purge(): Promise<void> {
+    try {
+      const batch = () => this.deliveries.purgeFinished(this.env.WEBHOOK_RETENTION_SECONDS);
+      let purged = 0;
+      for (let n = await batch(); n > 0; n = this.stopped ? 0 : await batch()) purged += n;
+      if (purged > 0) this.logger.log({ msg: 'purged old webhook deliveries', purged });
+    } catch (error) {
+      this.logger.warn(`webhook purge: ${(error as Error).message}`);
+    }
+  }
+
+  /** Take no more deliveries. */
+  private stop(): void {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    clearInterval(this.purgeTimer);
+  }
+
+  /** The attempts in flight have ended and are recorded (each within WEBHOOK_TIMEOUT_MS). */
+  private async settled(): Promise<void> {
+    // A claim under way when intake stopped may still start attempts: wait for those too.
+    while (this.inFlight.size > 0 || this.pumping) {
+      await Promise.race([Promise.allSettled([...this.inFlight]), delay(20)]);
+    }
+  }
+
+  /** Without a drain (an app closed otherwise): the same, before the database pool closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stop();
+    await this.settled();
+    await this.notifications.stop();
+  }
+
+  /** Claim and start due deliveries until the batch is full or none is due. One pump at a time. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const room = this.env.WEBHOOK_DISPATCH_BATCH - this.inFlight.size;
+        if (room <= 0) return; // a finishing delivery wakes the pump again
+        const token = randomUUID();
+        const claimed = await this.deliveries.claim(token, room, this.env.WEBHOOK_LEASE_MS);
+        for (const delivery of claimed) {
+          const running: Promise<void> = this.attempt(delivery, token).finally(() => {
+            this.inFlight.delete(running);
+            this.wake();
+          });
+          this.inFlight.add(running);
+        }
+        if (claimed.length < room) return;
+      }
+    } catch (error) {
+      this.logger.warn(`outbox claim: ${(error as Error).message}`);
+    }
+  }
+
+  /** One attempt: check the address again, sign, send, record; never throws. */
+  private async attempt(delivery: ClaimedDelivery, token: string): Promise<void> {
+    const startedAt = new Date();
+    try {
+      const { result, outcome } = await this.send(delivery);
+      const recorded = await this.deliveries.finish(
+        delivery.id,
+        token,
+        {
+          startedAt,
+          durationMs: result.durationMs,
+          outcome: outcome.label,
+          responseCode: result.status ?? null,
+          error: result.error ?? null,
+          replica: this.replica,
+        },
+        outcome.next,
+      );
+      this.attempts.inc({ outcome: outcome.label });
+      if (!recorded) {
+        this.logger.warn({ msg: 'webhook delivery outlived its lease', delivery_id: delivery.id });
+        return;
+      }
+      if (outcome.label === 'gone') {
+        await this.deliveries.disable(delivery.webhook_id, delivery.agent_id, 'the receiver answered 410 Gone');
+        this.logger.log({ msg: 'webhook disabled: 410 Gone', webhook_id: delivery.webhook_id });
+      }
+    } catch (error) {
+      // The lease ends and another pass (here or on another replica) tries again.
+      this.logger.warn({ msg: 'webhook attempt failed', delivery_id: delivery.id, error: (error as Error).message });
+    }
+  }
+
+  /** Check the address, sign with the webhook's secrets, send; what became of it. */
+  private async send(
+    delivery: ClaimedDelivery,
+  ): Promise<{ result: SendResult; outcome: { label: string; next: Next } }> {
+    const url = new URL(delivery.url);
+    const resolved = await this.guard.resolve(url);
+    if (!resolved.ok) {
+      const error = `refused: ${resolved.reason}`;
+      return { result: { error, durationMs: 0 }, outcome: { label: 'refused', next: { status: 'failed', error } } };
+    }
+    let secrets: string[];
+    try {
+      secrets = this.secretsOf(delivery);
+    } catch (error) {
+      // The key changed (README: secrets at rest): no attempt can sign, so none is made.
+      const message = (error as Error).message;
+      return {
+        result: { error: message, durationMs: 0 },
+        outcome: { label: 'failed', next: { status: 'failed', error: message } },
+      };
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'mcpgw-webhooks/1',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, delivery.id, timestamp, delivery.payload),
+    };
+    const result = await sendWebhook(url, resolved, headers, delivery.payload, this.env.WEBHOOK_TIMEOUT_MS);
+    return { result, outcome: this.judge(result, delivery.attempts + 1) };
+  }
+
+  /** 2xx delivered; 410 gone; 408, 429, 5xx and no response retried; anything else failed at once. */
+  private judge(result: SendResult, attempt: number): { label: string; next: Next } {
+    const { status } = result;
+    if (status !== undefined && status >= 200 && status < 300)
+      return { label: 'delivered', next: { status: 'delivered' } };
+    if (status === 410) return { label: 'gone', next: { status: 'failed', error: 'HTTP 410 Gone: webhook disabled' } };
+    const error = status !== undefined ? `HTTP ${status}` : (result.error ?? 'no response');
+    const retryable = status === undefined || status === 408 || status === 429 || status >= 500;
+    if (!retryable) return { label: 'failed', next: { status: 'failed', error } };
+    if (attempt >= this.env.WEBHOOK_MAX_ATTEMPTS) {
+      return { label: 'failed', next: { status: 'failed', error: `${error} (after ${attempt} attempts)` } };
+    }
+    return {
+      label: 'retry',
+      next: { status: 'pending', retryInMs: this.backoff(attempt, result.retryAfterMs), error },
+    };
+  }
+
+  /** Exponential from WEBHOOK_RETRY_BASE_MS, capped, with equal jitter; at least the receiver's Retry-After. */
+  private backoff(attempt: number, retryAfterMs = 0): number {
+    const ceiling = Math.min(this.env.WEBHOOK_RETRY_BASE_MS * 2 ** (attempt - 1), this.env.WEBHOOK_RETRY_MAX_MS);
+    const jittered = ceiling / 2 + Math.random() * (ceiling / 2);
+    return Math.round(Math.min(Math.max(jittered, retryAfterMs), this.env.WEBHOOK_RETRY_MAX_MS));
+  }
+
+  /** The current secret, and the previous one while its rotation window lasts. */
+  private secretsOf(delivery: ClaimedDelivery): string[] {
+    // Opened at the first delivery: a gateway without webhooks never needs the key (nor makes its dev file).
+    const box = (this.box ??= SecretBox.fromEnv(this.env));
+    const secrets = [box.open(delivery.webhook_id, delivery.secret)];
+    if (
+      delivery.previous_secret &&
+      delivery.previous_secret_expires_at &&
+      delivery.previous_secret_expires_at > new Date()
+    ) {
+      secrets.push(box.open(delivery.webhook_id, delivery.previous_secret));
+    }
+    return secrets;
+  }
+}

@@ -1,0 +1,289 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InvalidRequestError, NotFoundError } from '@mcpgw/contracts';
+import { InjectKysely } from '@mcpgw/persistence';
+import { sql } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { OUTBOX_CHANNEL } from '../database/database';
+import { notifyChange } from '../database/notify-change';
+import type { GatewayDb } from '../database/schema';
+import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './event-types';
+import { SsrfGuard } from './ssrf-guard';
+import { SecretBox, newSecret } from './webhook-secrets';
+
+export interface WebhookView {
+  id: string;
+  agent_id: string;
+  url: string;
+  events: string[];
+  created_at: string;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  /** During a rotation: until when the previous secret still signs too. */
+  previous_secret_expires_at: string | null;
+}
+
+export interface AttemptView {
+  started_at: string;
+  duration_ms: number;
+  outcome: string;
+  response_code: number | null;
+  error: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string | null;
+  finished_at: string | null;
+  last_error: string | null;
+  attempt_log: AttemptView[];
+}
+
+/** Deliveries listed at most, newest first. */
+const DELIVERIES_LISTED = 100;
+const iso = (value: Date | null) => (value ? value.toISOString() : null);
+
+/**
+ * Webhook registrations (admin CLI and REST), their delivery log, and
+ * redelivery. Every change to a registration notifies `webhook:<agent>` in its
+ * transaction, so each replica's subscription index follows at once.
+ * `agentId`, when given, scopes an operation to that agent's webhooks (REST);
+ * the admin CLI passes none.
+ */
+@Injectable()
+export class WebhooksStore {
+  private readonly guard: SsrfGuard;
+  private box?: SecretBox;
+
+  constructor(
+    @InjectKysely() private readonly db: GatewayDb,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {
+    this.guard = new SsrfGuard(env.WEBHOOK_ALLOWED_HOSTS);
+  }
+
+  private get secrets(): SecretBox {
+    return (this.box ??= SecretBox.fromEnv(this.env));
+  }
+
+  /** A new webhook; its secret is returned here once, and stored encrypted. */
+  async add(agentId: string, rawUrl: string, events: string[]): Promise<WebhookView & { secret: string }> {
+    const url = await this.checkUrl(rawUrl);
+    const types = checkEvents(events);
+    const id = `wh_${randomBytes(12).toString('base64url')}`;
+    const secret = newSecret();
+    const row = await this.db.transaction().execute(async (tx) => {
+      const inserted = await tx
+        .insertInto('webhooks')
+        .columns(['id', 'agent_id', 'url', 'events', 'secret'])
+        .expression((eb) =>
+          eb
+            .selectFrom('agents')
+            .select([
+              eb.val(id).as('id'),
+              'agents.id as agent_id',
+              eb.val(url).as('url'),
+              sql<string[]>`${types}::text[]`.as('events'),
+              eb.val(this.secrets.seal(id, secret)).as('secret'),
+            ])
+            .where('agents.id', '=', agentId),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      if (inserted) await notifyChange('webhook', agentId).execute(tx);
+      return inserted;
+    });
+    if (!row) throw new NotFoundError(`no agent ${agentId}`);
+    return { ...view(row), secret };
+  }
+
+  async list(agentId?: string): Promise<WebhookView[]> {
+    let query = this.db.selectFrom('webhooks').selectAll().orderBy('created_at');
+    if (agentId) query = query.where('agent_id', '=', agentId);
+    return (await query.execute()).map(view);
+  }
+
+  async remove(id: string, agentId?: string): Promise<WebhookView> {
+    const row = await this.db.transaction().execute(async (tx) => {
+      let query = tx.deleteFrom('webhooks').where('id', '=', id);
+      if (agentId) query = query.where('agent_id', '=', agentId);
+      const removed = await query.returningAll().executeTakeFirst();
+      if (removed) await notifyChange('webhook', removed.agent_id).execute(tx);
+      return removed;
+    });
+    if (!row) throw new NotFoundError(`no webhook ${id}`);
+    return view(row);
+  }
+
+  /**
+   * A new secret, shown once. The previous one keeps signing beside it (both
+   * signatures are sent) for WEBHOOK_ROTATION_WINDOW_SECONDS; a rotation during
+   * a window drops the oldest.
+   */
+  async rotateSecret(id: string, agentId?: string): Promise<WebhookView & { secret: string }> {
+    const secret = newSecret();
+    let query = this.db
+      .updateTable('webhooks')
+      .set((eb) => ({
+        previous_secret: eb.ref('secret'),
+        previous_secret_expires_at: sql<Date>`now() + make_interval(secs => ${this.env.WEBHOOK_ROTATION_WINDOW_SECONDS})`,
+        secret: this.secrets.seal(id, secret),
+      }))
+      .where('id', '=', id);
+    if (agentId) query = query.where('agent_id', '=', agentId);
+    const row = await query.returningAll().executeTakeFirst();
+    if (!row) throw new NotFoundError(`no webhook ${id}`);
+    return { ...view(row), secret };
+  }
+
+  /** A webhook's newest deliveries, each with its attempts. */
+  async deliveries(webhookId: string, agentId?: string): Promise<DeliveryView[]> {
+    const owner = await this.db
+      .selectFrom('webhooks')
+      .select('agent_id')
+      .where('id', '=', webhookId)
+      .executeTakeFirst();
+    if (!owner || (agentId && owner.agent_id !== agentId)) throw new NotFoundError(`no webhook ${webhookId}`);
+    return this.views(webhookId);
+  }
+
+  /** A webhook's newest deliveries (or just one of them), each with its attempts. */
+  private async views(webhookId: string, only?: string): Promise<DeliveryView[]> {
+    let query = this.db
+      .selectFrom('webhook_deliveries')
+      .select([
+        'id',
+        'webhook_id',
+        'event_type',
+        'status',
+        'attempts',
+        'created_at',
+        'next_attempt_at',
+        'finished_at',
+        'last_error',
+      ])
+      .where('webhook_id', '=', webhookId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(DELIVERIES_LISTED);
+    if (only) query = query.where('id', '=', only);
+    const rows = await query.execute();
+    const attempts = rows.length
+      ? await this.db
+          .selectFrom('webhook_attempts')
+          .select(['delivery_id', 'started_at', 'duration_ms', 'outcome', 'response_code', 'error'])
+          .where(
+            'delivery_id',
+            'in',
+            rows.map((row) => row.id),
+          )
+          .orderBy('id')
+          .execute()
+      : [];
+    return rows.map((row) => ({
+      id: row.id,
+      webhook_id: row.webhook_id,
+      event_type: row.event_type,
+      status: row.status,
+      attempts: row.attempts,
+      created_at: row.created_at.toISOString(),
+      next_attempt_at: row.status === 'pending' ? row.next_attempt_at.toISOString() : null,
+      finished_at: iso(row.finished_at),
+      last_error: row.last_error,
+      attempt_log: attempts
+        .filter((attempt) => attempt.delivery_id === row.id)
+        .map((attempt) => ({
+          started_at: attempt.started_at.toISOString(),
+          duration_ms: attempt.duration_ms,
+          outcome: attempt.outcome,
+          response_code: attempt.response_code,
+          error: attempt.error,
+        })),
+    }));
+  }
+
+  /**
+   * Send a delivery again, with the same `webhook-id` (receivers de-duplicate
+   * on it), and a fresh WEBHOOK_MAX_ATTEMPTS. Not while a replica is sending it.
+   */
+  async redeliver(deliveryId: string, agentId?: string): Promise<DeliveryView> {
+    const found = await this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select(['d.webhook_id', 'w.agent_id', 'w.disabled_at'])
+      .where('d.id', '=', deliveryId)
+      .executeTakeFirst();
+    if (!found || (agentId && found.agent_id !== agentId)) throw new NotFoundError(`no delivery ${deliveryId}`);
+    if (found.disabled_at) throw new InvalidRequestError(`webhook ${found.webhook_id} is disabled`);
+    const updated = await this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: sql<Date>`now()`,
+          finished_at: null,
+          last_error: null,
+          lease_token: null,
+          lease_until: null,
+        })
+        .where('id', '=', deliveryId)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
+        .returning('id')
+        .executeTakeFirst();
+      if (row) await sql`SELECT pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '')`.execute(tx);
+      return row;
+    });
+    if (!updated) throw new InvalidRequestError(`delivery ${deliveryId} is being sent right now; try again shortly`);
+    const [delivery] = await this.views(found.webhook_id, deliveryId);
+    return delivery;
+  }
+
+  private async checkUrl(raw: string): Promise<string> {
+    const form = SsrfGuard.checkUrl(raw);
+    if (!form.ok) throw new InvalidRequestError(`url: ${form.reason}`);
+    const resolved = await this.guard.resolve(form.url);
+    if (!resolved.ok) throw new InvalidRequestError(`url: ${resolved.reason}`);
+    return form.url.toString();
+  }
+}
+
+function checkEvents(events: string[]): string[] {
+  const types = [...new Set(events.map((e) => e.trim()).filter(Boolean))];
+  if (types.length === 0) throw new InvalidRequestError('events: name at least one event type');
+  const unknown = types.filter((type) => !isWebhookEventType(type));
+  if (unknown.length) {
+    throw new InvalidRequestError(
+      `events: unknown ${unknown.join(', ')} (known: ${Object.keys(WEBHOOK_EVENT_TYPES).join(', ')})`,
+    );
+  }
+  return types;
+}
+
+function view(row: {
+  id: string;
+  agent_id: string;
+  url: string;
+  events: string[];
+  created_at: Date;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  previous_secret_expires_at: Date | null;
+}): WebhookView {
+  const rotating = row.previous_secret_expires_at && row.previous_secret_expires_at > new Date();
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    url: row.url,
+    events: row.events,
+    created_at: row.created_at.toISOString(),
+    disabled_at: iso(row.disabled_at),
+    disabled_reason: row.disabled_reason,
+    previous_secret_expires_at: rotating ? iso(row.previous_secret_expires_at) : null,
+  };
+}
