@@ -224,6 +224,13 @@ export class FilesSettings {
   FILES_PUBLIC_BASE_URL: string = '';
 
   /**
+   * The gateway's address as agents' pods reach it, for the download URLs put in
+   * chat_messages (in Kubernetes, the gateway's Service). Empty: FILES_PUBLIC_BASE_URL.
+   */
+  @Matches(/^(https?:\/\/[^\s/?#]+(\/[^\s?#]*)?)?$/, { message: 'must be an http(s) URL' })
+  FILES_AGENT_BASE_URL: string = '';
+
+  /**
    * Keys that sign file URLs (HMAC-SHA256), as `kid:secret` comma-separated
    * (secrets of 32 characters or more): the first signs, all verify (list the
    * new one first during a rotation). Or a file holding them. Unset: a random

@@ -57,6 +57,7 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
   private readonly logger = new Logger(FilesService.name);
   private readonly signer: UrlSigner;
   private readonly baseUrl: string;
+  private readonly agentBaseUrl: string;
   private purgeTimer?: NodeJS.Timeout;
 
   constructor(
@@ -66,6 +67,7 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
   ) {
     this.signer = new UrlSigner(signingKeys(env));
     this.baseUrl = (env.FILES_PUBLIC_BASE_URL || `http://127.0.0.1:${env.GATEWAY_PORT}`).replace(/\/+$/, '');
+    this.agentBaseUrl = (env.FILES_AGENT_BASE_URL || this.baseUrl).replace(/\/+$/, '');
   }
 
   async onModuleInit(): Promise<void> {
@@ -174,9 +176,10 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
     return { file, range, body: await this.storage.get(id, range) };
   }
 
-  /** An absolute URL the agent's pod downloads `file` from, valid FILES_DOWNLOAD_URL_TTL_SECONDS. */
+  /** An absolute URL the agent's pod downloads `file` from (FILES_AGENT_BASE_URL), valid FILES_DOWNLOAD_URL_TTL_SECONDS. */
   downloadUrl(fileId: string): string {
-    return this.url(fileId, 'GET', new Date(Date.now() + this.env.FILES_DOWNLOAD_URL_TTL_SECONDS * 1000));
+    const expiresAt = new Date(Date.now() + this.env.FILES_DOWNLOAD_URL_TTL_SECONDS * 1000);
+    return this.url(fileId, 'GET', expiresAt, this.agentBaseUrl);
   }
 
   /** Files by id, for attachments (their owner and state are the caller's to check). */
@@ -201,8 +204,8 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
     return purged;
   }
 
-  private url(fileId: string, method: SignedMethod, expiresAt: Date): string {
-    return `${this.baseUrl}${FILES_PATH}/${fileId}/content?${this.signer.sign(fileId, method, expiresAt)}`;
+  private url(fileId: string, method: SignedMethod, expiresAt: Date, base = this.baseUrl): string {
+    return `${base}${FILES_PATH}/${fileId}/content?${this.signer.sign(fileId, method, expiresAt)}`;
   }
 
   private checkUrl(query: Record<string, unknown>, id: string, method: string): void {
