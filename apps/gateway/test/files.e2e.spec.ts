@@ -287,6 +287,13 @@ describe.each([
       expect(part.headers.get('content-length')).toBe('10');
       expect(Buffer.from(await part.arrayBuffer())).toEqual(bytes.subarray(7, 17));
 
+      const head = await fetch(downloadUrl(fileId), { method: 'HEAD' });
+      expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([
+        200,
+        String(bytes.length),
+        '',
+      ]);
+
       const tail = await fetch(downloadUrl(fileId), { headers: { range: 'bytes=-5' } });
       expect(await tail.text()).toBe('world');
       const outside = await fetch(downloadUrl(fileId), { headers: { range: `bytes=${bytes.length}-` } });

@@ -32,6 +32,8 @@ export class FileContentRoutes implements OnModuleInit {
       scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
       const path = `${FILES_PATH}/:id/content`;
       scope.put(path, (req, reply) => this.upload(req as ContentRequest, reply));
+      // HEAD first, and our own: Fastify's automatic one would answer Content-Length: 0.
+      scope.head(path, (req, reply) => this.download(req as ContentRequest, reply));
       scope.get(path, (req, reply) => this.download(req as ContentRequest, reply));
     });
   }
@@ -60,7 +62,8 @@ export class FileContentRoutes implements OnModuleInit {
       if (!FILE_ID.test(req.params.id)) throw new FileHttpError(404, 'file_not_found', 'no such file');
       const found = await this.files.download(req.params.id, req.query, req.method, req.headers.range);
       writeHeaders(reply, found);
-      await reply.send(found.body ?? '');
+      // No payload (HEAD, an empty file): Fastify then keeps the Content-Length set above.
+      await reply.send(found.body ?? undefined);
     } catch (error) {
       await this.refuse(req, reply, error);
     }
