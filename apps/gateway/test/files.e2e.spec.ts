@@ -207,6 +207,29 @@ describe.each([
     expect(output.files[0]).toMatchObject({ name: 'renamed.pdf', size: bytes.length, sha256: sha256(bytes) });
   });
 
+  it('any replica serves any file: uploaded through one gateway, downloaded and attached through another', async () => {
+    const other = await env.stack.startGateway({
+      ...backend.env(),
+      FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
+      FILES_MAX_BYTES: String(MAX_BYTES),
+    });
+    const bytes = randomBytes(70_000);
+    const fileId = await files.upload(bytes, { filename: 'r.bin', contentType: 'application/octet-stream' });
+    const fromOther = await fetch(downloadUrl(fileId).replace(base, other.url));
+    expect(Buffer.from(await fromOther.arrayBuffer())).toEqual(bytes);
+    const viaOther = await connectMcp(`${other.url}/${env.agentId}/mcp`, env.apiKey);
+    try {
+      const result = await viaOther.client.callTool({
+        name: 'summarize_pdf',
+        arguments: { attachments: [{ file_id: fileId }] },
+      });
+      expect((result.structuredContent as unknown as Summary).files[0].sha256).toBe(sha256(bytes));
+    } finally {
+      await viaOther.close();
+      await other.process.stop();
+    }
+  });
+
   describe('a file that is not the caller’s to attach: -32602 on surface A, an invalid-arguments result on B; nothing invoked', () => {
     it('unknown, another caller’s, another agent’s, and expired files', async () => {
       const unknown = '0b6f3c1e-8d6a-4f0e-9a51-3c9c1f0d2b7a';
