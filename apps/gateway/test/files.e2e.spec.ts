@@ -1,5 +1,5 @@
 import { FilesApi, FilesApiError } from '@mcpgw/files-client';
-import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { connectMcp, freePort, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { S3Client, GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -100,7 +100,7 @@ function generated(size: number, hash: ReturnType<typeof createHash>): Readable 
 describe.each([
   ['filesystem', localBackend],
   ['S3 (s3rver)', s3Backend],
-])('files and attachments, %s storage', (_name, makeBackend: () => Promise<Backend>) => {
+])('files and attachments, %s storage', (name, makeBackend: () => Promise<Backend>) => {
   let backend: Backend;
   let env: TestStack;
   let db: Client;
@@ -229,6 +229,32 @@ describe.each([
       await other.process.stop();
     }
   });
+
+  it.runIf(name.startsWith('S3'))(
+    'a gateway whose object store is down still starts and serves MCP; its uploads answer 503',
+    async () => {
+      const closedPort = await freePort();
+      const cut = await env.stack.startGateway({
+        FILES_STORAGE: 's3',
+        FILES_S3_BUCKET: 'unreachable',
+        FILES_S3_ENDPOINT: `http://127.0.0.1:${closedPort}`,
+        FILES_S3_ACCESS_KEY_ID: 'x',
+        FILES_S3_SECRET_ACCESS_KEY: 'y',
+        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
+      });
+      try {
+        const viaCut = await connectMcp(`${cut.url}/${env.agentId}/mcp`, env.apiKey);
+        expect((await viaCut.client.listTools()).tools.length).toBeGreaterThan(0);
+        await viaCut.close();
+        const cutFiles = new FilesApi({ baseUrl: cut.url, apiKey: env.apiKey });
+        await expect(
+          cutFiles.upload(Buffer.from('x'), { filename: 'x.txt', contentType: 'text/plain' }),
+        ).rejects.toMatchObject({ status: 503, code: 'storage_unavailable' });
+      } finally {
+        await cut.process.stop();
+      }
+    },
+  );
 
   describe('a file that is not the caller’s to attach: -32602 on surface A, an invalid-arguments result on B; nothing invoked', () => {
     it('unknown, another caller’s, another agent’s, and expired files', async () => {

@@ -29,6 +29,7 @@ export const fileErrors = {
   tooLarge: (message: string) => new FileHttpError(413, 'file_too_large', message),
   contentType: (message: string) => new FileHttpError(415, 'content_type_mismatch', message),
   sizeMismatch: (message: string) => new FileHttpError(400, 'size_mismatch', message),
+  unavailable: (message: string) => new FileHttpError(503, 'storage_unavailable', message),
   range: (size: number) =>
     new FileHttpError(416, 'range_not_satisfiable', 'the requested range is outside the file', {
       'content-range': `bytes */${size}`,

@@ -70,8 +70,24 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
     this.agentBaseUrl = (env.FILES_AGENT_BASE_URL || this.baseUrl).replace(/\/+$/, '');
   }
 
-  async onModuleInit(): Promise<void> {
-    await this.storage.init();
+  /**
+   * The storage is prepared at start, but a gateway whose object store is down
+   * still starts (MCP does not need it): the next upload tries again.
+   */
+  onModuleInit(): void {
+    this.storageReady().catch((error: Error) =>
+      this.logger.warn(`file storage not ready (uploads will try again): ${error.message}`),
+    );
+  }
+
+  private ready?: Promise<void>;
+
+  private storageReady(): Promise<void> {
+    this.ready ??= this.storage.init().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
   }
 
   onApplicationBootstrap(): void {
@@ -125,6 +141,11 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
       throw fileErrors.contentType(`Content-Type must be the declared ${file.contentType}`);
     if (file.state === 'uploaded') throw fileErrors.conflict('the file is uploaded already');
     if (file.expiresAt.getTime() <= Date.now()) throw fileErrors.gone();
+    try {
+      await this.storageReady();
+    } catch (error) {
+      throw fileErrors.unavailable(`file storage is not reachable: ${(error as Error).message}`);
+    }
     const claimed = await this.store.claimUpload(id);
     if (!claimed) throw fileErrors.conflict('the file is being uploaded by another request');
 
