@@ -256,6 +256,56 @@ describe.each([
     },
   );
 
+  it('an upload left by a gateway that died is taken again once no request can still be running it', async () => {
+    const replica = () =>
+      env.stack.startGateway({
+        ...backend.env(),
+        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
+        HTTP_REQUEST_TIMEOUT_MS: '1000',
+      });
+    const dying = await replica();
+    const { file_id, upload_url } = await files.presignUpload({
+      filename: 'l.bin',
+      contentType: 'application/octet-stream',
+      size: 1000,
+    });
+    // Half the bytes, then nothing: the gateway holds the upload when it is killed.
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new Uint8Array(500)),
+    });
+    const put = (url: string, body: BodyInit) =>
+      fetch(url, {
+        method: 'PUT',
+        body,
+        headers: { 'content-type': 'application/octet-stream' },
+        duplex: 'half',
+      } as RequestInit);
+    void put(upload_url.replace(base, dying.url), stalled).catch(() => undefined);
+    const state = async () =>
+      (await db.query('SELECT state FROM gateway.files WHERE id = $1', [file_id])).rows[0].state;
+    for (const deadline = Date.now() + 10_000; (await state()) !== 'uploading'; await delay(50)) {
+      if (Date.now() > deadline) throw new Error('the upload never started');
+    }
+    await dying.process.kill();
+
+    const other = await replica();
+    try {
+      const bytes = randomBytes(1000);
+      const early = await put(upload_url.replace(base, other.url), bytes);
+      // Right after: it may still be running somewhere, for all the gateway knows.
+      if (early.status !== 200) {
+        expect(early.status).toBe(409);
+        await delay(3_500);
+        const retried = await put(upload_url.replace(base, other.url), bytes);
+        expect(retried.status).toBe(200);
+        expect(((await retried.json()) as any).sha256).toBe(sha256(bytes));
+      }
+      expect(await state()).toBe('uploaded');
+    } finally {
+      await other.process.stop();
+    }
+  });
+
   describe('a file that is not the caller’s to attach: -32602 on surface A, an invalid-arguments result on B; nothing invoked', () => {
     it('unknown, another caller’s, another agent’s, and expired files', async () => {
       const unknown = '0b6f3c1e-8d6a-4f0e-9a51-3c9c1f0d2b7a';

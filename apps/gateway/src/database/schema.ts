@@ -113,6 +113,8 @@ export interface FilesTable {
   sha256: Buffer | null;
   state: Generated<'pending' | 'uploading' | 'uploaded'>;
   created_at: Generated<Timestamp>;
+  /** When the upload in progress (state `uploading`) began. */
+  upload_started_at: Timestamp | null;
   uploaded_at: Timestamp | null;
   expires_at: Timestamp;
 }

@@ -146,7 +146,8 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
     } catch (error) {
       throw fileErrors.unavailable(`file storage is not reachable: ${(error as Error).message}`);
     }
-    const claimed = await this.store.claimUpload(id);
+    // An upload cannot outlive the HTTP request timeout: one older than that was left by a gateway that died.
+    const claimed = await this.store.claimUpload(id, (this.env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000) + 2_000);
     if (!claimed) throw fileErrors.conflict('the file is being uploaded by another request');
 
     const meter = new MeteredStream(file.size);

@@ -64,14 +64,24 @@ export class FilesStore {
 
   /**
    * Take a pending, unexpired file for its upload: one upload at a time, and
-   * never again once uploaded. Undefined when it is not (or no longer) pending.
+   * never again once uploaded. An upload older than `staleAfterMs` cannot still
+   * be running (the HTTP request timeout ended it): its gateway died, and the
+   * file may be taken again. Undefined when it is not (or no longer) free.
    */
-  async claimUpload(id: string): Promise<FileRecord | undefined> {
+  async claimUpload(id: string, staleAfterMs: number): Promise<FileRecord | undefined> {
     const row = await this.db
       .updateTable('files')
-      .set({ state: 'uploading' })
+      .set({ state: 'uploading', upload_started_at: sql<Date>`now()` })
       .where('id', '=', id)
-      .where('state', '=', 'pending')
+      .where((eb) =>
+        eb.or([
+          eb('state', '=', 'pending'),
+          eb.and([
+            eb('state', '=', 'uploading'),
+            eb('upload_started_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterMs / 1000})`),
+          ]),
+        ]),
+      )
       .where('expires_at', '>', sql<Date>`now()`)
       .returningAll()
       .executeTakeFirst();

@@ -19,6 +19,7 @@ export class Files1764600000000 implements MigrationInterface {
         sha256 bytea,
         state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'uploading', 'uploaded')),
         created_at timestamptz NOT NULL DEFAULT now(),
+        upload_started_at timestamptz,
         uploaded_at timestamptz,
         expires_at timestamptz NOT NULL
       )`);
