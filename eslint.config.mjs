@@ -40,6 +40,8 @@ const depConstraints = [
   { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:contracts'] },
   { sourceTag: 'type:persistence', onlyDependOnLibsWithTags: ['type:contracts'] },
   { sourceTag: 'type:observability', onlyDependOnLibsWithTags: ['type:contracts'] },
+  // Client libraries for the gateway's users: nothing of ours, so that anyone can import them.
+  { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
   {
     sourceTag: 'type:runtime',
     onlyDependOnLibsWithTags: ['type:contracts', 'type:config', 'type:bus', 'type:observability', 'type:persistence'],

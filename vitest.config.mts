@@ -4,7 +4,7 @@ import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 const root = dirname(fileURLToPath(import.meta.url));
-const libs = ['contracts', 'grants', 'bus', 'config', 'observability', 'persistence', 'runtime'];
+const libs = ['contracts', 'grants', 'bus', 'config', 'observability', 'persistence', 'runtime', 'files-client'];
 
 /** Tests import the libs' sources (SWC keeps decorator metadata); the apps under test run from dist. */
 const alias = Object.fromEntries([

@@ -346,9 +346,10 @@ function networkProblems(objects: Obj[]): string[] {
   if (!deny || !['Ingress', 'Egress'].every((t) => deny.spec.policyTypes?.includes(t)))
     problems.push('NetworkPolicy: no default deny of ingress and egress');
   const expectedEgress: Record<string, string[]> = {
-    gateway: ['4222', '53', '5432'],
+    // 9000: the object store of files (MinIO); 3000: agent pods download attachments from the gateway.
+    gateway: ['4222', '53', '5432', '9000'],
     'message-service': ['4222', '53', '5432'],
-    'agent-pod': ['4222', '53'],
+    'agent-pod': ['3000', '4222', '53'],
     migrate: ['53', '5432'],
   };
   for (const [name, expected] of Object.entries(expectedEgress)) {
@@ -586,7 +587,7 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
       expect(problems).toContainEqual(
         expect.stringContaining('management port is open to more than the monitoring namespace'),
       );
-      expect(problems).toContainEqual(expect.stringContaining('agent-pod may reach ports 4222, 53, 5432'));
+      expect(problems).toContainEqual(expect.stringContaining('agent-pod may reach ports 3000, 4222, 53, 5432'));
     });
 
     it('a single replica without an autoscaler fails in prod', () => {

@@ -7,6 +7,7 @@ import { failSkill } from './fail.skill';
 import { recallSkill } from './recall.skill';
 import { screenshotSkill } from './screenshot.skill';
 import { sleepSkill } from './sleep.skill';
+import { summarizePdfSkill } from './summarize-pdf.skill';
 import { webSearchSkill } from './web-search.skill';
 
 /** Every skill the mock agent ships, by name. */
@@ -19,6 +20,7 @@ export const MOCK_AGENT_SKILLS: readonly Skill[] = [
   recallSkill,
   counterSkill,
   crmLookupSkill,
+  summarizePdfSkill,
   ...CONFORMANCE_SKILLS,
   ...CONFORMANCE_CLIENT_SKILLS,
 ];

@@ -67,13 +67,18 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
   }
 
   async authenticate(presented: string | undefined, agentId: string): Promise<AuthResult> {
+    const identified = await this.identify(presented);
+    if (identified.ok && identified.principal.agentId !== agentId) return { ok: false, reason: REFUSED_KEY };
+    return identified;
+  }
+
+  /** Whose key this is, for endpoints that name no agent (files: `POST /api/v1/files/presign-upload`). */
+  async identify(presented: string | undefined): Promise<AuthResult> {
     if (!presented) return { ok: false, reason: 'missing X-Agent-API-Key header' };
     const id = apiKeyId(presented);
     const entry = id ? (this.index.get(id) ?? (await this.lookUpUnknown(id))) : undefined;
-    if (!entry || entry.agentId !== agentId || !apiKeyMatches(presented, entry.digest)) {
-      return { ok: false, reason: REFUSED_KEY };
-    }
-    return { ok: true, principal: { kind: 'api_key', id: id!, agentId } };
+    if (!entry || !apiKeyMatches(presented, entry.digest)) return { ok: false, reason: REFUSED_KEY };
+    return { ok: true, principal: { kind: 'api_key', id: id!, agentId: entry.agentId } };
   }
 
   private async lookUpUnknown(id: string): Promise<KeyEntry | undefined> {

@@ -25,6 +25,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CallCancellation, type CancellableCall } from '../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { AttachmentResolver } from '../files/attachments';
 import { CallTime } from '../timeouts/call-time';
 import {
   AgentTimeoutError,
@@ -108,6 +109,7 @@ export class CallPipeline {
     private readonly catalogue: ToolCatalogueService,
     private readonly bus: BusClient,
     private readonly cancellation: CallCancellation,
+    private readonly attachments: AttachmentResolver,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
@@ -135,7 +137,10 @@ export class CallPipeline {
     return (await this.execute({ toolId: '', message }, time, options)).reply;
   }
 
-  /** Find the tool, check the arguments, write the chat_message. No I/O but the catalogue. */
+  /**
+   * Find the tool, check the arguments, resolve the attachments, write the
+   * chat_message. No I/O but the catalogue and, for attachments, the files' rows.
+   */
   async prepare(request: CallRequest): Promise<PreparedCall> {
     const tool = (await this.catalogue.forAgent(request.agentId)).byName.get(request.tool);
     if (!tool) throw new ToolNotFoundError(request.tool);
@@ -145,9 +150,13 @@ export class CallPipeline {
     if (problems.length) throw new InvalidArgumentsError(request.tool, problems);
     // PostgreSQL's jsonb cannot hold U+0000: stored, it would fail the whole group commit it joins.
     if (holdsNul(args)) throw new InvalidArgumentsError(request.tool, [`arguments: ${NUL_REFUSAL}`]);
+    // Files of this agent and caller only, uploaded and unexpired: else nothing is posted (files/README.md).
+    const attached = await this.attachments.resolve(args, request.agentId, request.callerId);
+    if (!attached.ok) throw new InvalidArgumentsError(request.tool, attached.problems);
 
     const message = chatMessage(request, {
       tool_call: { name: request.tool, arguments: args },
+      ...(attached.parts.length ? { attachments: attached.parts } : {}),
       ...(request.meta ? { meta: request.meta } : {}),
     });
     return { toolId: tool.id, message, requestId: request.requestId };
@@ -305,7 +314,7 @@ export class CallPipeline {
 /** A new chat_message from an MCP client, on the conversation's channel (or a new one). */
 function chatMessage(
   request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId'>,
-  body: Pick<ChatMessage, 'tool_call' | 'resource_read' | 'prompt_get' | 'meta'>,
+  body: Pick<ChatMessage, 'tool_call' | 'resource_read' | 'prompt_get' | 'attachments' | 'meta'>,
 ): ChatMessage {
   return {
     type: 'chat_message',

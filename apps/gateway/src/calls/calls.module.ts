@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CancellationModule } from '../cancellation/cancellation.module';
 import { CatalogueModule } from '../catalogue/catalogue.module';
+import { FilesModule } from '../files/files.module';
 import { CallPipeline } from './call-pipeline.service';
 
 @Module({
-  imports: [CatalogueModule, CancellationModule],
+  imports: [CatalogueModule, CancellationModule, FilesModule],
   providers: [CallPipeline],
   exports: [CallPipeline, CancellationModule],
 })

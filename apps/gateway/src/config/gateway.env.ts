@@ -8,7 +8,7 @@ import {
   TracingEnv,
   validateEnv,
 } from '@mcpgw/config';
-import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export class GatewaySettings {
   /** Admin CLI, NATS credentials: the deployment's NATS account public key, or a file holding it (libs/bus/src/auth). */
@@ -256,6 +256,89 @@ export class GatewaySettings {
   WEBHOOK_ROTATION_WINDOW_SECONDS: number = 86_400;
 }
 
+/** Files and attachments (apps/gateway/src/files/README.md). */
+export class FilesSettings {
+  /** Where uploaded bytes live: `local` (a directory, FILES_DIR) or `s3` (any S3-compatible store). */
+  @IsIn(['local', 's3'])
+  FILES_STORAGE: 'local' | 's3' = 'local';
+
+  /** `local` storage: the directory that holds the files. */
+  @IsString()
+  FILES_DIR: string = '.data/files';
+
+  /** The largest file accepted, in bytes: a larger upload (declared or sent) gets 413. */
+  @IsInt()
+  @Min(1)
+  FILES_MAX_BYTES: number = 104_857_600;
+
+  /** How long an upload URL is valid; a file not uploaded by then is purged. */
+  @IsInt()
+  @Min(10)
+  FILES_UPLOAD_URL_TTL_SECONDS: number = 900;
+
+  /** How long a download URL handed to an agent in a tools/call is valid. */
+  @IsInt()
+  @Min(10)
+  FILES_DOWNLOAD_URL_TTL_SECONDS: number = 3_600;
+
+  /** How long an uploaded file is kept (from its upload); then it and its bytes are purged. */
+  @IsInt()
+  @Min(60)
+  FILES_TTL_SECONDS: number = 86_400;
+
+  /** How often expired files are purged (in batches). */
+  @IsInt()
+  @Min(100)
+  FILES_PURGE_INTERVAL_MS: number = 60_000;
+
+  /**
+   * The gateway's address as clients and agents' pods reach it: upload and
+   * download URLs start with it. Empty: http://127.0.0.1:GATEWAY_PORT (one machine).
+   */
+  @Matches(/^(https?:\/\/[^\s/?#]+(\/[^\s?#]*)?)?$/, { message: 'must be an http(s) URL' })
+  FILES_PUBLIC_BASE_URL: string = '';
+
+  /**
+   * The gateway's address as agents' pods reach it, for the download URLs put in
+   * chat_messages (in Kubernetes, the gateway's Service). Empty: FILES_PUBLIC_BASE_URL.
+   */
+  @Matches(/^(https?:\/\/[^\s/?#]+(\/[^\s?#]*)?)?$/, { message: 'must be an http(s) URL' })
+  FILES_AGENT_BASE_URL: string = '';
+
+  /**
+   * Keys that sign file URLs (HMAC-SHA256), as `kid:secret` comma-separated
+   * (secrets of 32 characters or more): the first signs, all verify (list the
+   * new one first during a rotation). Or a file holding them. Unset: a random
+   * key per process, which NODE_ENV=production refuses. Never logged.
+   */
+  @IsString()
+  FILES_URL_SIGNING_KEYS: string = '';
+
+  /** `s3` storage: the bucket (3 characters or more; created if missing). */
+  @ValidateIf((env: FilesSettings) => env.FILES_STORAGE === 's3')
+  @MinLength(3, { message: 'FILES_S3_BUCKET must name a bucket (3 characters or more) when FILES_STORAGE=s3' })
+  FILES_S3_BUCKET: string = '';
+
+  /** `s3` storage: the endpoint of an S3-compatible store (MinIO…); empty for AWS S3 itself. */
+  @IsString()
+  FILES_S3_ENDPOINT: string = '';
+
+  @IsString()
+  FILES_S3_REGION: string = 'us-east-1';
+
+  /** `s3` storage: path-style URLs (`endpoint/bucket/key`), as MinIO wants. */
+  @IsIn(['true', 'false'])
+  FILES_S3_FORCE_PATH_STYLE: string = 'true';
+
+  /** `s3` storage: credentials; empty: the AWS SDK's default chain (AWS_ACCESS_KEY_ID, a role…). */
+  @IsString()
+  FILES_S3_ACCESS_KEY_ID: string = '';
+
+  /** Never logged. */
+  @IsString()
+  FILES_S3_SECRET_ACCESS_KEY: string = '';
+}
+
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
   return validateEnv(
     env,
@@ -267,6 +350,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
     HttpEnv,
     ShutdownEnv,
     GatewaySettings,
+    FilesSettings,
   );
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;

@@ -6,7 +6,7 @@ import type {
   SkillDefinition,
 } from '@mcpgw/contracts';
 import type { Generated, Json, Timestamp } from '@mcpgw/persistence';
-import type { Kysely } from 'kysely';
+import type { ColumnType, Kysely } from 'kysely';
 
 /**
  * The gateway's tables (schema `gateway`) as the migrations beside this file
@@ -143,6 +143,24 @@ export interface WebhookAttemptsTable {
   replica: string;
 }
 
+/** Uploaded files' metadata; the bytes are in FILES_STORAGE (files/README.md). */
+export interface FilesTable {
+  id: string;
+  agent_id: string;
+  caller: string;
+  filename: string;
+  content_type: string;
+  /** bigint: read as a string. */
+  size: ColumnType<string, number, number>;
+  sha256: Buffer | null;
+  state: Generated<'pending' | 'uploading' | 'uploaded'>;
+  created_at: Generated<Timestamp>;
+  /** When the upload in progress (state `uploading`) began. */
+  upload_started_at: Timestamp | null;
+  uploaded_at: Timestamp | null;
+  expires_at: Timestamp;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -156,6 +174,7 @@ export interface GatewayTables {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  files: FilesTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

@@ -53,6 +53,21 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
 
   /** `rawHeaders` as Node gives them (Node keeps only the first Authorization header elsewhere). */
   async authenticate(rawHeaders: string[], workspaceId: string, agentId: string): Promise<GrantAuthResult> {
+    const verified = await this.verify(rawHeaders);
+    if (!verified.ok) return verified;
+    const { grant } = verified;
+    if (grant.workspaceId !== workspaceId)
+      return { ok: false, reason: `the grant is not for workspace ${workspaceId}` };
+    if (grant.agentId !== agentId) return { ok: false, reason: `the grant is not for agent ${agentId}` };
+    return { ok: true, grant };
+  }
+
+  /**
+   * A valid, unrevoked grant in the one `Authorization` header, whatever its
+   * workspace and agent: for endpoints that name neither (files), which then
+   * act for the grant's own agent and task.
+   */
+  async verify(rawHeaders: string[]): Promise<GrantAuthResult> {
     const authorizations = rawHeaders.filter(
       (_, i) => i % 2 === 1 && rawHeaders[i - 1].toLowerCase() === 'authorization',
     );
@@ -81,9 +96,6 @@ export class RuntimeGrantAuthenticator implements OnApplicationBootstrap, OnAppl
       return { ok: false, reason: `the grant lives longer than ${this.env.GRANT_MAX_TTL_SECONDS} s` };
     }
     if (this.revoked.has(grant.id)) return { ok: false, reason: 'the grant has been revoked' };
-    if (grant.workspaceId !== workspaceId)
-      return { ok: false, reason: `the grant is not for workspace ${workspaceId}` };
-    if (grant.agentId !== agentId) return { ok: false, reason: `the grant is not for agent ${agentId}` };
     return { ok: true, grant };
   }
 

@@ -69,24 +69,41 @@ export class PromptGetDto {
   arguments: Record<string, string>;
 }
 
-/** A file the agent may download, shaped like an A2A FilePart. */
-export class FilePartDto {
-  @Equals('file')
-  kind: 'file';
-
+/** Where a file is and what it is: A2A's `FileWithUri`. */
+export class FileWithUriDto {
+  /** An absolute, signed download URL (GET; it expires). */
   @IsString()
-  file_id: string;
+  @MaxLength(4096)
+  uri: string;
 
   @IsOptional()
   @IsString()
+  @MaxLength(255)
   name?: string;
 
   @IsOptional()
   @IsString()
-  mime_type?: string;
+  @MaxLength(255)
+  mimeType?: string;
+}
 
-  @IsString()
-  uri: string;
+/**
+ * A file attached to a call (`arguments.attachments` of tools/call), shaped
+ * like an A2A FilePart: `{kind: "file", file: {name, mimeType, uri}}`. The
+ * gateway adds `metadata` with the file's id, size and sha256.
+ */
+export class FilePartDto {
+  @Equals('file')
+  kind: 'file';
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => FileWithUriDto)
+  file: FileWithUriDto;
+
+  @IsOptional()
+  @IsObject()
+  metadata?: { file_id?: string; size?: number; sha256?: string } & Record<string, unknown>;
 }
 
 /**

@@ -57,8 +57,8 @@ function object(required: Record<string, SchemaObject>, optional: Record<string,
 const sender = object({ kind: { enum: ['mcp_client', 'agent', 'user'] }, id: string(200) });
 
 const filePart = object(
-  { kind: { const: 'file' }, file_id: string(), uri: string() },
-  { name: string(), mime_type: string() },
+  { kind: { const: 'file' }, file: object({ uri: string(4096) }, { name: string(255), mimeType: string(255) }) },
+  { metadata: anyObject },
 );
 
 const chatMessageSchema = object(

@@ -8,6 +8,7 @@ import { CallRunner } from '../../calls/call-runner.service';
 import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
+import { taskCaller } from '../../grants/task-caller';
 import { CallTime } from '../../timeouts/call-time';
 import { JsonRpcCode } from '../protocol/json-rpc';
 import { GrantSurfaceError, grantSurfaceError, type WireError } from './errors';
@@ -83,10 +84,7 @@ export class GrantMcpHandler {
   }
 }
 
-/** Who calls on surface B: the grant's task (idempotency keys and quotas are per task). */
-export function taskCaller(grant: RuntimeGrant): string {
-  return `task:${grant.workspaceId}/${grant.taskId}`;
-}
+export { taskCaller };
 
 function toContractTool({ id, definition: d }: CatalogueTool) {
   return {

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import type { FilePartDto } from '@mcpgw/contracts';
+import { FilesService } from './files.service';
+
+/** Where a client attaches files: `arguments.attachments` of tools/call. */
+export const ATTACHMENTS_ARGUMENT = 'attachments';
+
+/** At most this many files per call. */
+export const MAX_ATTACHMENTS = 20;
+
+const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type ResolvedAttachments = { ok: true; parts: FilePartDto[] } | { ok: false; problems: string[] };
+
+interface Attachment {
+  file_id: string;
+  filename?: string;
+  content_type?: string;
+}
+
+/**
+ * `arguments.attachments: [{file_id, filename?, content_type?}]` to A2A
+ * FileParts with signed download URLs. A file must be uploaded, unexpired,
+ * and the caller's own (same agent, same API key or grant task): an unknown
+ * file and another's get the same answer, so ids cannot be probed.
+ */
+@Injectable()
+export class AttachmentResolver {
+  constructor(private readonly files: FilesService) {}
+
+  async resolve(args: Record<string, unknown>, agentId: string, caller: string): Promise<ResolvedAttachments> {
+    if (!(ATTACHMENTS_ARGUMENT in args)) return { ok: true, parts: [] };
+    const shaped = shape(args[ATTACHMENTS_ARGUMENT]);
+    if (!Array.isArray(shaped)) return { ok: false, problems: [shaped] };
+    const found = new Map((await this.files.findMany(shaped.map((a) => a.file_id))).map((f) => [f.id, f]));
+    const problems: string[] = [];
+    const parts: FilePartDto[] = [];
+    shaped.forEach((attachment, i) => {
+      const file = found.get(attachment.file_id);
+      const at = `attachments[${i}]`;
+      if (!file || file.agentId !== agentId || file.caller !== caller)
+        return void problems.push(`${at}: no file ${attachment.file_id} of this agent and caller`);
+      if (file.expiresAt.getTime() <= Date.now())
+        return void problems.push(`${at}: file ${attachment.file_id} has expired`);
+      if (file.state !== 'uploaded')
+        return void problems.push(
+          `${at}: file ${attachment.file_id} is not uploaded (PUT its bytes to its upload_url)`,
+        );
+      parts.push({
+        kind: 'file',
+        file: {
+          name: attachment.filename ?? file.filename,
+          mimeType: attachment.content_type ?? file.contentType,
+          uri: this.files.downloadUrl(file.id),
+        },
+        metadata: { file_id: file.id, size: file.size, sha256: file.sha256 ?? undefined },
+      });
+    });
+    return problems.length ? { ok: false, problems } : { ok: true, parts };
+  }
+}
+
+/** The attachments, or what is wrong with their shape. */
+function shape(value: unknown): Attachment[] | string {
+  const wrong = `${ATTACHMENTS_ARGUMENT} must be an array of {file_id, filename?, content_type?} (at most ${MAX_ATTACHMENTS})`;
+  if (!Array.isArray(value) || value.length > MAX_ATTACHMENTS) return wrong;
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return wrong;
+    const { file_id, filename, content_type } = item as Record<string, unknown>;
+    if (typeof file_id !== 'string' || !FILE_ID.test(file_id))
+      return `${ATTACHMENTS_ARGUMENT}: file_id must be a file id from POST /api/v1/files/presign-upload`;
+    if (filename !== undefined && (typeof filename !== 'string' || filename.length === 0 || filename.length > 255))
+      return `${ATTACHMENTS_ARGUMENT}: filename must be a string of 1-255 characters`;
+    if (
+      content_type !== undefined &&
+      (typeof content_type !== 'string' || content_type.length > 255 || !/^[^\s/]+\/[^\s]+$/.test(content_type))
+    )
+      return `${ATTACHMENTS_ARGUMENT}: content_type must be a media type`;
+  }
+  return (value as Attachment[]).map((a) => ({ ...a, file_id: a.file_id.toLowerCase() }));
+}

@@ -1,0 +1,54 @@
+import { Controller, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.service';
+import { RuntimeGrantAuthenticator } from '../grants/runtime-grant-authenticator.service';
+import { taskCaller } from '../grants/task-caller';
+import { FileHttpError, fileErrors } from './file-errors';
+import { FilesService, type FileOwner } from './files.service';
+
+/**
+ * `POST /api/v1/files/presign-upload`, authenticated like the MCP endpoints: an
+ * agent API key (`X-Agent-API-Key`: the file is for that key's agent and
+ * caller) or a RuntimeGrant (`Authorization: Bearer`: for the grant's agent and task).
+ */
+@Controller('api/v1/files')
+export class FilesController {
+  constructor(
+    private readonly files: FilesService,
+    private readonly apiKeys: ApiKeyAuthenticator,
+    private readonly grants: RuntimeGrantAuthenticator,
+  ) {}
+
+  @Post('presign-upload')
+  async presignUpload(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    try {
+      const owner = await this.owner(req);
+      const answer = await this.files.presignUpload(owner, parseJson(req.body));
+      await reply.status(201).send(answer);
+    } catch (error) {
+      if (!(error instanceof FileHttpError)) throw error;
+      await reply.status(error.status).send(error.body());
+    }
+  }
+
+  private async owner(req: FastifyRequest): Promise<FileOwner> {
+    const key = req.headers['x-agent-api-key'];
+    if (key !== undefined) {
+      const auth = await this.apiKeys.identify(typeof key === 'string' ? key : undefined);
+      if (!auth.ok) throw fileErrors.unauthorized(auth.reason);
+      return { agentId: auth.principal.agentId, caller: `apikey:${auth.principal.id}` };
+    }
+    const auth = await this.grants.verify(req.raw.rawHeaders);
+    if (!auth.ok) throw fileErrors.unauthorized(`send X-Agent-API-Key or a RuntimeGrant: ${auth.reason}`);
+    return { agentId: auth.grant.agentId, caller: taskCaller(auth.grant) };
+  }
+}
+
+function parseJson(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw fileErrors.invalid('the body must be JSON: {"filename", "content_type", "size"}');
+  }
+}
