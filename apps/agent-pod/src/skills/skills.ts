@@ -3,6 +3,7 @@ import { CONFORMANCE_CLIENT_SKILLS, CONFORMANCE_SKILLS } from './conformance.ski
 import { counterSkill } from './counter.skill';
 import { crmLookupSkill } from './crm-lookup.skill';
 import { echoSkill } from './echo.skill';
+import { INPUT_REQUIRED_SKILLS } from './input-required.skills';
 import { failSkill } from './fail.skill';
 import { recallSkill } from './recall.skill';
 import { screenshotSkill } from './screenshot.skill';
@@ -21,6 +22,7 @@ export const MOCK_AGENT_SKILLS: readonly Skill[] = [
   crmLookupSkill,
   ...CONFORMANCE_SKILLS,
   ...CONFORMANCE_CLIENT_SKILLS,
+  ...INPUT_REQUIRED_SKILLS,
 ];
 
 export function skillsByName(skills: readonly Skill[]): Map<string, Skill> {

@@ -29,6 +29,7 @@ import { CallTime } from '../timeouts/call-time';
 import {
   AgentTimeoutError,
   BackendUnavailableError,
+  CallDetachedError,
   InternalCallError,
   InvalidArgumentsError,
   ToolNotFoundError,
@@ -78,6 +79,19 @@ export interface ExecuteOptions {
    * result every retry gets), so the agent may work up to the call's limit.
    */
   keepsResult?: boolean;
+  /**
+   * When it resolves, the request stops waiting (CallDetachedError) but the
+   * agent goes on: MRTR answers the client and a retry continues the call
+   * (`resume`). The agent is not told to stop.
+   */
+  detach?: Promise<void>;
+}
+
+/** A call already on the bus: what a retry needs to wait for its reply from any replica. */
+export interface CallRef {
+  agentId: string;
+  channelId: string;
+  messageId: string;
 }
 
 /** resources/read or prompts/get: who asks, where, and the timeout the surface read from `_meta`. */
@@ -165,11 +179,15 @@ export class CallPipeline {
     const watch = onEvent && new CallWatch(this.bus, message.agent_id, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
     try {
-      const posted = await call.unlessCancelled(
-        this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId)),
+      const posted = await detachable(
+        call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId))),
+        options.detach,
       );
       const result = watch
-        ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call)
+        ? await detachable(
+            this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call),
+            options.detach,
+          )
         : posted.result;
       if (result.status === 'timeout') throw new AgentTimeoutError(time.timeoutMs);
       const reply = result.reply;
@@ -278,6 +296,43 @@ export class CallPipeline {
     return result;
   }
 
+  /**
+   * Continue a call already in flight (an MRTR retry, on any replica): watch
+   * its events, then `started` (which answers the agent's questions, so no
+   * new one is missed), then wait for its reply as a watched call does. The
+   * agent's own deadline was fixed when the call was first posted.
+   */
+  async resume(
+    ref: CallRef,
+    time: CallTime,
+    options: ExecuteOptions & { onEvent: (event: CallEvent) => void; started: () => void },
+  ): Promise<CallOutcome> {
+    const owner = { id: ref.messageId, agent_id: ref.agentId } as ChatMessage;
+    const call = this.cancellation.watch(owner, options.signal, options.ownsMessage !== false);
+    const watch = new CallWatch(this.bus, ref.agentId, ref.messageId, options.onEvent);
+    try {
+      options.started();
+      const result = await detachable(
+        this.waitWhileAlive({ status: 'timeout' }, ref.channelId, ref.messageId, time, watch, call),
+        options.detach,
+      );
+      if (result.status === 'timeout') throw new AgentTimeoutError(time.timeoutMs);
+      const reply = result.reply;
+      return {
+        toolId: '',
+        channelId: ref.channelId,
+        messageId: ref.messageId,
+        content: reply.content as ContentItem[],
+        structuredContent: reply.structured_content,
+        isError: reply.is_error === true,
+        reply,
+      };
+    } finally {
+      call.end();
+      watch.stop();
+    }
+  }
+
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
   answerInput(agentId: string, messageId: string, response: InputResponse): void {
     this.bus.publish(CallInput.at(agentId, messageId), response);
@@ -297,6 +352,18 @@ export class CallPipeline {
       throw new InternalCallError((error as Error).message);
     }
   }
+}
+
+/** The step, unless `detach` resolves first (then CallDetachedError; the step is left to end alone). */
+function detachable<T>(step: Promise<T>, detach: Promise<void> | undefined): Promise<T> {
+  if (!detach) return step;
+  step.catch(() => undefined);
+  return Promise.race([
+    step,
+    detach.then(() => {
+      throw new CallDetachedError();
+    }),
+  ]);
 }
 
 /** A new chat_message from an MCP client, on the conversation's channel (or a new one). */

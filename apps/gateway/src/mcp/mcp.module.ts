@@ -10,6 +10,8 @@ import { AgentTools } from './agent-surface/agent-tools';
 import { InputRequestIds } from './agent-surface/input-request-ids';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
 import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
+import { InputRequired } from './input-required/input-required.service';
+import { RequestStates } from './input-required/request-state';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
@@ -30,6 +32,8 @@ import { QuotasModule } from '../quotas/quotas.module';
     GrantMcpHandler,
     CallMetrics,
     CallRunner,
+    InputRequired,
+    RequestStates,
   ],
 })
 export class McpModule {}

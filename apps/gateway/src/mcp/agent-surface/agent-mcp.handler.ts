@@ -87,6 +87,16 @@ export class AgentMcpHandler {
       channelId: ctx.session?.channelId,
       shape: (value) => complete(ctx, value),
       cacheable: (value) => cacheable(ctx, value),
+      ...(ctx.stateless
+        ? {
+            asker: {
+              agentId: ctx.agentId,
+              callerId: `apikey:${ctx.principal.id}`,
+              capabilities: ctx.stateless.clientCapabilities ?? {},
+            },
+            disconnected: ctx.disconnected,
+          }
+        : {}),
     };
   }
 
