@@ -1,11 +1,12 @@
-import type { CallIds } from '@mcpgw/bus';
+import { BusClient, type CallIds } from '@mcpgw/bus';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { AgentReply, ChatMessage } from '@mcpgw/contracts';
+import { AgentNotices, type AgentReply, type ChatMessage } from '@mcpgw/contracts';
 import { inSpan } from '@mcpgw/observability';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { PROMPTS, type PromptProvider } from '../prompts/prompts';
 import { CallEventsPublisher } from '../replies/call-events.publisher';
 import { ClientRequestsService } from '../replies/client-requests.service';
+import { RegistrationService } from '../registration/registration.service';
 import { RESOURCES, type ResourceProvider } from '../resources/resources';
 import { ReplierService } from '../replies/replier.service';
 import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
@@ -34,6 +35,8 @@ export class SkillRunner implements OnApplicationShutdown {
     private readonly cancellations: CancellationsService,
     @Inject(RESOURCES) private readonly resources: ResourceProvider,
     @Inject(PROMPTS) private readonly prompts: PromptProvider,
+    private readonly bus: BusClient,
+    private readonly registration: RegistrationService,
   ) {
     this.skills = skillsByName(skills);
   }
@@ -109,6 +112,8 @@ export class SkillRunner implements OnApplicationShutdown {
         this.events.publish({ type: 'progress', in_reply_to: message.id, progress, total, message: note }),
       log: (level, data, logger) => this.events.publish({ type: 'log', in_reply_to: message.id, level, data, logger }),
       ask: this.asker(message, signal, deadline),
+      resourceUpdated: (uri) => this.bus.publish(AgentNotices.at(this.env.AGENT_ID), { kind: 'resource_updated', uri }),
+      changeList: (list) => this.registration.changeList(list),
     };
     const span = () => ({
       name: `skill ${call.name}`,

@@ -26,6 +26,10 @@ export interface SkillContext {
    * client cannot answer (e.g. it did not declare the capability).
    */
   ask(method: ClientRequestMethod, params: Record<string, unknown>, key?: string): Promise<Record<string, unknown>>;
+  /** Tell clients watching the resource (subscriptions/listen, resources/subscribe) that it changed. */
+  resourceUpdated(uri: string): void;
+  /** Add or take away a fixture tool or prompt and register again (the conformance suite's list-change hooks). */
+  changeList(list: 'tools' | 'prompts'): Promise<void>;
 }
 
 export interface SkillOutput {

@@ -8,6 +8,7 @@ import { failSkill } from './fail.skill';
 import { recallSkill } from './recall.skill';
 import { screenshotSkill } from './screenshot.skill';
 import { sleepSkill } from './sleep.skill';
+import { SUBSCRIPTION_SKILLS } from './subscriptions.skills';
 import { webSearchSkill } from './web-search.skill';
 
 /** Every skill the mock agent ships, by name. */
@@ -23,6 +24,7 @@ export const MOCK_AGENT_SKILLS: readonly Skill[] = [
   ...CONFORMANCE_SKILLS,
   ...CONFORMANCE_CLIENT_SKILLS,
   ...INPUT_REQUIRED_SKILLS,
+  ...SUBSCRIPTION_SKILLS,
 ];
 
 export function skillsByName(skills: readonly Skill[]): Map<string, Skill> {

@@ -11,6 +11,7 @@ import { InputRequestIds } from './agent-surface/input-request-ids';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
 import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
 import { InputRequired } from './input-required/input-required.service';
+import { ListenStreams } from './subscriptions/listen-streams';
 import { RequestStates } from './input-required/request-state';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
@@ -34,6 +35,7 @@ import { QuotasModule } from '../quotas/quotas.module';
     CallRunner,
     InputRequired,
     RequestStates,
+    ListenStreams,
   ],
 })
 export class McpModule {}

@@ -178,7 +178,13 @@ function initializeProblem(params: Record<string, unknown>): string | undefined 
 function discovery(agentId: string) {
   return {
     supportedVersions: ALL_PROTOCOL_VERSIONS,
-    capabilities: { tools: {}, completions: {}, resources: {}, prompts: {} },
+    // List changes and resource updates reach clients through subscriptions/listen (../subscriptions/).
+    capabilities: {
+      tools: { listChanged: true },
+      completions: {},
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+    },
     serverInfo: SERVER_INFO,
     instructions: `Tools of agent ${agentId}. To continue a conversation, send back _meta["${CONVERSATION_META_KEY}"] from a tools/call result.`,
     ttlMs: 60_000,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { ClientRequestMethod } from '@mcpgw/contracts';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
+import { canonicalJson } from '../../idempotency/fingerprint';
 
 /** How long a client has to answer the questions of one InputRequiredResult. */
 export const REQUEST_STATE_TTL_MS = 10 * 60_000;
@@ -116,15 +117,5 @@ function stateKey(secret: Buffer): StateKey {
 export function requestDigest(method: string, params: Record<string, unknown>): string {
   const salient =
     method === 'resources/read' ? { uri: params.uri } : { name: params.name, arguments: params.arguments ?? {} };
-  return createHash('sha256').update(canonical(salient)).digest('base64url');
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  return createHash('sha256').update(canonicalJson(salient)).digest('base64url');
 }
