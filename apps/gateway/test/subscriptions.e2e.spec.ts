@@ -1,4 +1,7 @@
 import { startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +161,37 @@ describe('subscriptions/listen and the SDK v2 client, on two replicas', () => {
       expect(watching.frames.filter((f) => f.method === 'notifications/resources/updated')).toHaveLength(1);
     } finally {
       watching.close();
+    }
+  });
+
+  it('2025-11-25: resources/subscribe makes the session hear the updates the agent publishes, on its GET stream', async () => {
+    const client = new Client({ name: 'subscriber', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(env.mcpUrl(0)), {
+      requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+    });
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await client.connect(transport);
+    try {
+      expect(transport.protocolVersion).toBe('2025-11-25');
+      await client.subscribeResource({ uri: 'test://watched-resource' });
+      // The GET stream the SDK opened after initialize is on replica 0; the update comes from the agent.
+      const deadline = Date.now() + 10_000;
+      while (!updates.includes('test://watched-resource') && Date.now() < deadline) {
+        await call(1, 'touch_resource', { uri: 'test://static-text' });
+        await call(1, 'touch_resource', { uri: 'test://watched-resource' });
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(updates).toContain('test://watched-resource');
+      expect(updates).not.toContain('test://static-text');
+
+      await client.unsubscribeResource({ uri: 'test://watched-resource' });
+      const before = updates.length;
+      await call(1, 'touch_resource', { uri: 'test://watched-resource' });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(updates).toHaveLength(before);
+    } finally {
+      await client.close();
     }
   });
 

@@ -8,6 +8,7 @@ import { AgentResourcesPrompts1764490000000 } from './migrations/1764490000000-a
 import { SessionClientCapabilities1764500000000 } from './migrations/1764500000000-session-client-capabilities';
 import { NatsCredentials1764510000000 } from './migrations/1764510000000-nats-credentials';
 import { AgentQuotas1764515000000 } from './migrations/1764515000000-agent-quotas';
+import { SessionResourceSubscriptions1764523130000 } from './migrations/1764523130000-session-resource-subscriptions';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -29,6 +30,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       SessionClientCapabilities1764500000000,
       NatsCredentials1764510000000,
       AgentQuotas1764515000000,
+      SessionResourceSubscriptions1764523130000,
     ],
   });
 }

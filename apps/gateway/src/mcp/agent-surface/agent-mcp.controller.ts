@@ -277,7 +277,12 @@ export class AgentMcpController {
     // The slot is held until the stream closes, whoever closes it (client, drain, network).
     reply.raw.once('close', admitted.release);
     if (req.raw.destroyed || reply.raw.destroyed) admitted.release();
-    this.listChanged.open(agentId, new SseStream(reply, randomUUID()), primesStreams(found.session.protocolVersion));
+    this.listChanged.open(
+      agentId,
+      new SseStream(reply, randomUUID()),
+      primesStreams(found.session.protocolVersion),
+      found.session.id,
+    );
   }
 
   @Delete()

@@ -56,7 +56,7 @@ export class ResourcesAndPrompts {
     return result(request.id, ctx.shape(ctx.cacheable({ prompts })));
   }
 
-  /** resources/subscribe and unsubscribe: accepted for known resources (updates are not pushed yet). */
+  /** resources/subscribe and unsubscribe: accepted for known resources (the handler keeps them with the session). */
   async subscription(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const { uri, problem } = this.uriOf(request);
     if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
