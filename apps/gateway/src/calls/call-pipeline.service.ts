@@ -178,14 +178,15 @@ export class CallPipeline {
     const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
     const watch = onEvent && new CallWatch(this.bus, message.agent_id, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
+    const detached = whenDetached(options.detach);
     try {
       const posted = await detachable(
-        call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId))),
+        call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId, detached))),
         options.detach,
       );
       const result = watch
         ? await detachable(
-            this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call),
+            this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call, detached),
             options.detach,
           )
         : posted.result;
@@ -221,6 +222,7 @@ export class CallPipeline {
     time: CallTime,
     agentDeadline: Deadline,
     requestId: string | undefined,
+    detached: () => boolean,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const hopDone = this.hop();
     for (let handedBack = 0; ;) {
@@ -233,10 +235,10 @@ export class CallPipeline {
           { requestId },
         );
         if (posted.result.status === 'replied') hopDone();
-        if (posted.result.status === 'replied' || time.deadline.expired) return posted;
+        if (posted.result.status === 'replied' || time.deadline.expired || detached()) return posted;
       } catch (error) {
         const draining = isReplicaDraining(error);
-        if (!(error instanceof BusTimeoutError || draining) || time.deadline.expired) throw error;
+        if (!(error instanceof BusTimeoutError || draining) || time.deadline.expired || detached()) throw error;
         if (draining) await this.afterHandBack(++handedBack, message.id);
         else
           this.logger.warn({
@@ -272,9 +274,13 @@ export class CallPipeline {
     time: CallTime,
     watch: CallWatch,
     call: CancellableCall,
+    detached: () => boolean,
   ): Promise<WaitResult> {
     let result = first;
-    for (let waitMs = time.waitWhileAliveMs(watch.idleMs), handedBack = 0; result.status === 'timeout' && waitMs > 0;) {
+    for (
+      let waitMs = time.waitWhileAliveMs(watch.idleMs), handedBack = 0;
+      result.status === 'timeout' && waitMs > 0 && !detached();
+    ) {
       result = await call.unlessCancelled(
         this.onBus(async () => {
           try {
@@ -310,10 +316,11 @@ export class CallPipeline {
     const owner = { id: ref.messageId, agent_id: ref.agentId } as ChatMessage;
     const call = this.cancellation.watch(owner, options.signal, options.ownsMessage !== false);
     const watch = new CallWatch(this.bus, ref.agentId, ref.messageId, options.onEvent);
+    const detached = whenDetached(options.detach);
     try {
       options.started();
       const result = await detachable(
-        this.waitWhileAlive({ status: 'timeout' }, ref.channelId, ref.messageId, time, watch, call),
+        this.waitWhileAlive({ status: 'timeout' }, ref.channelId, ref.messageId, time, watch, call, detached),
         options.detach,
       );
       if (result.status === 'timeout') throw new AgentTimeoutError(time.timeoutMs);
@@ -352,6 +359,13 @@ export class CallPipeline {
       throw new InternalCallError((error as Error).message);
     }
   }
+}
+
+/** True once `detach` has resolved: the waits left running in the background stop at their next turn. */
+function whenDetached(detach: Promise<void> | undefined): () => boolean {
+  let detached = false;
+  void detach?.then(() => (detached = true));
+  return () => detached;
 }
 
 /** The step, unless `detach` resolves first (then CallDetachedError; the step is left to end alone). */
