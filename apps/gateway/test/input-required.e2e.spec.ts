@@ -214,6 +214,7 @@ describe('input-required results (2026-07-28)', () => {
       messageId: '00000000-0000-4000-8000-000000000000',
       channelId: '00000000-0000-4000-8000-000000000000',
       open: {},
+      callEndsAt: Date.now() + 60_000,
       expiresAt: Date.now() - 1000,
     });
     const late = await call(1, 'test_input_required_result_tampered_state', {

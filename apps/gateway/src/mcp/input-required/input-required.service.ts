@@ -98,19 +98,27 @@ export class InputRequired {
       return { done: true, value: resumed(outcome) };
     } catch (error) {
       if (!(error instanceof CallDetachedError)) throw error;
-      return { done: false, result: this.inputRequired(request, asker, round) };
+      // The agent waits until the call's limit, fixed when it was first posted (timeouts/README.md).
+      const callEndsAt = state?.callEndsAt ?? Date.now() + serving.time.limit.remainingMs();
+      return { done: false, result: this.inputRequired(request, asker, round, callEndsAt) };
     } finally {
       round.stop();
     }
   }
 
-  private inputRequired(request: JsonRpcRequest, asker: Asker, round: InputRound): Record<string, unknown> {
+  private inputRequired(
+    request: JsonRpcRequest,
+    asker: Asker,
+    round: InputRound,
+    callEndsAt: number,
+  ): Record<string, unknown> {
     const requestState = this.states.seal({
       ...this.binding(request, asker),
       messageId: round.messageId!,
       channelId: round.channelId!,
       open: round.inputRequests(),
-      expiresAt: Date.now() + REQUEST_STATE_TTL_MS,
+      callEndsAt,
+      expiresAt: Math.min(Date.now() + REQUEST_STATE_TTL_MS, callEndsAt),
     });
     return { resultType: 'input_required', inputRequests: round.inputRequests(), requestState };
   }

@@ -27,7 +27,9 @@ export interface RequestState {
   channelId: string;
   /** The questions of this round not answered yet, by key. */
   open: Record<string, OpenQuestion>;
-  /** Epoch ms after which the state is refused. */
+  /** Epoch ms after which the agent stops waiting for the call (its deadline, fixed when first posted). */
+  callEndsAt: number;
+  /** Epoch ms after which the state is refused: REQUEST_STATE_TTL_MS after it was issued, never after `callEndsAt`. */
   expiresAt: number;
 }
 
