@@ -225,4 +225,18 @@ describe('subscriptions/listen and the SDK v2 client, on two replicas', () => {
     expect(seen.honored).toEqual({ toolsListChanged: true });
     expect(seen.changes.length).toBeGreaterThanOrEqual(1);
   }, 90_000);
+
+  // Last: it stops replica 1.
+  it('a replica that drains ends its streams gracefully: the listen request gets its result', async () => {
+    const watching = await listen(1, { toolsListChanged: true });
+    await watching.until((f) => f.method === 'notifications/subscriptions/acknowledged');
+    const replica = env.stack.processes.find((p) => p.url === env.gatewayUrls[1])!;
+    await replica.stop(30_000);
+    const closed = await watching.until((f) => f.id === watching.id);
+    expect(closed).toEqual({
+      jsonrpc: '2.0',
+      id: watching.id,
+      result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: watching.id } },
+    });
+  });
 });
