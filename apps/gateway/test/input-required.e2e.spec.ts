@@ -1,4 +1,7 @@
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -229,6 +232,22 @@ describe('input-required results (2026-07-28)', () => {
       inputResponses: answers,
     });
     expect(done.body.result?.content?.[0].text).toBe('confirmed=true');
+  });
+
+  it('the same skill asks a 2025-11-25 session inside its stream, as before (the agent does not know the revision)', async () => {
+    const client = new Client({ name: 'older', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Old' } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(env.mcpUrl(1)), {
+        requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'Hello, Old!' }]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses malformed inputResponses with -32602', async () => {
