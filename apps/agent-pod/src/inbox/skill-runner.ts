@@ -1,11 +1,12 @@
-import type { CallIds } from '@mcpgw/bus';
+import { BusClient, type CallIds } from '@mcpgw/bus';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { AgentReply, ChatMessage } from '@mcpgw/contracts';
+import { AgentNotices, type AgentReply, type ChatMessage } from '@mcpgw/contracts';
 import { inSpan } from '@mcpgw/observability';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { PROMPTS, type PromptProvider } from '../prompts/prompts';
 import { CallEventsPublisher } from '../replies/call-events.publisher';
 import { ClientRequestsService } from '../replies/client-requests.service';
+import { RegistrationService } from '../registration/registration.service';
 import { RESOURCES, type ResourceProvider } from '../resources/resources';
 import { ReplierService } from '../replies/replier.service';
 import { SKILLS, text, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
@@ -34,6 +35,8 @@ export class SkillRunner implements OnApplicationShutdown {
     private readonly cancellations: CancellationsService,
     @Inject(RESOURCES) private readonly resources: ResourceProvider,
     @Inject(PROMPTS) private readonly prompts: PromptProvider,
+    private readonly bus: BusClient,
+    private readonly registration: RegistrationService,
   ) {
     this.skills = skillsByName(skills);
   }
@@ -88,7 +91,12 @@ export class SkillRunner implements OnApplicationShutdown {
   private async run(message: ChatMessage, tracked: TrackedCall): Promise<SkillOutput> {
     const { signal, deadline } = tracked;
     if (message.resource_read) return this.readResource(message.resource_read.uri);
-    if (message.prompt_get) return this.getPrompt(message.prompt_get.name, message.prompt_get.arguments);
+    if (message.prompt_get)
+      return this.getPrompt(
+        message.prompt_get.name,
+        message.prompt_get.arguments,
+        this.asker(message, signal, deadline),
+      );
     const call = message.tool_call;
     const skill = call && this.skills.get(call.name);
     if (!call || !skill) {
@@ -103,7 +111,9 @@ export class SkillRunner implements OnApplicationShutdown {
       progress: (progress, total, note) =>
         this.events.publish({ type: 'progress', in_reply_to: message.id, progress, total, message: note }),
       log: (level, data, logger) => this.events.publish({ type: 'log', in_reply_to: message.id, level, data, logger }),
-      ask: (method, params) => this.clientRequests.ask(message.id, method, params, signal, deadline),
+      ask: this.asker(message, signal, deadline),
+      resourceUpdated: (uri) => this.bus.publish(AgentNotices.at(this.env.AGENT_ID), { kind: 'resource_updated', uri }),
+      changeList: (list) => this.registration.changeList(list),
     };
     const span = () => ({
       name: `skill ${call.name}`,
@@ -129,9 +139,15 @@ export class SkillRunner implements OnApplicationShutdown {
     return { content: [], structured: { contents } };
   }
 
+  /** How a skill (or a prompt) of this message asks the client. */
+  private asker(message: ChatMessage, signal: AbortSignal, deadline: TrackedCall['deadline']): SkillContext['ask'] {
+    return (method, params, key) =>
+      this.clientRequests.ask(message.id, method, params, signal, deadline, { key, channelId: message.channel_id });
+  }
+
   /** prompts/get: the rendered messages as structured output, `{description?, messages}`. */
-  private async getPrompt(name: string, args: Record<string, string>): Promise<SkillOutput> {
-    const rendered = await this.prompts.get(name, args);
+  private async getPrompt(name: string, args: Record<string, string>, ask: SkillContext['ask']): Promise<SkillOutput> {
+    const rendered = await this.prompts.get(name, args, ask);
     if (!rendered) return { content: [text(`no prompt ${name}`)], isError: true };
     return { content: [], structured: rendered as unknown as Record<string, unknown> };
   }

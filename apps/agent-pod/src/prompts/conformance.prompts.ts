@@ -20,8 +20,9 @@ export const conformancePrompts: PromptProvider = {
       arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
     },
     { name: 'test_prompt_with_image', description: 'A prompt with an image' },
+    { name: 'test_input_required_result_prompt', description: 'A prompt that asks the user for context first' },
   ],
-  async get(name, args) {
+  async get(name, args, ask) {
     const user = (content: Record<string, unknown>) => ({ role: 'user' as const, content });
     switch (name) {
       case 'test_simple_prompt':
@@ -51,6 +52,19 @@ export const conformancePrompts: PromptProvider = {
             user({ type: 'text', text: 'Please analyze the image above.' }),
           ],
         };
+      case 'test_input_required_result_prompt': {
+        const answer = await ask(
+          'elicitation/create',
+          {
+            mode: 'form',
+            message: 'What context should the prompt use?',
+            requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+          },
+          'prompt_context',
+        );
+        const context = (answer.content as { context?: unknown } | undefined)?.context;
+        return { messages: [user({ type: 'text', text: `Use this context: ${String(context ?? '(none)')}` })] };
+      }
       default:
         return undefined;
     }

@@ -6,6 +6,15 @@ import { INPUT_REQUEST_FALLBACK_MS } from '../cancellation/input-request-timeout
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import { CallEventsPublisher } from './call-events.publisher';
 
+/** A key a skill may give its question: it travels in JSON-RPC ids (`mcpgw-input:<message>:<key>:<tag>`). */
+export const QUESTION_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** Where the question belongs, and the name a skill gave it (else a random one). */
+export interface QuestionOptions {
+  key?: string;
+  channelId?: string;
+}
+
 export class ClientRequestError extends Error {
   constructor(
     message: string,
@@ -37,9 +46,13 @@ export class ClientRequestsService {
     params: Record<string, unknown>,
     signal: AbortSignal,
     deadline?: Deadline,
+    options: QuestionOptions = {},
   ): Promise<Record<string, unknown>> {
     if (signal.aborted) throw signal.reason;
-    const key = randomUUID();
+    if (options.key !== undefined && !QUESTION_KEY.test(options.key)) {
+      throw new ClientRequestError(`a question key must match ${QUESTION_KEY.source}`);
+    }
+    const key = options.key ?? randomUUID();
     let subscription: BusSubscription | undefined;
     const answer = new Promise<InputResponse>((resolve, reject) => {
       const timer = deadline
@@ -56,7 +69,14 @@ export class ClientRequestsService {
       });
     });
     try {
-      this.events.publish({ type: 'input_request', in_reply_to: messageId, key, method, params });
+      this.events.publish({
+        type: 'input_request',
+        in_reply_to: messageId,
+        key,
+        method,
+        params,
+        ...(options.channelId ? { channel_id: options.channelId } : {}),
+      });
       const response = await answer;
       if (response.error) throw new ClientRequestError(response.error.message, response.error.code);
       return response.result ?? {};

@@ -19,8 +19,17 @@ export interface SkillContext {
   progress(progress: number, total?: number, message?: string): void;
   /** A log line for the caller (MCP notifications/message). Best effort. */
   log(level: LogLevel, data: unknown, logger?: string): void;
-  /** Ask the MCP client (sampling/createMessage, elicitation/create) and wait for its answer. */
-  ask(method: ClientRequestMethod, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Ask the MCP client (sampling/createMessage, elicitation/create, roots/list)
+   * and wait for its answer. `key` names the question (unique within the call;
+   * a 2026-07-28 client sees it as the key of `inputRequests`). Throws when the
+   * client cannot answer (e.g. it did not declare the capability).
+   */
+  ask(method: ClientRequestMethod, params: Record<string, unknown>, key?: string): Promise<Record<string, unknown>>;
+  /** Tell clients watching the resource (subscriptions/listen, resources/subscribe) that it changed. */
+  resourceUpdated(uri: string): void;
+  /** Add or take away a fixture tool or prompt and register again (the conformance suite's list-change hooks). */
+  changeList(list: 'tools' | 'prompts'): Promise<void>;
 }
 
 export interface SkillOutput {

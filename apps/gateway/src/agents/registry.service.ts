@@ -1,10 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InvalidRequestError, NUL_REFUSAL, RegisterAgentRequest, holdsNul, parseAs } from '@mcpgw/contracts';
+import {
+  AgentNotices,
+  InvalidRequestError,
+  NUL_REFUSAL,
+  RegisterAgentRequest,
+  holdsNul,
+  parseAs,
+  type SkillDefinition,
+} from '@mcpgw/contracts';
+import { BusClient } from '@mcpgw/bus';
+import { canonicalJson } from '../idempotency/fingerprint';
 import { schemaLimitsFrom } from '../catalogue/schema-limits';
 import { validatorCompiler } from '../catalogue/tool-validator';
 import { UriTemplate } from '../catalogue/uri-template';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
-import { AgentsStore } from './agents.store';
+import { AgentsStore, type AgentExtras } from './agents.store';
 
 /**
  * Agent pods announce their skills here; the catalogue follows. What comes from
@@ -18,8 +28,28 @@ export class RegistryService {
 
   constructor(
     private readonly agents: AgentsStore,
+    private readonly bus: BusClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
+
+  /** What the agent's lists are now, as canonical text (a pod registers again at every start). */
+  private async lists(agentId: string): Promise<Lists> {
+    const [tools, extras] = await Promise.all([this.agents.tools(agentId), this.agents.extras(agentId)]);
+    return listsOf(
+      tools.map((t) => t.definition as SkillDefinition),
+      extras,
+    );
+  }
+
+  /**
+   * Tell every gateway replica which of the agent's lists changed (AgentNotices):
+   * their `subscriptions/listen` streams pass it on (mcp/subscriptions/README.md).
+   */
+  private announce(agentId: string, before: Lists, after: Lists): void {
+    for (const list of ['tools', 'prompts', 'resources'] as const) {
+      if (before[list] !== after[list]) this.bus.publish(AgentNotices.at(agentId), { kind: `${list}_list_changed` });
+    }
+  }
 
   /** `sender`: the agent the registration subject names (only its credentials may publish there). */
   async register(plain: unknown, sender: string | undefined): Promise<{ registered: number }> {
@@ -56,8 +86,26 @@ export class RegistryService {
         throw new InvalidRequestError(`resource template: ${(error as Error).message}`);
       }
     }
+    const before = await this.lists(agent_id);
     await this.agents.replaceTools(agent_id, workspace_id, skills, { resources, resource_templates, prompts });
+    this.announce(agent_id, before, listsOf(skills, { resources, resource_templates, prompts }));
     this.logger.log({ msg: 'agent registered', agent_id, workspace_id, pod_id, skills: skills.length });
     return { registered: skills.length };
   }
+}
+
+type Lists = Record<'tools' | 'prompts' | 'resources', string>;
+
+/** The three lists a client can watch, each as one comparable text (sorted by name, then canonical order). */
+function listsOf(skills: SkillDefinition[], extras: AgentExtras): Lists {
+  const sorted = <T>(items: T[], key: (item: T) => string) =>
+    [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  return {
+    tools: canonicalJson(sorted(skills, (s) => s.name)),
+    prompts: canonicalJson(sorted(extras.prompts, (p) => p.name)),
+    resources: canonicalJson([
+      sorted(extras.resources, (r) => r.uri),
+      sorted(extras.resource_templates, (t) => t.uriTemplate),
+    ]),
+  };
 }

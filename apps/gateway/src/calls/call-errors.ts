@@ -72,3 +72,15 @@ export class CallCancelledError extends CallError {
     super('Request cancelled');
   }
 }
+
+/**
+ * The request stopped waiting because the agent asked the client something
+ * (MRTR, mcp/input-required): the call is still in flight on the bus, and the
+ * client's retry continues it. Not a failure: the surface answers `input_required`.
+ */
+export class CallDetachedError extends CallError {
+  readonly kind = 'input_required';
+  constructor() {
+    super('The agent needs input from the client');
+  }
+}

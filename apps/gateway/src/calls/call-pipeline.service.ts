@@ -30,6 +30,7 @@ import { CallTime } from '../timeouts/call-time';
 import {
   AgentTimeoutError,
   BackendUnavailableError,
+  CallDetachedError,
   InternalCallError,
   InvalidArgumentsError,
   ToolNotFoundError,
@@ -81,6 +82,19 @@ export interface ExecuteOptions {
   keepsResult?: boolean;
   /** Told the id of the message the call is posted as (its call id), before it is posted. */
   onMessage?: (messageId: string) => void;
+  /**
+   * When it resolves, the request stops waiting (CallDetachedError) but the
+   * agent goes on: MRTR answers the client and a retry continues the call
+   * (`resume`). The agent is not told to stop.
+   */
+  detach?: Promise<void>;
+}
+
+/** A call already on the bus: what a retry needs to wait for its reply from any replica. */
+export interface CallRef {
+  agentId: string;
+  channelId: string;
+  messageId: string;
 }
 
 /** resources/read or prompts/get: who asks, where, and the timeout the surface read from `_meta`. */
@@ -176,12 +190,17 @@ export class CallPipeline {
     const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
     const watch = onEvent && new CallWatch(this.bus, message.agent_id, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
+    const detached = whenDetached(options.detach);
     try {
-      const posted = await call.unlessCancelled(
-        this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId)),
+      const posted = await detachable(
+        call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId, detached))),
+        options.detach,
       );
       const result = watch
-        ? await this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call)
+        ? await detachable(
+            this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call, detached),
+            options.detach,
+          )
         : posted.result;
       if (result.status === 'timeout') throw new AgentTimeoutError(time.timeoutMs);
       const reply = result.reply;
@@ -215,6 +234,7 @@ export class CallPipeline {
     time: CallTime,
     agentDeadline: Deadline,
     requestId: string | undefined,
+    detached: () => boolean,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const hopDone = this.hop();
     for (let handedBack = 0; ;) {
@@ -227,10 +247,10 @@ export class CallPipeline {
           { requestId },
         );
         if (posted.result.status === 'replied') hopDone();
-        if (posted.result.status === 'replied' || time.deadline.expired) return posted;
+        if (posted.result.status === 'replied' || time.deadline.expired || detached()) return posted;
       } catch (error) {
         const draining = isReplicaDraining(error);
-        if (!(error instanceof BusTimeoutError || draining) || time.deadline.expired) throw error;
+        if (!(error instanceof BusTimeoutError || draining) || time.deadline.expired || detached()) throw error;
         if (draining) await this.afterHandBack(++handedBack, message.id);
         else
           this.logger.warn({
@@ -266,9 +286,13 @@ export class CallPipeline {
     time: CallTime,
     watch: CallWatch,
     call: CancellableCall,
+    detached: () => boolean,
   ): Promise<WaitResult> {
     let result = first;
-    for (let waitMs = time.waitWhileAliveMs(watch.idleMs), handedBack = 0; result.status === 'timeout' && waitMs > 0;) {
+    for (
+      let waitMs = time.waitWhileAliveMs(watch.idleMs), handedBack = 0;
+      result.status === 'timeout' && waitMs > 0 && !detached();
+    ) {
       result = await call.unlessCancelled(
         this.onBus(async () => {
           try {
@@ -290,6 +314,44 @@ export class CallPipeline {
     return result;
   }
 
+  /**
+   * Continue a call already in flight (an MRTR retry, on any replica): watch
+   * its events, then `started` (which answers the agent's questions, so no
+   * new one is missed), then wait for its reply as a watched call does. The
+   * agent's own deadline was fixed when the call was first posted.
+   */
+  async resume(
+    ref: CallRef,
+    time: CallTime,
+    options: ExecuteOptions & { onEvent: (event: CallEvent) => void; started: () => void },
+  ): Promise<CallOutcome> {
+    const owner = { id: ref.messageId, agent_id: ref.agentId } as ChatMessage;
+    const call = this.cancellation.watch(owner, options.signal, options.ownsMessage !== false);
+    const watch = new CallWatch(this.bus, ref.agentId, ref.messageId, options.onEvent);
+    const detached = whenDetached(options.detach);
+    try {
+      options.started();
+      const result = await detachable(
+        this.waitWhileAlive({ status: 'timeout' }, ref.channelId, ref.messageId, time, watch, call, detached),
+        options.detach,
+      );
+      if (result.status === 'timeout') throw new AgentTimeoutError(time.timeoutMs);
+      const reply = result.reply;
+      return {
+        toolId: '',
+        channelId: ref.channelId,
+        messageId: ref.messageId,
+        content: reply.content as ContentItem[],
+        structuredContent: reply.structured_content,
+        isError: reply.is_error === true,
+        reply,
+      };
+    } finally {
+      call.end();
+      watch.stop();
+    }
+  }
+
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
   answerInput(agentId: string, messageId: string, response: InputResponse): void {
     this.bus.publish(CallInput.at(agentId, messageId), response);
@@ -309,6 +371,25 @@ export class CallPipeline {
       throw new InternalCallError((error as Error).message);
     }
   }
+}
+
+/** True once `detach` has resolved: the waits left running in the background stop at their next turn. */
+function whenDetached(detach: Promise<void> | undefined): () => boolean {
+  let detached = false;
+  void detach?.then(() => (detached = true));
+  return () => detached;
+}
+
+/** The step, unless `detach` resolves first (then CallDetachedError; the step is left to end alone). */
+function detachable<T>(step: Promise<T>, detach: Promise<void> | undefined): Promise<T> {
+  if (!detach) return step;
+  step.catch(() => undefined);
+  return Promise.race([
+    step,
+    detach.then(() => {
+      throw new CallDetachedError();
+    }),
+  ]);
 }
 
 /** A new chat_message from an MCP client, on the conversation's channel (or a new one). */

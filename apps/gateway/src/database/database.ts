@@ -8,6 +8,7 @@ import { AgentResourcesPrompts1764490000000 } from './migrations/1764490000000-a
 import { SessionClientCapabilities1764500000000 } from './migrations/1764500000000-session-client-capabilities';
 import { NatsCredentials1764510000000 } from './migrations/1764510000000-nats-credentials';
 import { AgentQuotas1764515000000 } from './migrations/1764515000000-agent-quotas';
+import { SessionResourceSubscriptions1764523130000 } from './migrations/1764523130000-session-resource-subscriptions';
 import { Files1764600000000 } from './migrations/1764600000000-files';
 import { Webhooks1764610000000 } from './migrations/1764610000000-webhooks';
 
@@ -34,6 +35,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       SessionClientCapabilities1764500000000,
       NatsCredentials1764510000000,
       AgentQuotas1764515000000,
+      SessionResourceSubscriptions1764523130000,
       Files1764600000000,
       Webhooks1764610000000,
     ],

@@ -54,6 +54,8 @@ export interface McpSessionsTable {
   ended_at: Timestamp | null;
   log_level: string | null;
   client_capabilities: Json<Record<string, unknown> | null> | null;
+  /** resources/subscribe of this session (at most MAX_SESSION_RESOURCE_SUBSCRIPTIONS URIs). */
+  resource_subscriptions: Generated<string[]>;
 }
 
 export interface IdempotencyRecordsTable {

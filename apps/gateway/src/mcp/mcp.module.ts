@@ -10,6 +10,9 @@ import { AgentTools } from './agent-surface/agent-tools';
 import { InputRequestIds } from './agent-surface/input-request-ids';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
 import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
+import { InputRequired } from './input-required/input-required.service';
+import { ListenStreams } from './subscriptions/listen-streams';
+import { RequestStates } from './input-required/request-state';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
@@ -40,6 +43,9 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     GrantMcpHandler,
     CallMetrics,
     CallRunner,
+    InputRequired,
+    RequestStates,
+    ListenStreams,
   ],
 })
 export class McpModule {}

@@ -119,6 +119,16 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     await this.store.setLogLevel(session.id, level);
   }
 
+  /** resources/subscribe or unsubscribe of the session; false when it already watches the most it may. */
+  watchResource(session: McpSession, uri: string, on: boolean): Promise<boolean> {
+    return this.store.watchResource(session.id, uri, on);
+  }
+
+  /** Which of these sessions subscribed to `uri` (their GET streams hear its updates). */
+  watching(sessionIds: string[], uri: string): Promise<string[]> {
+    return this.store.watching(sessionIds, uri);
+  }
+
   async end(id: string, agentId: string, principal: string): Promise<boolean> {
     const found = await this.resume(id, agentId, principal);
     this.cache.delete(id);

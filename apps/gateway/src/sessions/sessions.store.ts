@@ -22,6 +22,9 @@ const PURGE_BATCH = 1000;
 const SESSION_QUOTA_LOCK = 0x5e55;
 const now = sql<Date>`now()`;
 
+/** The most resources one session may subscribe to. */
+export const MAX_SESSION_RESOURCE_SUBSCRIPTIONS = 100;
+
 /** MCP sessions in PostgreSQL, so every gateway replica can serve every session. */
 @Injectable()
 export class SessionsStore {
@@ -117,6 +120,49 @@ export class SessionsStore {
       await tx.updateTable('mcp_sessions').set({ log_level: level }).where('id', '=', id).execute();
       await notifyChange('session', id).execute(tx);
     });
+  }
+
+  /**
+   * resources/subscribe (`on`) or unsubscribe: the session's set of watched
+   * URIs, at most MAX_SESSION_RESOURCE_SUBSCRIPTIONS (beyond that, false).
+   */
+  async watchResource(id: string, uri: string, on: boolean): Promise<boolean> {
+    if (!on) {
+      await this.db
+        .updateTable('mcp_sessions')
+        .set({ resource_subscriptions: sql`array_remove(resource_subscriptions, ${uri})` })
+        .where('id', '=', id)
+        .execute();
+      return true;
+    }
+    const row = await this.db
+      .updateTable('mcp_sessions')
+      .set({
+        resource_subscriptions: sql`CASE WHEN ${uri} = ANY(resource_subscriptions) THEN resource_subscriptions
+          ELSE array_append(resource_subscriptions, ${uri}) END`,
+      })
+      .where('id', '=', id)
+      .where((eb) =>
+        eb.or([
+          eb(sql`${uri}`, '=', eb.fn.any('resource_subscriptions')),
+          eb(sql`cardinality(resource_subscriptions)`, '<', MAX_SESSION_RESOURCE_SUBSCRIPTIONS),
+        ]),
+      )
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Which of these sessions watch `uri`. */
+  async watching(ids: string[], uri: string): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('mcp_sessions')
+      .select('id')
+      .where('id', 'in', ids)
+      .where(sql<boolean>`${uri} = ANY(resource_subscriptions)`)
+      .execute();
+    return rows.map((row) => row.id);
   }
 
   /** True when this call ended the session (false: already ended or unknown). Tells every replica. */

@@ -1,5 +1,5 @@
 import { AgentInbox } from './agent-inbox';
-import { AgentCancel, CallEvents, CallInput, ReplicaReplies, ReplyStored } from './call-subjects';
+import { AgentCancel, AgentNotices, CallEvents, CallInput, ReplicaReplies, ReplyStored } from './call-subjects';
 import { CallCancelled, QuotaGossip } from './events';
 import { BusPattern } from './subjects';
 
@@ -41,6 +41,7 @@ export const BUS_ACCESS: readonly SubjectAccess[] = [
   { family: CallEvents.family, send: ['agent'], hear: ['gateway'], agentToken: 0 },
   { family: CallInput.family, send: ['gateway'], hear: ['agent'], agentToken: 0 },
   { family: AgentCancel.family, send: ['gateway'], hear: ['agent'], agentToken: 0 },
+  { family: AgentNotices.family, send: ['gateway', 'agent'], hear: ['gateway'], agentToken: 0 },
   { family: ReplyStored.family, send: ['message-service'], hear: ['message-service'] },
   { family: ReplicaReplies.family, send: ['agent'], hear: ['message-service'], agentToken: 1 },
   { family: CallCancelled.family, send: ['gateway'], hear: ['gateway'] },

@@ -2,7 +2,13 @@ import type { AgentReply } from '../envelopes/agent-reply';
 import { defineSubject } from './define';
 import type { BusResponse } from './operations';
 import type { BusPattern } from './subjects';
-import { checkAgentReply, checkCallEvent, checkCancelRequest, checkInputResponse } from './payload-checks';
+import {
+  checkAgentNotice,
+  checkAgentReply,
+  checkCallEvent,
+  checkCancelRequest,
+  checkInputResponse,
+} from './payload-checks';
 
 /*
  * Core NATS subjects of one call (or one agent, or one replica), with what
@@ -35,6 +41,18 @@ export const AgentCancel = defineSubject({
   family: 'agents.*.cancel',
   subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.cancel`,
   check: checkCancelRequest,
+});
+
+/**
+ * Notices about one agent for the clients watching it (list changes, resource
+ * updates), fanned out to every gateway replica (core NATS: a replica that is
+ * down has no stream to tell). Sent by gateways (list changes, after a
+ * registration) and by the agent's pods (resource updates: only its own).
+ */
+export const AgentNotices = defineSubject({
+  family: 'agents.*.notices',
+  subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.notices`,
+  check: checkAgentNotice,
 });
 
 /**

@@ -69,6 +69,36 @@ export const checkCallCancelled: PayloadCheck<CallCancelledEvent> = bySchema<Cal
   properties: { key: { type: 'string' } },
 });
 
+/**
+ * `AgentNotices`: something clients of the agent may be watching changed. The
+ * gateway that stored a registration says which lists changed; the agent says
+ * a resource was updated. Every gateway replica relays it to its
+ * `subscriptions/listen` streams (and to 2025-11-25 sessions subscribed to the resource).
+ */
+export interface AgentNotice {
+  kind: 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed' | 'resource_updated';
+  /** The resource, for `resource_updated` (required there). */
+  uri?: string;
+}
+
+export const AGENT_NOTICE_URI_MAX = 4096;
+
+const agentNoticeShape = bySchema<AgentNotice>({
+  type: 'object',
+  required: ['kind'],
+  properties: {
+    kind: { enum: ['tools_list_changed', 'prompts_list_changed', 'resources_list_changed', 'resource_updated'] },
+    uri: { type: 'string', minLength: 1, maxLength: AGENT_NOTICE_URI_MAX },
+  },
+});
+
+export const checkAgentNotice: PayloadCheck<AgentNotice> = (plain) => {
+  const parsed = agentNoticeShape(plain);
+  if (parsed.ok && parsed.value.kind === 'resource_updated' && parsed.value.uri === undefined)
+    return { ok: false, errors: ['uri is required for resource_updated'] };
+  return parsed;
+};
+
 /** Most principals one gossip message carries (the busiest first); the rest wait for a later one. */
 export const QUOTA_GOSSIP_MAX_ENTRIES = 5_000;
 

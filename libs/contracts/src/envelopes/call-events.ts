@@ -65,10 +65,18 @@ export class InputRequestEvent {
   @IsUUID()
   in_reply_to: string;
 
-  /** Pairs the answer with the question; unique within the message. */
+  /**
+   * Pairs the answer with the question; unique within the message. A skill may
+   * name it (2026-07-28 clients see it as the key of `inputRequests`).
+   */
   @IsString()
   @MaxLength(64)
   key: string;
+
+  /** The message's channel: lets any gateway replica wait for the call's reply (MRTR, mcp/input-required). */
+  @IsOptional()
+  @IsUUID()
+  channel_id?: string;
 
   @IsIn(CLIENT_REQUEST_METHODS)
   method: ClientRequestMethod;

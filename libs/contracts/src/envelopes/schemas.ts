@@ -110,13 +110,16 @@ const logEventSchema = object(
   { logger: string(200) },
 );
 
-const inputRequestEventSchema = object({
-  type: { const: 'input_request' },
-  in_reply_to: uuid,
-  key: string(64),
-  method: { enum: [...CLIENT_REQUEST_METHODS] },
-  params: anyObject,
-});
+const inputRequestEventSchema = object(
+  {
+    type: { const: 'input_request' },
+    in_reply_to: uuid,
+    key: string(64),
+    method: { enum: [...CLIENT_REQUEST_METHODS] },
+    params: anyObject,
+  },
+  { channel_id: uuid },
+);
 
 const cancelRequestSchema = object({ type: { const: 'cancel' }, message_id: uuid }, { reason: string(1000) });
 

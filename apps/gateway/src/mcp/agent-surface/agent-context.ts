@@ -15,7 +15,11 @@ export interface AgentRequestContext {
   /** Aborted when the client goes away before its answer. */
   disconnected?: AbortSignal;
   /** Set for a 2026-07-28 request: no session; results carry resultType; conversations by handle. */
-  stateless?: { logLevel?: LogLevel };
+  stateless?: {
+    logLevel?: LogLevel;
+    /** What the client declared it can answer (sampling, elicitation, roots): the agent is asked nothing else. */
+    clientCapabilities?: Record<string, unknown>;
+  };
 }
 
 export interface Handled {

@@ -1,4 +1,4 @@
-import { Controller, UseGuards, Delete, Get, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, UseGuards, Delete, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +22,9 @@ import { AgentMcpHandler } from './agent-mcp.handler';
 import { wantsStream } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { ListChangedStreams } from './list-changed.streams';
+import { ListenStreams } from '../subscriptions/listen-streams';
+import { honouredFilter } from '../subscriptions/subscription-filter';
+import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { whenClientLeaves } from '../../cancellation/client-disconnect';
 import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-requests';
 import { QuotasService } from '../../quotas/quotas.service';
@@ -50,6 +53,8 @@ export class AgentMcpController {
     private readonly sessions: SessionsService,
     private readonly handler: AgentMcpHandler,
     private readonly listChanged: ListChangedStreams,
+    private readonly listens: ListenStreams,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     private readonly quotas: QuotasService,
   ) {}
 
@@ -214,10 +219,37 @@ export class AgentMcpController {
       name: header(req, 'mcp-name'),
     });
     if (route.kind === 'answer') return sendRpc(reply, req.headers.accept, route.status, route.response);
+    if (route.kind === 'request' && route.request.method === 'subscriptions/listen')
+      return this.listen(route.request, ctx, req, reply);
     if (route.kind === 'request')
       return this.respond(route.request, { ...ctx, stateless: route.stateless }, req, reply, STATELESS_STREAM);
     if (route.kind === 'notification') this.notification(route.message, ctx);
     void reply.status(202).send();
+  }
+
+  /**
+   * `subscriptions/listen` (2026-07-28): a stream of the agent's list changes
+   * and resource updates, as the filter asks (`../subscriptions/`). It holds a
+   * stream slot of the key's quota until it closes.
+   */
+  private listen(request: JsonRpcRequest, ctx: AgentRequestContext, req: FastifyRequest, reply: FastifyReply): void {
+    const accept = req.headers.accept;
+    const honoured = honouredFilter(request.params?.notifications, this.env.RESOURCE_URI_MAX_CHARS);
+    if (!honoured.ok)
+      return sendRpc(reply, accept, 200, failure(request.id, AgentSurfaceCode.InvalidParams, honoured.message));
+    if (!acceptsSse(accept)) {
+      return sendRpc(
+        reply,
+        accept,
+        406,
+        failure(request.id, AgentSurfaceCode.InvalidRequest, 'subscriptions/listen needs Accept: text/event-stream'),
+      );
+    }
+    const admitted = this.quotas.admitStream(ctx.agentId, callerOf(ctx));
+    if (!admitted.ok) return refuse(reply, accept, request.id, admitted.refusal);
+    reply.raw.once('close', admitted.release);
+    if (req.raw.destroyed || reply.raw.destroyed) admitted.release();
+    this.listens.open(ctx.agentId, request.id, honoured.filter, new SseStream(reply));
   }
 
   /** A server-to-client stream for the session: notifications/tools/list_changed. */
@@ -245,7 +277,12 @@ export class AgentMcpController {
     // The slot is held until the stream closes, whoever closes it (client, drain, network).
     reply.raw.once('close', admitted.release);
     if (req.raw.destroyed || reply.raw.destroyed) admitted.release();
-    this.listChanged.open(agentId, new SseStream(reply, randomUUID()), primesStreams(found.session.protocolVersion));
+    this.listChanged.open(
+      agentId,
+      new SseStream(reply, randomUUID()),
+      primesStreams(found.session.protocolVersion),
+      found.session.id,
+    );
   }
 
   @Delete()

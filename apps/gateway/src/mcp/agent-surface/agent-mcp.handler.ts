@@ -4,6 +4,7 @@ import { CallPipeline } from '../../calls/call-pipeline.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { CONVERSATION_META_KEY } from '../../sessions/conversation-handles';
 import { SessionsService } from '../../sessions/sessions.service';
+import { MAX_SESSION_RESOURCE_SUBSCRIPTIONS } from '../../sessions/sessions.store';
 import { QuotasService } from '../../quotas/quotas.service';
 import { retryAfterHeader } from '../../quotas/quota-refusal';
 import { failure, result, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc';
@@ -65,7 +66,7 @@ export class AgentMcpHandler {
         return { response: await this.resourcesAndPrompts.readResource(request, this.ask(ctx)) };
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        return { response: await this.resourcesAndPrompts.subscription(request, this.ask(ctx)) };
+        return this.subscription(request, ctx);
       case 'prompts/list':
         return { response: await this.resourcesAndPrompts.listPrompts(request, this.ask(ctx)) };
       case 'prompts/get':
@@ -87,6 +88,16 @@ export class AgentMcpHandler {
       channelId: ctx.session?.channelId,
       shape: (value) => complete(ctx, value),
       cacheable: (value) => cacheable(ctx, value),
+      ...(ctx.stateless
+        ? {
+            asker: {
+              agentId: ctx.agentId,
+              callerId: `apikey:${ctx.principal.id}`,
+              capabilities: ctx.stateless.clientCapabilities ?? {},
+            },
+            disconnected: ctx.disconnected,
+          }
+        : {}),
     };
   }
 
@@ -136,6 +147,29 @@ export class AgentMcpHandler {
     };
   }
 
+  /**
+   * resources/subscribe and unsubscribe (2025-11-25): kept with the session, so
+   * its GET stream, on whichever replica, hears the resource's updates
+   * (`list-changed.streams.ts`, `../subscriptions/README.md`).
+   */
+  private async subscription(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    const response = await this.resourcesAndPrompts.subscription(request, this.ask(ctx));
+    if (!ctx.session || 'error' in response) return { response };
+    const kept = await this.sessions.watchResource(
+      ctx.session,
+      request.params?.uri as string,
+      request.method === 'resources/subscribe',
+    );
+    if (kept) return { response };
+    return {
+      response: failure(
+        request.id,
+        AgentSurfaceCode.InvalidParams,
+        `a session may subscribe to at most ${MAX_SESSION_RESOURCE_SUBSCRIPTIONS} resources`,
+      ),
+    };
+  }
+
   private async setLogLevel(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const level = request.params?.level;
     if (!LOG_LEVELS.includes(level as LogLevel)) {
@@ -168,7 +202,13 @@ function initializeProblem(params: Record<string, unknown>): string | undefined 
 function discovery(agentId: string) {
   return {
     supportedVersions: ALL_PROTOCOL_VERSIONS,
-    capabilities: { tools: {}, completions: {}, resources: {}, prompts: {} },
+    // List changes and resource updates reach clients through subscriptions/listen (../subscriptions/).
+    capabilities: {
+      tools: { listChanged: true },
+      completions: {},
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+    },
     serverInfo: SERVER_INFO,
     instructions: `Tools of agent ${agentId}. To continue a conversation, send back _meta["${CONVERSATION_META_KEY}"] from a tools/call result.`,
     ttlMs: 60_000,

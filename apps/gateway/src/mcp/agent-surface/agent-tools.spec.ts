@@ -8,6 +8,7 @@ import type { GatewayEnv } from '../../config/gateway.env';
 import type { ConversationHandles } from '../../sessions/conversation-handles';
 import type { SessionsService } from '../../sessions/sessions.service';
 import { AgentTools } from './agent-tools';
+import type { InputRequired } from '../input-required/input-required.service';
 import type { InputRequestIds } from './input-request-ids';
 
 const STORED = '{"content":[{"type":"text","text":"stored once"}],"structuredContent":{"count":1}}';
@@ -23,6 +24,7 @@ function toolsReplaying(resultText: string) {
     {} as ConversationHandles,
     {} as InputRequestIds,
     {} as SessionsService,
+    {} as InputRequired,
     env,
   );
 }

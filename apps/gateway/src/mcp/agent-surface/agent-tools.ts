@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LogLevel } from '@mcpgw/contracts';
-import { CallCancelledError, ConversationGoneError } from '../../calls/call-errors';
+import { CallCancelledError, CallDetachedError, CallError, ConversationGoneError } from '../../calls/call-errors';
 import type { CallOutcome, CallRequest, ExecuteOptions } from '../../calls/call-pipeline.service';
-import { CallRunner } from '../../calls/call-runner.service';
+import { CallRunner, type CallRun } from '../../calls/call-runner.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
@@ -15,6 +15,7 @@ import { failure, rawResult, result, type JsonRpcRequest } from '../protocol/jso
 import { decodeCursor, page } from '../protocol/pagination';
 import { cacheable, complete, type AgentRequestContext, type Handled } from './agent-context';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
+import { InputRequired, type Asker, type Served } from '../input-required/input-required.service';
 import { InputRequestIds } from './input-request-ids';
 import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
 
@@ -33,6 +34,7 @@ export class AgentTools {
     private readonly conversations: ConversationHandles,
     private readonly inputIds: InputRequestIds,
     private readonly sessions: SessionsService,
+    private readonly inputRequired: InputRequired,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -60,6 +62,16 @@ export class AgentTools {
     if (!keyed.ok) return invalid(keyed.problem);
 
     const callerId = `apikey:${ctx.principal.id}`;
+    // 2026-07-28: the agent's questions become an InputRequiredResult; a retry continues the call (MRTR).
+    const asker: Asker = { agentId: ctx.agentId, callerId, capabilities: ctx.stateless?.clientCapabilities ?? {} };
+    const begun = ctx.stateless
+      ? this.inputRequired.begin(
+          request,
+          asker,
+          keyed.key ? 'the client cannot be asked during a call with an idempotency key' : undefined,
+        )
+      : undefined;
+    if (begun && !begun.ok) return invalid(begun.message);
     let channelId = ctx.session?.channelId;
     const handle = (params._meta as Record<string, unknown> | undefined)?.[CONVERSATION_META_KEY];
     if (ctx.stateless && handle !== undefined) {
@@ -87,12 +99,33 @@ export class AgentTools {
           })
         : toCallResult(outcome);
     const running = this.cancellation.begin(call.callerId, ctx.session?.id, request.id, ctx.disconnected);
-    const options: ExecuteOptions = {
-      signal: running.signal,
-      ...(ctx.notify ? { onEvent: relayFor(params._meta, ctx, this.inputIds) } : {}),
-    };
+    const relay = ctx.notify ? relayFor(params._meta, ctx, this.inputIds) : undefined;
+    const run = (options: ExecuteOptions) => this.calls.run('agent', call, keyed.key, shape, options);
     try {
-      const ran = await this.calls.run('agent', call, keyed.key, shape, options);
+      let ran: CallRun;
+      if (begun) {
+        const served = await this.inputRequired
+          .serve(
+            request,
+            asker,
+            begun,
+            { time: call.time, signal: running.signal, onEvent: relay },
+            async (options) => {
+              const fresh = await run(options);
+              if (!fresh.ok && fresh.error instanceof CallDetachedError) throw fresh.error;
+              return fresh;
+            },
+            (outcome): CallRun => ({ ok: true, resultText: JSON.stringify(shape(outcome)), replayed: false }),
+          )
+          .catch((error: unknown): Served<CallRun> => {
+            if (error instanceof CallError) return { done: true, value: { ok: false, error } };
+            throw error;
+          });
+        if (!served.done) return { response: result(request.id, served.result) };
+        ran = served.value;
+      } else {
+        ran = await run({ signal: running.signal, ...(relay ? { onEvent: relay } : {}) });
+      }
       if (!ran.ok) {
         if (ran.error instanceof CallCancelledError) return { response: null };
         // The session's channel is gone (retention): end the session, so the client's next request gets 404 and it starts anew.

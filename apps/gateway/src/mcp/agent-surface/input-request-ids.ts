@@ -3,7 +3,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 
 const PREFIX = 'mcpgw-input';
-const ID = /^mcpgw-input:([0-9a-f-]{36}):([0-9a-f-]{36}):([A-Za-z0-9_-]{22})$/;
+/** The question's key is a UUID or a name a skill gave it (agent-pod QUESTION_KEY). */
+const ID = /^mcpgw-input:([0-9a-f-]{36}):([A-Za-z0-9_.-]{1,64}):([A-Za-z0-9_-]{22})$/;
 
 /** Which message and which of its questions a client's response answers. */
 export interface InputTarget {

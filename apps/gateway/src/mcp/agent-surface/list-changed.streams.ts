@@ -1,6 +1,8 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Draining } from '@mcpgw/runtime';
 import { CacheInvalidationService } from '../../cache/cache-invalidation.service';
+import { SessionsService } from '../../sessions/sessions.service';
+import { ListenStreams } from '../subscriptions/listen-streams';
 import type { SseStream } from '../transport/sse-stream';
 
 const KEEP_ALIVE_MS = 25_000;
@@ -8,16 +10,27 @@ const KEEP_ALIVE_MS = 25_000;
 /**
  * The GET streams of surface A, by agent. When an agent's tools change (a pod
  * registers; heard on every replica through PostgreSQL NOTIFY), each open
- * stream of that agent gets `notifications/tools/list_changed`. When the
+ * stream of that agent gets `notifications/tools/list_changed`. When the agent
+ * updates a resource (AgentNotices on NATS, heard on every replica), the
+ * streams of the sessions subscribed to it (PostgreSQL) get
+ * `notifications/resources/updated`. When the
  * replica drains, every stream is ended cleanly: the client reconnects (to
  * another replica, with Last-Event-ID) and the HTTP server can close.
  */
 @Injectable()
 export class ListChangedStreams implements OnApplicationShutdown {
   private readonly streams = new Map<string, Set<SseStream>>();
+  /** The session each stream belongs to: it hears the updates of the resources that session subscribed to. */
+  private readonly sessionOf = new WeakMap<SseStream, string>();
   private readonly keepAlive = setInterval(() => this.each(undefined, (s) => s.keepAlive()), KEEP_ALIVE_MS).unref();
 
-  constructor(invalidation: CacheInvalidationService, draining: Draining) {
+  constructor(
+    invalidation: CacheInvalidationService,
+    draining: Draining,
+    listens: ListenStreams,
+    private readonly sessions: SessionsService,
+  ) {
+    listens.onResourceUpdate((agentId, uri) => void this.resourceUpdated(agentId, uri));
     draining.register({
       name: 'sse-streams',
       endStreams: () => this.endAll(),
@@ -31,11 +44,27 @@ export class ListChangedStreams implements OnApplicationShutdown {
     );
   }
 
-  open(agentId: string, stream: SseStream, priming: boolean): void {
+  open(agentId: string, stream: SseStream, priming: boolean, sessionId: string): void {
     stream.open({}, priming);
+    this.sessionOf.set(stream, sessionId);
     const set = this.streams.get(agentId) ?? new Set<SseStream>();
     set.add(stream);
     this.streams.set(agentId, set);
+  }
+
+  /** An agent updated a resource: the streams of the sessions subscribed to it hear of it. */
+  private async resourceUpdated(agentId: string, uri: string): Promise<void> {
+    const open = new Map<string, SseStream[]>();
+    this.each(agentId, (stream) => {
+      const session = this.sessionOf.get(stream);
+      if (session) open.set(session, [...(open.get(session) ?? []), stream]);
+    });
+    if (open.size === 0) return;
+    const watching = await this.sessions.watching([...open.keys()], uri).catch(() => []);
+    for (const session of watching) {
+      for (const stream of open.get(session) ?? [])
+        stream.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+    }
   }
 
   onApplicationShutdown(): void {

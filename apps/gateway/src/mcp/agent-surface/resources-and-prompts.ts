@@ -6,6 +6,9 @@ import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/json-rpc';
 import { failure, result } from '../protocol/json-rpc';
+import { InputRequired, type Asker } from '../input-required/input-required.service';
+import { CallTime } from '../../timeouts/call-time';
+import type { AgentReply } from '@mcpgw/contracts';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
 
 /** MCP's code for an unknown resource URI. */
@@ -19,6 +22,10 @@ export interface AskContext {
   shape: <T extends object>(value: T) => T;
   /** 2026-07-28: list and read results say how long they may be cached. */
   cacheable: <T extends object>(value: T) => T;
+  /** 2026-07-28: who asks, for input-required results (MRTR); absent in a session. */
+  asker?: Asker;
+  /** Aborted when the client goes away (2026-07-28). */
+  disconnected?: AbortSignal;
 }
 
 /**
@@ -30,6 +37,7 @@ export class ResourcesAndPrompts {
   constructor(
     private readonly catalogue: ToolCatalogueService,
     private readonly pipeline: CallPipeline,
+    private readonly inputRequired: InputRequired,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -48,7 +56,7 @@ export class ResourcesAndPrompts {
     return result(request.id, ctx.shape(ctx.cacheable({ prompts })));
   }
 
-  /** resources/subscribe and unsubscribe: accepted for known resources (updates are not pushed yet). */
+  /** resources/subscribe and unsubscribe: accepted for known resources (the handler keeps them with the session). */
   async subscription(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
     const { uri, problem } = this.uriOf(request);
     if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
@@ -95,7 +103,24 @@ export class ResourcesAndPrompts {
   ): Promise<JsonRpcResponse> {
     try {
       const timeoutMs = callTimeout(request.params?._meta, this.env.CALL_TIMEOUT_MS, this.env.CALL_TIMEOUT_MAX_MS);
-      const reply = await this.pipeline.ask({ ...ctx, timeoutMs }, body);
+      let reply: AgentReply;
+      if (ctx.asker) {
+        // 2026-07-28: the agent's questions become an InputRequiredResult (MRTR, ../input-required/).
+        const begun = this.inputRequired.begin(request, ctx.asker);
+        if (!begun.ok) return failure(request.id, AgentSurfaceCode.InvalidParams, begun.message);
+        const served = await this.inputRequired.serve(
+          request,
+          ctx.asker,
+          begun,
+          { time: CallTime.of(timeoutMs, this.env), signal: ctx.disconnected },
+          (options) => this.pipeline.ask({ ...ctx, timeoutMs }, body, options),
+          (outcome) => outcome.reply,
+        );
+        if (!served.done) return result(request.id, served.result);
+        reply = served.value;
+      } else {
+        reply = await this.pipeline.ask({ ...ctx, timeoutMs }, body);
+      }
       if (reply.is_error) {
         const text =
           reply.content

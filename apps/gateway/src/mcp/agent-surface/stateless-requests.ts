@@ -51,7 +51,11 @@ export function routeStateless(body: unknown, headers: StatelessHeaders): Statel
   const check = checkStatelessRequest(classified.message, headers);
   if (!check.ok)
     return { kind: 'answer', status: check.status, response: failure(check.id, check.code, check.message, check.data) };
-  return { kind: 'request', request: classified.message, stateless: { logLevel: check.logLevel } };
+  return {
+    kind: 'request',
+    request: classified.message,
+    stateless: { logLevel: check.logLevel, clientCapabilities: check.clientCapabilities },
+  };
 }
 
 /** 2026-07-28 answers an unknown method with HTTP 404; every other answer is a 200. */

@@ -24,7 +24,7 @@ const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/su
 const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 export type StatelessCheck =
-  | { ok: true; logLevel?: LogLevel }
+  | { ok: true; logLevel?: LogLevel; clientCapabilities: Record<string, unknown> }
   | { ok: false; status: number; id: JsonRpcId | null; code: number; message: string; data?: unknown };
 
 /**
@@ -46,7 +46,8 @@ export function checkStatelessRequest(
   const id = body.id ?? null;
   const meta = metaOf(body) ?? {};
   const version = meta[StatelessMeta.protocolVersion];
-  if (typeof version !== 'string' || typeof meta[StatelessMeta.clientCapabilities] !== 'object') {
+  const capabilities = meta[StatelessMeta.clientCapabilities];
+  if (typeof version !== 'string' || typeof capabilities !== 'object' || capabilities === null) {
     return fail(
       400,
       id,
@@ -78,7 +79,11 @@ export function checkStatelessRequest(
   if (REMOVED.has(body.method))
     return fail(404, id, -32601, `Method not found: ${body.method} (removed in ${STATELESS_PROTOCOL_VERSION})`);
   const level = meta[StatelessMeta.logLevel];
-  return { ok: true, ...(LOG_LEVELS.includes(level as LogLevel) ? { logLevel: level as LogLevel } : {}) };
+  return {
+    ok: true,
+    clientCapabilities: capabilities as Record<string, unknown>,
+    ...(LOG_LEVELS.includes(level as LogLevel) ? { logLevel: level as LogLevel } : {}),
+  };
 }
 
 /** Header values that are not plain ASCII travel as `=?base64?<base64 of UTF-8>?=`. */
