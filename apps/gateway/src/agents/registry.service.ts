@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvalidRequestError, NUL_REFUSAL, RegisterAgentRequest, holdsNul, parseAs } from '@mcpgw/contracts';
+import { headerParamsOf } from '../catalogue/header-params';
 import { schemaLimitsFrom } from '../catalogue/schema-limits';
 import { validatorCompiler } from '../catalogue/tool-validator';
 import { UriTemplate } from '../catalogue/uri-template';
@@ -9,8 +10,9 @@ import { AgentsStore } from './agents.store';
 /**
  * Agent pods announce their skills here; the catalogue follows. What comes from
  * an agent is checked here, so a bad skill is refused at registration, never at
- * call time: input schemas compile (within the limits, patterns on RE2) and
- * resource templates parse (catalogue/README.md).
+ * call time: input schemas compile (within the limits, patterns on RE2), their
+ * `x-mcp-header` annotations follow the rules, and resource templates parse
+ * (catalogue/README.md).
  */
 @Injectable()
 export class RegistryService {
@@ -45,6 +47,7 @@ export class RegistryService {
       names.add(skill.name);
       try {
         compile(skill.input_schema);
+        headerParamsOf(skill.input_schema);
       } catch (error) {
         throw new InvalidRequestError(`skill ${skill.name}: invalid input_schema: ${(error as Error).message}`);
       }

@@ -15,7 +15,13 @@ export interface AgentRequestContext {
   /** Aborted when the client goes away before its answer. */
   disconnected?: AbortSignal;
   /** Set for a 2026-07-28 request: no session; results carry resultType; conversations by handle. */
-  stateless?: { logLevel?: LogLevel };
+  stateless?: {
+    logLevel?: LogLevel;
+    /** `_meta["io.modelcontextprotocol/clientCapabilities"]`: what the client can do for this request. */
+    clientCapabilities: Record<string, unknown>;
+    /** The request's `Mcp-Param-*` headers, by lower-case name. */
+    paramHeaders: Record<string, string | string[] | undefined>;
+  };
 }
 
 export interface Handled {

@@ -16,6 +16,7 @@ import { isStatelessRequest } from '../protocol/stateless';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
 import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
 import { OriginGuard } from '../transport/origin.guard';
+import { PARAM_HEADER_PREFIX } from '../transport/param-headers';
 import { SseStream } from '../transport/sse-stream';
 import type { AgentRequestContext } from './agent-context';
 import { AgentMcpHandler } from './agent-mcp.handler';
@@ -173,6 +174,8 @@ export class AgentMcpController {
   ): Promise<void> {
     const accept = req.headers.accept;
     const disconnected = ctx.stateless ? whenClientLeaves(reply) : undefined;
+    const refused = await this.handler.refusal(request, ctx);
+    if (refused?.response) return sendRpc(reply, accept, refused.status ?? 400, refused.response, refused.headers);
     if (acceptsSse(accept) && wantsStream(request, ctx)) {
       const stream = new SseStream(reply, eventIds ? randomUUID() : undefined);
       stream.open({}, priming);
@@ -212,6 +215,7 @@ export class AgentMcpController {
       version: header(req, VERSION_HEADER),
       method: header(req, 'mcp-method'),
       name: header(req, 'mcp-name'),
+      params: paramHeaders(req),
     });
     if (route.kind === 'answer') return sendRpc(reply, req.headers.accept, route.status, route.response);
     if (route.kind === 'request')
@@ -358,6 +362,11 @@ function refuse(reply: FastifyReply, accept: string | undefined, id: JsonRpcId |
     failure(id, AgentSurfaceCode.QuotaExceeded, refusal.message, refusal.data),
     retryAfterHeader(refusal),
   );
+}
+
+/** The request's `Mcp-Param-*` headers (2026-07-28), by lower-case name. */
+function paramHeaders(req: FastifyRequest): Record<string, string | string[] | undefined> {
+  return Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith(PARAM_HEADER_PREFIX)));
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

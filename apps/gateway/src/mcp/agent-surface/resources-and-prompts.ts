@@ -8,8 +8,8 @@ import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/json-rpc';
 import { failure, result } from '../protocol/json-rpc';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
 
-/** MCP's code for an unknown resource URI. */
-const RESOURCE_NOT_FOUND = -32002;
+/** MCP's code for an unknown resource URI before 2026-07-28 (which uses -32602, SEP-2164). */
+export const LEGACY_RESOURCE_NOT_FOUND = -32002;
 
 export interface AskContext {
   agentId: string;
@@ -19,6 +19,8 @@ export interface AskContext {
   shape: <T extends object>(value: T) => T;
   /** 2026-07-28: list and read results say how long they may be cached. */
   cacheable: <T extends object>(value: T) => T;
+  /** The code of "Resource not found" in the revision in use. */
+  resourceNotFound: number;
 }
 
 /**
@@ -53,7 +55,7 @@ export class ResourcesAndPrompts {
     const { uri, problem } = this.uriOf(request);
     if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
     if (!(await this.knows(ctx.agentId, uri)))
-      return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+      return failure(request.id, ctx.resourceNotFound, 'Resource not found', { uri });
     return result(request.id, {});
   }
 
@@ -61,7 +63,7 @@ export class ResourcesAndPrompts {
     const { uri, problem } = this.uriOf(request);
     if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
     if (!(await this.knows(ctx.agentId, uri)))
-      return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+      return failure(request.id, ctx.resourceNotFound, 'Resource not found', { uri });
     return this.ask(request, ctx, { resource_read: { uri } }, (structured) =>
       ctx.cacheable({ contents: structured.contents ?? [] }),
     );

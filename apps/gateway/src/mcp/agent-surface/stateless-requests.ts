@@ -14,6 +14,8 @@ export interface StatelessHeaders {
   version?: string;
   method?: string;
   name?: string;
+  /** The `Mcp-Param-*` headers, by lower-case name (checked against the tool's `x-mcp-header` parameters). */
+  params?: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -51,7 +53,15 @@ export function routeStateless(body: unknown, headers: StatelessHeaders): Statel
   const check = checkStatelessRequest(classified.message, headers);
   if (!check.ok)
     return { kind: 'answer', status: check.status, response: failure(check.id, check.code, check.message, check.data) };
-  return { kind: 'request', request: classified.message, stateless: { logLevel: check.logLevel } };
+  return {
+    kind: 'request',
+    request: classified.message,
+    stateless: {
+      logLevel: check.logLevel,
+      clientCapabilities: check.clientCapabilities,
+      paramHeaders: headers.params ?? {},
+    },
+  };
 }
 
 /** 2026-07-28 answers an unknown method with HTTP 404; every other answer is a 200. */
