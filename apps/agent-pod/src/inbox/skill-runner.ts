@@ -104,6 +104,7 @@ export class SkillRunner implements OnApplicationShutdown {
         this.events.publish({ type: 'progress', in_reply_to: message.id, progress, total, message: note }),
       log: (level, data, logger) => this.events.publish({ type: 'log', in_reply_to: message.id, level, data, logger }),
       ask: (method, params) => this.clientRequests.ask(message.id, method, params, signal, deadline),
+      pollLater: () => this.events.publish({ type: 'poll', in_reply_to: message.id }),
     };
     const span = () => ({
       name: `skill ${call.name}`,

@@ -60,6 +60,15 @@ export const CONFORMANCE_SKILLS: readonly Skill[] = [
     }
     return { content: [text('Tool with logging executed successfully')] };
   }),
+  fixture(
+    'test_reconnection',
+    'Lets the client poll: its stream closes before the result (SSE polling)',
+    async (_args, ctx) => {
+      ctx.pollLater();
+      await delay(300, undefined, { signal: ctx.signal });
+      return { content: [text('Reconnection test completed')] };
+    },
+  ),
   fixture('test_error_handling', 'Always returns a tool error', async () => ({
     content: [text('This tool intentionally returns an error for testing')],
     isError: true,

@@ -21,6 +21,12 @@ export interface SkillContext {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Ask the MCP client (sampling/createMessage, elicitation/create) and wait for its answer. */
   ask(method: ClientRequestMethod, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * The skill will be a while: the gateway may close the client's connection
+   * (not the call), and the client polls for the rest (SSE polling, MCP
+   * 2025-11-25). Best effort.
+   */
+  pollLater(): void;
 }
 
 export interface SkillOutput {

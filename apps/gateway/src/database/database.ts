@@ -8,12 +8,16 @@ import { AgentResourcesPrompts1764490000000 } from './migrations/1764490000000-a
 import { SessionClientCapabilities1764500000000 } from './migrations/1764500000000-session-client-capabilities';
 import { NatsCredentials1764510000000 } from './migrations/1764510000000-nats-credentials';
 import { AgentQuotas1764515000000 } from './migrations/1764515000000-agent-quotas';
+import { ResumableStreams1764620000000 } from './migrations/1764620000000-resumable-streams';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
 
 /** Where the gateway's caches hear that a row changed (see cache/README.md). */
 export const CACHE_CHANNEL = 'mcpgw_gateway_cache';
+
+/** Where a resumed stream hears that its writer stored another event (see streams/README.md). */
+export const STREAM_CHANNEL = 'mcpgw_gateway_streams';
 
 export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptions {
   return postgresOptions({
@@ -29,6 +33,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       SessionClientCapabilities1764500000000,
       NatsCredentials1764510000000,
       AgentQuotas1764515000000,
+      ResumableStreams1764620000000,
     ],
   });
 }

@@ -101,6 +101,23 @@ export interface NatsCredentialsTable {
   revoked_at: Timestamp | null;
 }
 
+export interface McpStreamsTable {
+  id: string;
+  session_id: string;
+  kind: 'request' | 'listen';
+  created_at: Generated<Timestamp>;
+  ended_at: Timestamp | null;
+  attached_until: Timestamp | null;
+  touched_at: Generated<Timestamp>;
+}
+
+export interface McpStreamEventsTable {
+  stream_id: string;
+  seq: number;
+  data: string;
+  created_at: Generated<Timestamp>;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -111,6 +128,8 @@ export interface GatewayTables {
   personal_access_tokens: PersonalAccessTokensTable;
   agent_quotas: AgentQuotasTable;
   nats_credentials: NatsCredentialsTable;
+  mcp_streams: McpStreamsTable;
+  mcp_stream_events: McpStreamEventsTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

@@ -16,10 +16,20 @@ import { GrantsModule } from '../grants/grants.module';
 import { CallRunner } from '../calls/call-runner.service';
 import { CallMetrics } from '../metrics/call-metrics';
 import { QuotasModule } from '../quotas/quotas.module';
+import { StreamsModule } from '../streams/streams.module';
 
 /** The MCP edge: protocol, transport and the surfaces over the call pipeline. */
 @Module({
-  imports: [AuthModule, GrantsModule, SessionsModule, CatalogueModule, CallsModule, IdempotencyModule, QuotasModule],
+  imports: [
+    AuthModule,
+    GrantsModule,
+    SessionsModule,
+    CatalogueModule,
+    CallsModule,
+    IdempotencyModule,
+    QuotasModule,
+    StreamsModule,
+  ],
   controllers: [AgentMcpController, GrantMcpController],
   providers: [
     AgentMcpHandler,

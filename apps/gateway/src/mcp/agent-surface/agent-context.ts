@@ -12,6 +12,8 @@ export interface AgentRequestContext {
   session?: McpSession;
   /** Set when the response is an event stream: notifications for this request go here. */
   notify?: (notification: object) => void;
+  /** Set when that stream can be resumed: close the connection, not the stream (SSE polling). */
+  release?: () => void;
   /** Aborted when the client goes away before its answer. */
   disconnected?: AbortSignal;
   /** Set for a 2026-07-28 request: no session; results carry resultType; conversations by handle. */

@@ -182,6 +182,7 @@ function relayFor(meta: unknown, ctx: AgentRequestContext, inputIds: InputReques
     logThreshold(ctx),
     ctx.notify!,
     session && ((messageId, key) => inputIds.idFor(messageId, key, session.id)),
+    ctx.release,
   );
 }
 

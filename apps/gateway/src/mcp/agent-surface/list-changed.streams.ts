@@ -33,6 +33,11 @@ export class ListChangedStreams implements OnApplicationShutdown {
 
   open(agentId: string, stream: SseStream, priming: boolean): void {
     stream.open({}, priming);
+    this.add(agentId, stream);
+  }
+
+  /** A stream already open (a resumed one): it gets the agent's notifications from now on. */
+  add(agentId: string, stream: SseStream): void {
     const set = this.streams.get(agentId) ?? new Set<SseStream>();
     set.add(stream);
     this.streams.set(agentId, set);
@@ -44,7 +49,8 @@ export class ListChangedStreams implements OnApplicationShutdown {
 
   private endAll(): void {
     clearInterval(this.keepAlive);
-    this.each(undefined, (stream) => stream.end());
+    // The connections close, not the streams: a client resumes them on another replica.
+    this.each(undefined, (stream) => stream.release());
   }
 
   /** Every open stream of the agent (or of all agents), dropping closed ones. */

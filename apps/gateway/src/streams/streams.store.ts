@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { InjectKysely } from '@mcpgw/persistence';
+import { sql } from 'kysely';
+import { STREAM_CHANNEL } from '../database/database';
+import type { GatewayDb } from '../database/schema';
+
+export type StreamKind = 'request' | 'listen';
+
+export type Attached = { ok: true; kind: StreamKind; ended: boolean } | { ok: false; reason: 'unknown' | 'busy' };
+
+const now = sql<Date>`now()`;
+const later = (ms: number) => sql<Date>`now() + ${sql.lit(ms)} * interval '1 millisecond'`;
+
+/**
+ * Session streams and their events in PostgreSQL (streams/README.md). A stream
+ * is attached while a connection serves it (a lease, renewed); an append
+ * notifies every replica, so a resumed stream on another one hears it.
+ */
+@Injectable()
+export class StreamStore {
+  constructor(@InjectKysely() private readonly db: GatewayDb) {}
+
+  async open(id: string, sessionId: string, kind: StreamKind, leaseMs: number): Promise<void> {
+    await this.db
+      .insertInto('mcp_streams')
+      .values({ id, session_id: sessionId, kind, attached_until: later(leaseMs) })
+      .execute();
+  }
+
+  async append(streamId: string, seq: number, data: string): Promise<void> {
+    await sql`
+      WITH stored AS (
+        INSERT INTO mcp_stream_events (stream_id, seq, data) VALUES (${streamId}, ${seq}, ${data}) RETURNING stream_id
+      )
+      SELECT pg_notify(${sql.lit(STREAM_CHANNEL)}, stream_id::text) FROM stored`.execute(this.db);
+  }
+
+  /** Drop a stream's events up to `seq` (the oldest, to keep it within its bounds). */
+  async dropThrough(streamId: string, seq: number): Promise<void> {
+    await this.db.deleteFrom('mcp_stream_events').where('stream_id', '=', streamId).where('seq', '<=', seq).execute();
+  }
+
+  /** The stream sent its last event (a request's response): a resume replays and ends. */
+  async end(streamId: string): Promise<void> {
+    await sql`
+      WITH ended AS (
+        UPDATE mcp_streams SET ended_at = now(), touched_at = now() WHERE id = ${streamId} RETURNING id
+      )
+      SELECT pg_notify(${sql.lit(STREAM_CHANNEL)}, id::text) FROM ended`.execute(this.db);
+  }
+
+  /** Take the stream for a connection, if it is this session's and no live connection holds it. */
+  async attach(streamId: string, sessionId: string, leaseMs: number): Promise<Attached> {
+    const taken = await this.db
+      .updateTable('mcp_streams')
+      .set({ attached_until: later(leaseMs), touched_at: now })
+      .where('id', '=', streamId)
+      .where('session_id', '=', sessionId)
+      .where((eb) => eb.or([eb('attached_until', 'is', null), eb('attached_until', '<', now)]))
+      .returning(['kind', 'ended_at'])
+      .executeTakeFirst();
+    if (taken) return { ok: true, kind: taken.kind, ended: taken.ended_at !== null };
+    const held = await this.db
+      .selectFrom('mcp_streams')
+      .select('id')
+      .where('id', '=', streamId)
+      .where('session_id', '=', sessionId)
+      .executeTakeFirst();
+    return { ok: false, reason: held ? 'busy' : 'unknown' };
+  }
+
+  async renew(streamIds: string[], leaseMs: number): Promise<void> {
+    if (!streamIds.length) return;
+    await this.db
+      .updateTable('mcp_streams')
+      .set({ attached_until: later(leaseMs), touched_at: now })
+      .where('id', 'in', streamIds)
+      .execute();
+  }
+
+  async detach(streamId: string): Promise<void> {
+    await this.db
+      .updateTable('mcp_streams')
+      .set({ attached_until: null, touched_at: now })
+      .where('id', '=', streamId)
+      .execute();
+  }
+
+  /** Events after `seq`, oldest first, whether the stream has ended, and whether the event after `seq` is gone. */
+  async since(
+    streamId: string,
+    seq: number,
+  ): Promise<{ events: { seq: number; data: string }[]; ended: boolean; gap: boolean; exists: boolean }> {
+    const [stream, events, oldest] = await Promise.all([
+      this.db.selectFrom('mcp_streams').select('ended_at').where('id', '=', streamId).executeTakeFirst(),
+      this.db
+        .selectFrom('mcp_stream_events')
+        .select(['seq', 'data'])
+        .where('stream_id', '=', streamId)
+        .where('seq', '>', seq)
+        .orderBy('seq')
+        .limit(1000)
+        .execute(),
+      this.db
+        .selectFrom('mcp_stream_events')
+        .select((eb) => eb.fn.min('seq').as('min'))
+        .where('stream_id', '=', streamId)
+        .executeTakeFirst(),
+    ]);
+    const first = oldest?.min ?? null;
+    return {
+      events,
+      ended: !!stream?.ended_at,
+      exists: !!stream,
+      // Events the client missed were dropped (bounds, or age): it cannot be resumed faithfully.
+      gap: first !== null && first > seq + 1,
+    };
+  }
+
+  /** Events past the time bound, and streams nobody used for as long. */
+  async purge(ttlSeconds: number): Promise<number> {
+    const cutoff = sql<Date>`now() - ${sql.lit(ttlSeconds)} * interval '1 second'`;
+    await this.db.deleteFrom('mcp_stream_events').where('created_at', '<', cutoff).execute();
+    const gone = await this.db
+      .deleteFrom('mcp_streams')
+      .where('touched_at', '<', cutoff)
+      .where((eb) => eb.or([eb('attached_until', 'is', null), eb('attached_until', '<', now)]))
+      .executeTakeFirst();
+    return Number(gone.numDeletedRows);
+  }
+}
