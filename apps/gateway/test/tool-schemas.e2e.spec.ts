@@ -176,4 +176,44 @@ describe('tool schemas and the definitions that hang on them', () => {
       register({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }),
     ).resolves.toBeDefined();
   });
+
+  it('surface B checks Mcp-Param-* headers of a client that mirrors them (2026-07-28), and leaves others alone', async () => {
+    const { grant } = await env.stack.admin<{ grant: string }>(
+      'grant',
+      'mint',
+      '--workspace',
+      'demo',
+      '--agent',
+      env.agentId,
+      '--task',
+      'T-headers',
+      '--tools',
+      'test_param_headers',
+    );
+    const post = async (headers: Record<string, string>, region = 'eu-west1') => {
+      const response = await fetch(`${env.gatewayUrls[0]}/workspaces/demo/agents/${env.agentId}/mcp/http`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${grant}`, ...headers },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'b1',
+          method: 'tools/call',
+          params: { name: 'test_param_headers', arguments: { region } },
+        }),
+      });
+      return { status: response.status, body: await response.json() };
+    };
+    // A client of the task contract, which knows nothing of header mirroring: served as before.
+    expect((await post({})).status).toBe(200);
+    expect((await post({ 'mcp-param-region': 'eu-west1' })).body.result.structuredContent.output).toBeDefined();
+    const refused = await post({ 'mcp-param-region': 'us-east1' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: -32020,
+      message: expect.stringMatching(/Mcp-Param-Region does not match/),
+    });
+    const missing = await post({ 'mcp-protocol-version': VERSION });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toMatch(/Mcp-Param-Region is missing/);
+  });
 });
