@@ -113,7 +113,11 @@ export class ResumableStreams implements OnModuleInit, OnApplicationShutdown {
         if (drop !== seq) then(() => this.store.append(streamId, seq, data));
         if (drop) then(() => this.store.dropThrough(streamId, drop));
       },
-      end: () => then(() => this.store.end(streamId)),
+      // Ending also lets go of the stream (one write): nothing more is sent on it.
+      end: () => {
+        this.attached.delete(streamId);
+        then(() => this.store.end(streamId));
+      },
       detach: () => {
         if (this.attached.delete(streamId)) then(() => this.store.detach(streamId));
         return chain.then(() => undefined);

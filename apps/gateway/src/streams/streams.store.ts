@@ -40,11 +40,12 @@ export class StreamStore {
     await this.db.deleteFrom('mcp_stream_events').where('stream_id', '=', streamId).where('seq', '<=', seq).execute();
   }
 
-  /** The stream sent its last event (a request's response): a resume replays and ends. */
+  /** The stream sent its last event (a request's response), and no connection holds it: a resume replays and ends. */
   async end(streamId: string): Promise<void> {
     await sql`
       WITH ended AS (
-        UPDATE mcp_streams SET ended_at = now(), touched_at = now() WHERE id = ${streamId} RETURNING id
+        UPDATE mcp_streams SET ended_at = now(), attached_until = NULL, touched_at = now()
+        WHERE id = ${streamId} RETURNING id
       )
       SELECT pg_notify(${sql.lit(STREAM_CHANNEL)}, id::text) FROM ended`.execute(this.db);
   }
