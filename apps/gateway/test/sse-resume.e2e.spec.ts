@@ -103,7 +103,10 @@ describe('resuming SSE streams on any replica (2025-11-25)', () => {
     );
 
   beforeAll(async () => {
-    env = await startTestStack({ gateways: 2, gatewayEnv: { SSE_REPLAY_MAX_EVENTS: '4' } });
+    env = await startTestStack({
+      gateways: 2,
+      gatewayEnv: { SSE_REPLAY_MAX_EVENTS: '4', SSE_REPLAY_MAX_BYTES: '2048' },
+    });
   });
 
   afterAll(async () => {
@@ -205,6 +208,16 @@ describe('resuming SSE streams on any replica (2025-11-25)', () => {
     expect((await tooOld.json()).error.message).toMatch(/no longer stored/);
     const recent = await readEvents(await resume(1, sessionId, ids.at(-3)!));
     expect(recent.events.map((e) => e.id)).toEqual(ids.slice(-2));
+  });
+
+  it('keeps at most SSE_REPLAY_MAX_BYTES of a stream: an event over it alone is not stored, and a resume before it is refused', async () => {
+    const sessionId = await session();
+    const long = 'x'.repeat(3000);
+    const all = await readEvents(await call(0, sessionId, 'echo', { text: long }, 11, { progressToken: 'b' }));
+    expect(messages(all.events).at(-1).result.content[0].text).toBe(long);
+    const refused = await resume(1, sessionId, all.events[0].id!);
+    expect(refused.status).toBe(404);
+    expect((await refused.json()).error.message).toMatch(/no longer stored/);
   });
 
   it('the official SDK client resumes by itself: its POST stream closes, its GET with Last-Event-ID lands on the other replica', async () => {

@@ -109,6 +109,8 @@ export interface McpStreamsTable {
   ended_at: Timestamp | null;
   attached_until: Timestamp | null;
   touched_at: Generated<Timestamp>;
+  /** Events up to this sequence were dropped (bounds, age): a resume from before it cannot be served. */
+  dropped_through: Generated<number>;
 }
 
 export interface McpStreamEventsTable {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { PgNotifications } from '@mcpgw/persistence';
 import { randomUUID } from 'node:crypto';
+import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { STREAM_CHANNEL } from '../database/database';
 import { parseEventId } from './event-ids';
@@ -36,7 +36,6 @@ export type Resumption =
 @Injectable()
 export class ResumableStreams implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ResumableStreams.name);
-  private readonly notifications: PgNotifications;
   /** Streams a connection on this replica holds: their leases are renewed. */
   private readonly attached = new Set<string>();
   /** Resumed streams on this replica waiting for their writer's next event. */
@@ -45,28 +44,26 @@ export class ResumableStreams implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly store: StreamStore,
+    /** Its LISTEN connection, the replica's only one, carries the streams' notices too. */
+    private readonly listener: CacheInvalidationService,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
-  ) {
-    this.notifications = new PgNotifications(
-      env.DATABASE_URL,
-      // Notices may have been lost: every waiting stream looks again.
-      () => this.wakeAll(),
-      (error) => this.logger.warn(`stream listener: ${error.message}`),
-    );
-  }
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    await this.notifications.listen(STREAM_CHANNEL, (streamId) => this.wake(streamId));
-    await this.notifications.start();
+    await this.listener.listen(
+      STREAM_CHANNEL,
+      (streamId) => this.wake(streamId),
+      // Notices may have been lost: every waiting stream looks again.
+      () => this.wakeAll(),
+    );
     this.timers.push(
       setInterval(() => void this.renew(), RENEW_EVERY_MS).unref(),
       setInterval(() => void this.purge(), PURGE_EVERY_MS).unref(),
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     for (const timer of this.timers) clearInterval(timer);
-    await this.notifications.stop();
   }
 
   /**
@@ -157,7 +154,8 @@ export class ResumableStreams implements OnModuleInit, OnApplicationShutdown {
       const notice = follow ? this.nextNotice(streamId, stop) : undefined;
       try {
         const found = await this.store.since(streamId, last);
-        if (found.gap && last === seq) return 'gap';
+        // Events after what was sent are gone: refuse at once, or stop here (the client's next resume is refused).
+        if (found.gap) return last === seq ? 'gap' : last;
         for (const event of found.events) {
           send(event.seq, event.data);
           last = event.seq;

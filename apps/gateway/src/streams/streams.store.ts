@@ -35,9 +35,13 @@ export class StreamStore {
       SELECT pg_notify(${sql.lit(STREAM_CHANNEL)}, stream_id::text) FROM stored`.execute(this.db);
   }
 
-  /** Drop a stream's events up to `seq` (the oldest, to keep it within its bounds). */
+  /** Drop a stream's events up to `seq` (the oldest, to keep it within its bounds), remembering it did. */
   async dropThrough(streamId: string, seq: number): Promise<void> {
-    await this.db.deleteFrom('mcp_stream_events').where('stream_id', '=', streamId).where('seq', '<=', seq).execute();
+    await sql`
+      WITH gone AS (DELETE FROM mcp_stream_events WHERE stream_id = ${streamId} AND seq <= ${seq})
+      UPDATE mcp_streams SET dropped_through = GREATEST(dropped_through, ${seq}) WHERE id = ${streamId}`.execute(
+      this.db,
+    );
   }
 
   /** The stream sent its last event (a request's response), and no connection holds it: a resume replays and ends. */
@@ -87,13 +91,17 @@ export class StreamStore {
       .execute();
   }
 
-  /** Events after `seq`, oldest first, whether the stream has ended, and whether the event after `seq` is gone. */
+  /** Events after `seq`, oldest first, whether the stream has ended, and whether events after `seq` were dropped. */
   async since(
     streamId: string,
     seq: number,
   ): Promise<{ events: { seq: number; data: string }[]; ended: boolean; gap: boolean; exists: boolean }> {
-    const [stream, events, oldest] = await Promise.all([
-      this.db.selectFrom('mcp_streams').select('ended_at').where('id', '=', streamId).executeTakeFirst(),
+    const [stream, events] = await Promise.all([
+      this.db
+        .selectFrom('mcp_streams')
+        .select(['ended_at', 'dropped_through'])
+        .where('id', '=', streamId)
+        .executeTakeFirst(),
       this.db
         .selectFrom('mcp_stream_events')
         .select(['seq', 'data'])
@@ -102,26 +110,24 @@ export class StreamStore {
         .orderBy('seq')
         .limit(1000)
         .execute(),
-      this.db
-        .selectFrom('mcp_stream_events')
-        .select((eb) => eb.fn.min('seq').as('min'))
-        .where('stream_id', '=', streamId)
-        .executeTakeFirst(),
     ]);
-    const first = oldest?.min ?? null;
     return {
       events,
       ended: !!stream?.ended_at,
       exists: !!stream,
       // Events the client missed were dropped (bounds, or age): it cannot be resumed faithfully.
-      gap: first !== null && first > seq + 1,
+      gap: !!stream && stream.dropped_through > seq,
     };
   }
 
   /** Events past the time bound, and streams nobody used for as long. */
   async purge(ttlSeconds: number): Promise<number> {
     const cutoff = sql<Date>`now() - ${sql.lit(ttlSeconds)} * interval '1 second'`;
-    await this.db.deleteFrom('mcp_stream_events').where('created_at', '<', cutoff).execute();
+    await sql`
+      WITH gone AS (DELETE FROM mcp_stream_events WHERE created_at < ${cutoff} RETURNING stream_id, seq)
+      UPDATE mcp_streams s SET dropped_through = GREATEST(s.dropped_through, g.last)
+      FROM (SELECT stream_id, max(seq) AS last FROM gone GROUP BY stream_id) g
+      WHERE s.id = g.stream_id`.execute(this.db);
     const gone = await this.db
       .deleteFrom('mcp_streams')
       .where('touched_at', '<', cutoff)

@@ -18,7 +18,8 @@ export class ResumableStreams1764620000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         ended_at timestamptz,
         attached_until timestamptz,
-        touched_at timestamptz NOT NULL DEFAULT now()
+        touched_at timestamptz NOT NULL DEFAULT now(),
+        dropped_through integer NOT NULL DEFAULT 0
       )`);
     await q.query(`CREATE INDEX mcp_streams_touched ON mcp_streams (touched_at)`);
     await q.query(`
