@@ -10,6 +10,7 @@ import { AgentTools } from './agent-surface/agent-tools';
 import { InputRequestIds } from './agent-surface/input-request-ids';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
 import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
+import { SessionStreams } from './agent-surface/session-streams';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
@@ -37,6 +38,7 @@ import { StreamsModule } from '../streams/streams.module';
     InputRequestIds,
     ResourcesAndPrompts,
     ListChangedStreams,
+    SessionStreams,
     GrantMcpHandler,
     CallMetrics,
     CallRunner,

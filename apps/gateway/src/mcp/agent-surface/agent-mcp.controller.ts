@@ -1,7 +1,6 @@
 import { Controller, UseGuards, Delete, Get, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import {
@@ -23,10 +22,10 @@ import { AgentMcpHandler } from './agent-mcp.handler';
 import { wantsStream } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { ListChangedStreams } from './list-changed.streams';
+import { SessionStreams } from './session-streams';
 import { whenClientLeaves } from '../../cancellation/client-disconnect';
 import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-requests';
 import { QuotasService } from '../../quotas/quotas.service';
-import { ResumableStreams } from '../../streams/resumable-streams.service';
 import { retryAfterHeader, type QuotaRefusal } from '../../quotas/quota-refusal';
 
 const API_KEY_HEADER = 'x-agent-api-key';
@@ -53,7 +52,7 @@ export class AgentMcpController {
     private readonly handler: AgentMcpHandler,
     private readonly listChanged: ListChangedStreams,
     private readonly quotas: QuotasService,
-    private readonly streams: ResumableStreams,
+    private readonly sessionStreams: SessionStreams,
   ) {}
 
   @Post()
@@ -179,7 +178,7 @@ export class AgentMcpController {
     const refused = await this.handler.refusal(request, ctx);
     if (refused?.response) return sendRpc(reply, accept, refused.status ?? 400, refused.response, refused.headers);
     if (acceptsSse(accept) && wantsStream(request, ctx)) {
-      const stream = new SseStream(reply, this.streamIds(ctx, eventIds, priming, 'request'));
+      const stream = new SseStream(reply, this.sessionStreams.ids(ctx.session, eventIds, priming, 'request'));
       stream.open({}, priming);
       try {
         const handled = await this.handler.handle(request, {
@@ -257,63 +256,11 @@ export class AgentMcpController {
     reply.raw.once('close', admitted.release);
     if (req.raw.destroyed || reply.raw.destroyed) admitted.release();
     const lastEventId = header(req, 'last-event-id');
-    if (lastEventId !== undefined) return this.resume(found.session, lastEventId, reply, admitted.release);
+    if (lastEventId !== undefined)
+      return this.sessionStreams.resume(found.session, lastEventId, reply, admitted.release);
     const priming = primesStreams(found.session.protocolVersion);
-    const ids = this.streamIds({ session: found.session }, true, priming, 'listen');
+    const ids = this.sessionStreams.ids(found.session, true, priming, 'listen');
     this.listChanged.open(agentId, new SseStream(reply, ids), priming);
-  }
-
-  /**
-   * A GET with `Last-Event-ID` (2025-11-25 resumability): replay what that
-   * stream sent after it, from the store every replica reads, then go on: a
-   * request's stream until its response, a listen stream as the session's
-   * stream of notifications. 404 for a stream not of this session (or whose
-   * events are gone), 409 while another connection holds it.
-   */
-  private async resume(session: McpSession, lastEventId: string, reply: FastifyReply, release: () => void) {
-    const refuse = (status: number, message: string) => {
-      release();
-      sendRpc(reply, undefined, status, failure(null, AgentSurfaceCode.InvalidRequest, message));
-    };
-    const taken = await this.streams.resume(session.id, lastEventId);
-    if (!taken.ok) return refuse(taken.status, taken.reason);
-    const stop = new AbortController();
-    reply.raw.once('close', () => stop.abort());
-    const listen = taken.kind === 'listen';
-    const stream = new SseStream(reply, listen ? { recorder: this.streams.adopt(taken.streamId) } : taken.streamId);
-    let opened = false;
-    const send = (seq: number, data: string) => {
-      if (!opened) stream.open({}, false);
-      opened = true;
-      stream.replay(seq, data);
-    };
-    if (!listen) reply.raw.once('close', () => void this.streams.detach(taken.streamId));
-    const last = await this.streams.replay(
-      taken.streamId,
-      taken.seq!,
-      send,
-      stop.signal,
-      !listen && !stop.signal.aborted,
-    );
-    if (last === 'gap') {
-      await this.streams.detach(taken.streamId);
-      return refuse(404, 'The events after Last-Event-ID are no longer stored: the stream cannot be resumed');
-    }
-    if (!opened) stream.open({}, false);
-    if (listen) return this.listChanged.add(session.agentId, stream);
-    stream.end();
-  }
-
-  /** The ids of a new stream's events: a recorded (resumable) stream for sessions that prime theirs (2025-11-25). */
-  private streamIds(
-    ctx: Pick<AgentRequestContext, 'session'>,
-    eventIds: boolean,
-    priming: boolean,
-    kind: 'request' | 'listen',
-  ): ConstructorParameters<typeof SseStream>[1] {
-    if (!eventIds) return undefined;
-    if (ctx.session && priming) return { recorder: this.streams.open(ctx.session.id, kind) };
-    return randomUUID();
   }
 
   @Delete()
