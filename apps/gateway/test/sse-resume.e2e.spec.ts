@@ -105,7 +105,7 @@ describe('resuming SSE streams on any replica (2025-11-25)', () => {
   beforeAll(async () => {
     env = await startTestStack({
       gateways: 2,
-      gatewayEnv: { SSE_REPLAY_MAX_EVENTS: '4', SSE_REPLAY_MAX_BYTES: '2048' },
+      gatewayEnv: { SSE_REPLAY_MAX_EVENTS: '4', SSE_REPLAY_MAX_BYTES: '2048', SSE_REPLAY_TTL_SECONDS: '10' },
     });
   });
 
@@ -219,6 +219,29 @@ describe('resuming SSE streams on any replica (2025-11-25)', () => {
     expect(refused.status).toBe(404);
     expect((await refused.json()).error.message).toMatch(/no longer stored/);
   });
+
+  it('keeps a stream SSE_REPLAY_TTL_SECONDS after its last use: then a resume is 404', async () => {
+    const sessionId = await session();
+    const first = await readEvents(await call(0, sessionId, 'test_reconnection', {}));
+    const priming = first.events.at(-1)!.id!;
+    const started = Date.now();
+    let status = 0;
+    const statuses: number[] = [];
+    // The purge runs every 5 s at a 10 s TTL: gone between 10 and about 16 s after the stream was let go.
+    while (Date.now() - started < 25_000) {
+      // A resume that succeeds replays the result and ends; its events still age out.
+      const answer = await resume(1, sessionId, priming);
+      status = answer.status;
+      statuses.push(status);
+      await answer.text();
+      if (status === 404) break;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    expect(status).toBe(404);
+    // Resumable until then (each resume replays the result again).
+    expect(statuses[0]).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+  }, 40_000);
 
   it('the official SDK client resumes by itself: its POST stream closes, its GET with Last-Event-ID lands on the other replica', async () => {
     const [first, second] = [env.mcpUrl(0), env.mcpUrl(1)];

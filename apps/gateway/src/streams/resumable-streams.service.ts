@@ -9,6 +9,7 @@ import { StreamStore, type StreamKind } from './streams.store';
 /** A connection holds its stream this long without renewing (a replica that dies frees it after this). */
 const LEASE_MS = 15_000;
 const RENEW_EVERY_MS = 5_000;
+/** The purge runs this often, or twice per SSE_REPLAY_TTL_SECONDS when that is shorter. */
 const PURGE_EVERY_MS = 60_000;
 
 /**
@@ -58,7 +59,10 @@ export class ResumableStreams implements OnModuleInit, OnApplicationShutdown {
     );
     this.timers.push(
       setInterval(() => void this.renew(), RENEW_EVERY_MS).unref(),
-      setInterval(() => void this.purge(), PURGE_EVERY_MS).unref(),
+      setInterval(
+        () => void this.purge(),
+        Math.min(PURGE_EVERY_MS, (this.env.SSE_REPLAY_TTL_SECONDS * 1000) / 2),
+      ).unref(),
     );
   }
 
