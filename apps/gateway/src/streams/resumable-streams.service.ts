@@ -114,10 +114,10 @@ export class ResumableStreams implements OnModuleInit, OnApplicationShutdown {
         if (drop !== seq) then(() => this.store.append(streamId, seq, data));
         if (drop) then(() => this.store.dropThrough(streamId, drop));
       },
-      // Ending also lets go of the stream (one write): nothing more is sent on it.
+      // Ending also lets go of the stream, if this connection held it (one write): nothing more is sent on it.
       end: () => {
-        this.attached.delete(streamId);
-        then(() => this.store.end(streamId));
+        const held = this.attached.delete(streamId);
+        then(() => this.store.end(streamId, held));
       },
       detach: () => {
         if (this.attached.delete(streamId)) then(() => this.store.detach(streamId));

@@ -44,11 +44,15 @@ export class StreamStore {
     );
   }
 
-  /** The stream sent its last event (a request's response), and no connection holds it: a resume replays and ends. */
-  async end(streamId: string): Promise<void> {
+  /**
+   * The stream sent its last event (a request's response): a resume replays and
+   * ends. `release`: the connection ending it held it, and lets go.
+   */
+  async end(streamId: string, release: boolean): Promise<void> {
+    const attached = release ? sql`NULL` : sql`attached_until`;
     await sql`
       WITH ended AS (
-        UPDATE mcp_streams SET ended_at = now(), attached_until = NULL, touched_at = now()
+        UPDATE mcp_streams SET ended_at = now(), attached_until = ${attached}, touched_at = now()
         WHERE id = ${streamId} RETURNING id
       )
       SELECT pg_notify(${sql.lit(STREAM_CHANNEL)}, id::text) FROM ended`.execute(this.db);
