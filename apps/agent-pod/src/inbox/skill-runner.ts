@@ -114,6 +114,7 @@ export class SkillRunner implements OnApplicationShutdown {
       ask: this.asker(message, signal, deadline),
       resourceUpdated: (uri) => this.bus.publish(AgentNotices.at(this.env.AGENT_ID), { kind: 'resource_updated', uri }),
       changeList: (list) => this.registration.changeList(list),
+      pollLater: () => this.events.publish({ type: 'poll', in_reply_to: message.id }),
     };
     const span = () => ({
       name: `skill ${call.name}`,

@@ -4,8 +4,10 @@ import { text, type Skill } from './skill';
 /**
  * The fixture tools of the official MCP conformance suite
  * (@modelcontextprotocol/conformance, server scenarios), answered by the agent
- * through the bus like any other skill. Sampling and elicitation fixtures are
- * missing on purpose: they need requests from the agent to the client.
+ * through the bus like any other skill; those that need the client mid-call
+ * (sampling, elicitation) are CONFORMANCE_CLIENT_SKILLS, below. The 2026-07-28
+ * suite's diagnostic tools are here too: test_logging_tool, test_param_headers
+ * (x-mcp-header), test_missing_capability, test_streaming_elicitation.
  */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
@@ -58,6 +60,15 @@ export const CONFORMANCE_SKILLS: readonly Skill[] = [
     }
     return { content: [text('Tool with logging executed successfully')] };
   }),
+  fixture(
+    'test_reconnection',
+    'Lets the client poll: its stream closes before the result (SSE polling)',
+    async (_args, ctx) => {
+      ctx.pollLater();
+      await delay(300, undefined, { signal: ctx.signal });
+      return { content: [text('Reconnection test completed')] };
+    },
+  ),
   fixture('test_error_handling', 'Always returns a tool error', async () => ({
     content: [text('This tool intentionally returns an error for testing')],
     isError: true,
@@ -70,20 +81,65 @@ export const CONFORMANCE_SKILLS: readonly Skill[] = [
     return { content: [text('Progress test completed')] };
   }),
   {
+    // Every JSON Schema 2020-12 keyword the 2026-07-28 suite looks for reaches clients as registered.
     definition: {
       name: 'json_schema_2020_12_tool',
       description: 'Tool with JSON Schema 2020-12 features',
       input_schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        $defs: {
+          address: {
+            $anchor: 'addressDef',
+            type: 'object',
+            properties: { street: { type: 'string' }, city: { type: 'string' } },
+          },
+        },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+        },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
       side_effect_class: 'read',
     },
     async run(args) {
       return { content: [text(`JSON Schema 2020-12 tool called with ${JSON.stringify(args)}`)] };
+    },
+  },
+  fixture(
+    'test_logging_tool',
+    'Logs while it runs (2026-07-28: sent only when the request sets a logLevel)',
+    async (_args, ctx) => {
+      for (const line of ['Logging tool started', 'Logging tool working', 'Logging tool done']) ctx.log('info', line);
+      return { content: [text('Logging tool executed')] };
+    },
+  ),
+  {
+    // SEP-2243: region travels in the Mcp-Param-Region header too, and the gateway checks they agree.
+    definition: {
+      name: 'test_param_headers',
+      description: 'Echoes its region, which 2026-07-28 clients mirror into the Mcp-Param-Region header',
+      input_schema: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', description: 'Where to run', 'x-mcp-header': 'Region' },
+          priority: { type: 'integer', description: 'How urgent', 'x-mcp-header': 'Priority' },
+          query: { type: 'string', description: 'What to run' },
+        },
+        required: ['region'],
+      },
+      side_effect_class: 'read',
+    },
+    async run(args) {
+      return { content: [text(`region=${String(args.region)}`)] };
     },
   },
 ];
@@ -94,6 +150,41 @@ function describeAnswer(answer: Record<string, unknown>): string {
 
 /** Fixtures that need the MCP client mid-call: sampling and elicitation, relayed by the gateway. */
 export const CONFORMANCE_CLIENT_SKILLS: readonly Skill[] = [
+  {
+    // Declares what it needs: a 2026-07-28 client without sampling gets -32021 before the agent is asked.
+    definition: {
+      name: 'test_missing_capability',
+      description: 'Needs the client to sample an LLM (refused with -32021 when the client did not declare sampling)',
+      input_schema: NO_ARGUMENTS,
+      side_effect_class: 'read',
+      required_client_capabilities: { sampling: {} },
+    },
+    async run(_args, ctx) {
+      const answer = await ctx.ask('sampling/createMessage', {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }],
+        maxTokens: 20,
+      });
+      const content = answer.content as { type?: string; text?: string } | undefined;
+      return { content: [text(`LLM response: ${content?.type === 'text' ? content.text : 'No text response'}`)] };
+    },
+  },
+  {
+    definition: {
+      name: 'test_streaming_elicitation',
+      description:
+        'Asks the user through the client (2026-07-28: as an input-required result, never a request on the stream)',
+      input_schema: NO_ARGUMENTS,
+      side_effect_class: 'read',
+      required_client_capabilities: { elicitation: {} },
+    },
+    async run(_args, ctx) {
+      const answer = await ctx.ask('elicitation/create', {
+        message: 'Please confirm',
+        requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean' } }, required: ['confirmed'] },
+      });
+      return { content: [text(`Elicitation completed: ${describeAnswer(answer)}`)] };
+    },
+  },
   {
     definition: {
       name: 'test_sampling',

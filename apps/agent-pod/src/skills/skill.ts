@@ -30,6 +30,12 @@ export interface SkillContext {
   resourceUpdated(uri: string): void;
   /** Add or take away a fixture tool or prompt and register again (the conformance suite's list-change hooks). */
   changeList(list: 'tools' | 'prompts'): Promise<void>;
+  /**
+   * The skill will be a while: the gateway may close the client's connection
+   * (not the call), and the client polls for the rest (SSE polling, MCP
+   * 2025-11-25). Best effort.
+   */
+  pollLater(): void;
 }
 
 export interface SkillOutput {

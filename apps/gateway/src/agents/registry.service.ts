@@ -10,6 +10,7 @@ import {
 } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { canonicalJson } from '../idempotency/fingerprint';
+import { headerParamsOf } from '../catalogue/header-params';
 import { schemaLimitsFrom } from '../catalogue/schema-limits';
 import { validatorCompiler } from '../catalogue/tool-validator';
 import { UriTemplate } from '../catalogue/uri-template';
@@ -19,8 +20,9 @@ import { AgentsStore, type AgentExtras } from './agents.store';
 /**
  * Agent pods announce their skills here; the catalogue follows. What comes from
  * an agent is checked here, so a bad skill is refused at registration, never at
- * call time: input schemas compile (within the limits, patterns on RE2) and
- * resource templates parse (catalogue/README.md).
+ * call time: input schemas compile (within the limits, patterns on RE2), their
+ * `x-mcp-header` annotations follow the rules, and resource templates parse
+ * (catalogue/README.md).
  */
 @Injectable()
 export class RegistryService {
@@ -75,6 +77,7 @@ export class RegistryService {
       names.add(skill.name);
       try {
         compile(skill.input_schema);
+        headerParamsOf(skill.input_schema);
       } catch (error) {
         throw new InvalidRequestError(`skill ${skill.name}: invalid input_schema: ${(error as Error).message}`);
       }

@@ -16,12 +16,16 @@ type Listener = (id: string | undefined) => void;
 export class CacheInvalidationService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(CacheInvalidationService.name);
   private readonly listeners = new Map<CacheTopic, Listener[]>();
+  private readonly reconnected: (() => void)[] = [];
   private readonly notifications: PgNotifications;
 
   constructor(@Inject(GATEWAY_ENV) env: GatewayEnv) {
     this.notifications = new PgNotifications(
       env.DATABASE_URL,
-      () => this.dropAll(),
+      () => {
+        this.dropAll();
+        for (const hook of this.reconnected) hook();
+      },
       (error) => this.logger.warn(`cache listener: ${error.message}`),
     );
   }
@@ -33,6 +37,16 @@ export class CacheInvalidationService implements OnModuleInit, OnApplicationShut
 
   async onApplicationShutdown(): Promise<void> {
     await this.notifications.stop();
+  }
+
+  /**
+   * Another channel on this replica's one LISTEN connection (the resumable
+   * streams' notices); `onReconnect` runs after a lost connection, whose
+   * notices are lost.
+   */
+  async listen(channel: string, handler: (payload: string) => void, onReconnect: () => void): Promise<void> {
+    this.reconnected.push(onReconnect);
+    await this.notifications.listen(channel, handler);
   }
 
   on(topic: CacheTopic, listener: Listener): void {

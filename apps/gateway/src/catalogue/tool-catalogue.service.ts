@@ -3,6 +3,7 @@ import type { SkillDefinition } from '@mcpgw/contracts';
 import { AgentsStore, type AgentExtras } from '../agents/agents.store';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { headerParamsOf, type HeaderParam } from './header-params';
 import { schemaLimitsFrom } from './schema-limits';
 import { validatorCompiler, type ArgumentsValidator } from './tool-validator';
 import { UriTemplate } from './uri-template';
@@ -11,6 +12,8 @@ export interface CatalogueTool {
   id: string;
   definition: SkillDefinition;
   validate: ArgumentsValidator;
+  /** Parameters mirrored into `Mcp-Param-*` headers (`x-mcp-header`, header-params.ts). */
+  headerParams: HeaderParam[];
 }
 
 export interface AgentCatalogue extends AgentExtras {
@@ -55,7 +58,12 @@ export class ToolCatalogueService {
     const compile = validatorCompiler(schemaLimitsFrom(this.env));
     for (const row of rows) {
       try {
-        tools.push({ id: row.id, definition: row.definition, validate: compile(row.definition.input_schema) });
+        tools.push({
+          id: row.id,
+          definition: row.definition,
+          validate: compile(row.definition.input_schema),
+          headerParams: headerParamsOf(row.definition.input_schema),
+        });
       } catch (error) {
         this.logger.error(`tool ${agentId}/${row.name} has an invalid input schema: ${(error as Error).message}`);
       }

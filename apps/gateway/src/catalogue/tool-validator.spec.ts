@@ -70,4 +70,50 @@ describe('tool argument validation', () => {
     for (let i = 0; i < DEFAULT_SCHEMA_LIMITS.maxDepth; i++) deep = { type: 'array', items: deep };
     expect(() => compileArgumentsValidator(deep)).toThrow(/deeper than/);
   });
+
+  it('validates with every 2020-12 keyword: allOf, anyOf, oneOf, not, if/then/else, $defs, $anchor, $ref', () => {
+    const check = compileArgumentsValidator({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: {
+        address: {
+          $anchor: 'addressDef',
+          type: 'object',
+          properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } },
+        },
+      },
+      properties: {
+        home: { $ref: '#/$defs/address' },
+        work: { $ref: '#addressDef' },
+        contactMethod: { enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+        tier: { oneOf: [{ const: 'free' }, { const: 'paid' }] },
+        nickname: { not: { const: 'admin' } },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
+    });
+    expect(check({ contactMethod: 'phone', phone: '1', home: { zip: '12345' }, work: { zip: '54321' } })).toEqual([]);
+    expect(check({})).toEqual(expect.arrayContaining(["(arguments) must have required property 'email'"]));
+    expect(check({ contactMethod: 'phone', email: 'a@b' })).toEqual(
+      expect.arrayContaining(["(arguments) must have required property 'phone'"]),
+    );
+    expect(check({ email: 'a@b', work: { zip: 'nope' } })).toEqual(['/work/zip must match pattern "^[0-9]{5}$"']);
+    expect(check({ email: 'a@b', tier: 'gold' })).toEqual(
+      expect.arrayContaining(['/tier must match exactly one schema in oneOf']),
+    );
+    expect(check({ email: 'a@b', nickname: 'admin' })).toEqual(['/nickname must NOT be valid']);
+  });
+
+  it('keeps RE2 under the composition keywords: a backtracking pattern inside anyOf is refused', () => {
+    expect(() =>
+      compileArgumentsValidator({
+        type: 'object',
+        anyOf: [{ properties: { a: { type: 'string', pattern: '^(a)\\1$' } } }],
+      }),
+    ).toThrow(/RE2/);
+  });
 });

@@ -56,6 +56,24 @@ export class GatewaySettings {
   @Min(60)
   SESSION_TTL_SECONDS: number = 86_400;
 
+  /**
+   * How long a session's SSE stream can be resumed with Last-Event-ID after its
+   * last use: its stored events go after this (streams/README.md).
+   */
+  @IsInt()
+  @Min(10)
+  SSE_REPLAY_TTL_SECONDS: number = 300;
+
+  /** Events of one stream kept for a resume; older ones are dropped (a resume from before them is refused). */
+  @IsInt()
+  @Min(1)
+  SSE_REPLAY_MAX_EVENTS: number = 1_000;
+
+  /** Bytes of events of one stream kept for a resume; older events are dropped to stay under. */
+  @IsInt()
+  @Min(1024)
+  SSE_REPLAY_MAX_BYTES: number = 4_194_304;
+
   /** Items per page of tools/list (clients follow nextCursor). */
   @IsInt()
   @Min(1)

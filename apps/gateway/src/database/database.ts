@@ -11,6 +11,7 @@ import { AgentQuotas1764515000000 } from './migrations/1764515000000-agent-quota
 import { SessionResourceSubscriptions1764523130000 } from './migrations/1764523130000-session-resource-subscriptions';
 import { Files1764600000000 } from './migrations/1764600000000-files';
 import { Webhooks1764610000000 } from './migrations/1764610000000-webhooks';
+import { ResumableStreams1764620000000 } from './migrations/1764620000000-resumable-streams';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -20,6 +21,8 @@ export const CACHE_CHANNEL = 'mcpgw_gateway_cache';
 
 /** Where each replica's webhook dispatcher hears of new outbox rows (sent on commit; webhooks/README.md). */
 export const OUTBOX_CHANNEL = 'mcpgw_webhook_outbox';
+/** Where a resumed stream hears that its writer stored another event (see streams/README.md). */
+export const STREAM_CHANNEL = 'mcpgw_gateway_streams';
 
 export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptions {
   return postgresOptions({
@@ -38,6 +41,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       SessionResourceSubscriptions1764523130000,
       Files1764600000000,
       Webhooks1764610000000,
+      ResumableStreams1764620000000,
     ],
   });
 }

@@ -163,6 +163,25 @@ export interface FilesTable {
   expires_at: Timestamp;
 }
 
+export interface McpStreamsTable {
+  id: string;
+  session_id: string;
+  kind: 'request' | 'listen';
+  created_at: Generated<Timestamp>;
+  ended_at: Timestamp | null;
+  attached_until: Timestamp | null;
+  touched_at: Generated<Timestamp>;
+  /** Events up to this sequence were dropped (bounds, age): a resume from before it cannot be served. */
+  dropped_through: Generated<number>;
+}
+
+export interface McpStreamEventsTable {
+  stream_id: string;
+  seq: number;
+  data: string;
+  created_at: Generated<Timestamp>;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -177,6 +196,8 @@ export interface GatewayTables {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   files: FilesTable;
+  mcp_streams: McpStreamsTable;
+  mcp_stream_events: McpStreamEventsTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

@@ -13,6 +13,7 @@ import { ResourcesAndPrompts } from './agent-surface/resources-and-prompts';
 import { InputRequired } from './input-required/input-required.service';
 import { ListenStreams } from './subscriptions/listen-streams';
 import { RequestStates } from './input-required/request-state';
+import { SessionStreams } from './agent-surface/session-streams';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
@@ -20,6 +21,7 @@ import { CallRunner } from '../calls/call-runner.service';
 import { CallMetrics } from '../metrics/call-metrics';
 import { QuotasModule } from '../quotas/quotas.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { StreamsModule } from '../streams/streams.module';
 
 /** The MCP edge: protocol, transport and the surfaces over the call pipeline. */
 @Module({
@@ -32,6 +34,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     IdempotencyModule,
     QuotasModule,
     WebhooksModule,
+    StreamsModule,
   ],
   controllers: [AgentMcpController, GrantMcpController],
   providers: [
@@ -40,6 +43,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     InputRequestIds,
     ResourcesAndPrompts,
     ListChangedStreams,
+    SessionStreams,
     GrantMcpHandler,
     CallMetrics,
     CallRunner,

@@ -6,6 +6,7 @@ import {
   LogEvent,
   ProgressEvent,
   type CallEvent,
+  PollEvent,
   type InputResponse,
 } from '../envelopes/call-events';
 import { ChatMessage } from '../envelopes/chat-message';
@@ -44,6 +45,7 @@ export const checkCallEvent: PayloadCheck<CallEvent> = (plain) => {
   const type = (plain as { type?: unknown } | null)?.type;
   if (type === 'progress') return parseAs(ProgressEvent, plain);
   if (type === 'input_request') return parseAs(InputRequestEvent, plain);
+  if (type === 'poll') return parseAs(PollEvent, plain);
   return parseAs(LogEvent, plain);
 };
 

@@ -85,6 +85,20 @@ export class InputRequestEvent {
   params: Record<string, unknown>;
 }
 
+/**
+ * `poll`: the agent will be a while. A gateway streaming the call to a client
+ * that can resume (an MCP 2025-11-25 session) may close the connection, not
+ * the call: the client reconnects with `Last-Event-ID` (SSE polling) and gets
+ * the rest, on any replica. Elsewhere it is ignored.
+ */
+export class PollEvent {
+  @Equals('poll')
+  type: 'poll';
+
+  @IsUUID()
+  in_reply_to: string;
+}
+
 /** The client's answer to an input request, published on `CallInput.subject`. */
 export interface InputResponse {
   key: string;
@@ -92,7 +106,7 @@ export interface InputResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
-export type CallEvent = ProgressEvent | LogEvent | InputRequestEvent;
+export type CallEvent = ProgressEvent | LogEvent | InputRequestEvent | PollEvent;
 
 /** `cancel`: stop working on message `message_id`; send no reply. Fanned out to every pod of the agent. */
 export class CancelRequest {

@@ -5,6 +5,7 @@ import {
   CLIENT_REQUEST_METHODS,
   CancelRequest,
   InputRequestEvent,
+  PollEvent,
   LOG_LEVELS,
   LogEvent,
   ProgressEvent,
@@ -121,6 +122,8 @@ const inputRequestEventSchema = object(
   { channel_id: uuid },
 );
 
+const pollEventSchema = object({ type: { const: 'poll' }, in_reply_to: uuid });
+
 const cancelRequestSchema = object({ type: { const: 'cancel' }, message_id: uuid }, { reason: string(1000) });
 
 const schemas = new Map<unknown, SchemaObject>([
@@ -129,6 +132,7 @@ const schemas = new Map<unknown, SchemaObject>([
   [ProgressEvent, progressEventSchema],
   [LogEvent, logEventSchema],
   [InputRequestEvent, inputRequestEventSchema],
+  [PollEvent, pollEventSchema],
   [CancelRequest, cancelRequestSchema],
 ]);
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RegisterAgentRequest } from '../skills/skill-definition';
 import { AgentReply } from './agent-reply';
-import { CancelRequest, InputRequestEvent, LogEvent, ProgressEvent } from './call-events';
+import { CancelRequest, InputRequestEvent, LogEvent, PollEvent, ProgressEvent } from './call-events';
 import { ChatMessage } from './chat-message';
 import { validateByDecorators } from './decorated';
 import { parseAs, parseEnvelope } from './validate';
@@ -176,6 +176,7 @@ describe('compiled envelope schemas', () => {
       { type: 'input_request', in_reply_to: U, key: 'k', method: 'roots/list', params: {} },
       [],
     ],
+    ['PollEvent', PollEvent, { type: 'poll', in_reply_to: U }, []],
     ['CancelRequest', CancelRequest, { type: 'cancel', message_id: U }, ['reason']],
   ];
   const values: unknown[] = [
@@ -201,6 +202,7 @@ describe('compiled envelope schemas', () => {
     'progress',
     'log',
     'input_request',
+    'poll',
     'cancel',
     'user',
     'debug',

@@ -64,6 +64,15 @@ export class SkillDefinition {
   @Matches(CREDENTIAL_NAME_PATTERN, { each: true })
   required_credentials?: string[];
 
+  /**
+   * MCP client capabilities the skill cannot run without, as ClientCapabilities
+   * (e.g. `{ "sampling": {} }`): a 2026-07-28 request whose client did not
+   * declare them is refused with -32021 before the agent sees it.
+   */
+  @IsOptional()
+  @IsObject()
+  required_client_capabilities?: Record<string, unknown>;
+
   /** Protocol metadata shown with the tool (MCP `_meta`). */
   @IsOptional()
   @IsObject()

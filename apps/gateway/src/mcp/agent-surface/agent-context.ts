@@ -12,13 +12,17 @@ export interface AgentRequestContext {
   session?: McpSession;
   /** Set when the response is an event stream: notifications for this request go here. */
   notify?: (notification: object) => void;
+  /** Set when that stream can be resumed: close the connection, not the stream (SSE polling). */
+  release?: () => void;
   /** Aborted when the client goes away before its answer. */
   disconnected?: AbortSignal;
   /** Set for a 2026-07-28 request: no session; results carry resultType; conversations by handle. */
   stateless?: {
     logLevel?: LogLevel;
-    /** What the client declared it can answer (sampling, elicitation, roots): the agent is asked nothing else. */
-    clientCapabilities?: Record<string, unknown>;
+    /** `_meta["io.modelcontextprotocol/clientCapabilities"]`: what the client can do for this request. */
+    clientCapabilities: Record<string, unknown>;
+    /** The request's `Mcp-Param-*` headers, by lower-case name. */
+    paramHeaders: Record<string, string | string[] | undefined>;
   };
 }
 

@@ -1,7 +1,6 @@
 import { Controller, UseGuards, Delete, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import {
@@ -16,6 +15,7 @@ import { isStatelessRequest } from '../protocol/stateless';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
 import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
 import { OriginGuard } from '../transport/origin.guard';
+import { PARAM_HEADER_PREFIX } from '../transport/param-headers';
 import { SseStream } from '../transport/sse-stream';
 import type { AgentRequestContext } from './agent-context';
 import { AgentMcpHandler } from './agent-mcp.handler';
@@ -25,6 +25,7 @@ import { ListChangedStreams } from './list-changed.streams';
 import { ListenStreams } from '../subscriptions/listen-streams';
 import { honouredFilter } from '../subscriptions/subscription-filter';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
+import { SessionStreams } from './session-streams';
 import { whenClientLeaves } from '../../cancellation/client-disconnect';
 import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-requests';
 import { QuotasService } from '../../quotas/quotas.service';
@@ -56,6 +57,7 @@ export class AgentMcpController {
     private readonly listens: ListenStreams,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     private readonly quotas: QuotasService,
+    private readonly sessionStreams: SessionStreams,
   ) {}
 
   @Post()
@@ -178,11 +180,18 @@ export class AgentMcpController {
   ): Promise<void> {
     const accept = req.headers.accept;
     const disconnected = ctx.stateless ? whenClientLeaves(reply) : undefined;
+    const refused = await this.handler.refusal(request, ctx);
+    if (refused?.response) return sendRpc(reply, accept, refused.status ?? 400, refused.response, refused.headers);
     if (acceptsSse(accept) && wantsStream(request, ctx)) {
-      const stream = new SseStream(reply, eventIds ? randomUUID() : undefined);
+      const stream = new SseStream(reply, this.sessionStreams.ids(ctx.session, eventIds, priming, 'request'));
       stream.open({}, priming);
       try {
-        const handled = await this.handler.handle(request, { ...ctx, disconnected, notify: (n) => stream.send(n) });
+        const handled = await this.handler.handle(request, {
+          ...ctx,
+          disconnected,
+          notify: (n) => stream.send(n),
+          ...(stream.resumable ? { release: () => stream.release() } : {}),
+        });
         if (handled.response) stream.send(handled.response);
       } catch (error) {
         this.logger.error({
@@ -217,6 +226,7 @@ export class AgentMcpController {
       version: header(req, VERSION_HEADER),
       method: header(req, 'mcp-method'),
       name: header(req, 'mcp-name'),
+      params: paramHeaders(req),
     });
     if (route.kind === 'answer') return sendRpc(reply, req.headers.accept, route.status, route.response);
     if (route.kind === 'request' && route.request.method === 'subscriptions/listen')
@@ -277,12 +287,12 @@ export class AgentMcpController {
     // The slot is held until the stream closes, whoever closes it (client, drain, network).
     reply.raw.once('close', admitted.release);
     if (req.raw.destroyed || reply.raw.destroyed) admitted.release();
-    this.listChanged.open(
-      agentId,
-      new SseStream(reply, randomUUID()),
-      primesStreams(found.session.protocolVersion),
-      found.session.id,
-    );
+    const lastEventId = header(req, 'last-event-id');
+    if (lastEventId !== undefined)
+      return this.sessionStreams.resume(found.session, lastEventId, reply, admitted.release);
+    const priming = primesStreams(found.session.protocolVersion);
+    const ids = this.sessionStreams.ids(found.session, true, priming, 'listen');
+    this.listChanged.open(agentId, new SseStream(reply, ids), priming, found.session.id);
   }
 
   @Delete()
@@ -395,6 +405,11 @@ function refuse(reply: FastifyReply, accept: string | undefined, id: JsonRpcId |
     failure(id, AgentSurfaceCode.QuotaExceeded, refusal.message, refusal.data),
     retryAfterHeader(refusal),
   );
+}
+
+/** The request's `Mcp-Param-*` headers (2026-07-28), by lower-case name. */
+function paramHeaders(req: FastifyRequest): Record<string, string | string[] | undefined> {
+  return Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith(PARAM_HEADER_PREFIX)));
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

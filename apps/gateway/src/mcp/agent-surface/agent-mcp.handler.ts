@@ -15,7 +15,7 @@ import { cacheable, complete, type AgentRequestContext, type Handled } from './a
 import { AgentTools } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { InputRequestIds } from './input-request-ids';
-import { ResourcesAndPrompts, type AskContext } from './resources-and-prompts';
+import { LEGACY_RESOURCE_NOT_FOUND, ResourcesAndPrompts, type AskContext } from './resources-and-prompts';
 
 /** What this server offers, for initialize (and server/discover). */
 export const SERVER_CAPABILITIES = {
@@ -81,6 +81,11 @@ export class AgentMcpHandler {
     }
   }
 
+  /** A refusal due before the request runs or its stream opens (HTTP 400 in 2026-07-28), if any. */
+  refusal(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled | undefined> {
+    return this.tools.refusal(request, ctx);
+  }
+
   private ask(ctx: AgentRequestContext): AskContext {
     return {
       agentId: ctx.agentId,
@@ -98,6 +103,7 @@ export class AgentMcpHandler {
             disconnected: ctx.disconnected,
           }
         : {}),
+      resourceNotFound: ctx.stateless ? AgentSurfaceCode.InvalidParams : LEGACY_RESOURCE_NOT_FOUND,
     };
   }
 

@@ -12,6 +12,8 @@ import { CONVERSATION_META_KEY, ConversationHandles } from '../../sessions/conve
 import { SessionsService } from '../../sessions/sessions.service';
 import { CallTime } from '../../timeouts/call-time';
 import { failure, rawResult, result, type JsonRpcRequest } from '../protocol/json-rpc';
+import { StatelessCode } from '../protocol/stateless';
+import { paramHeaderMismatch } from '../transport/param-headers';
 import { decodeCursor, page } from '../protocol/pagination';
 import { cacheable, complete, type AgentRequestContext, type Handled } from './agent-context';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
@@ -46,6 +48,42 @@ export class AgentTools {
     const { items, nextCursor } = page(tools, offset, this.env.MCP_PAGE_SIZE);
     const listed = { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) };
     return { response: result(request.id, complete(ctx, cacheable(ctx, listed))) };
+  }
+
+  /**
+   * What 2026-07-28 refuses before a call starts (and before a stream opens,
+   * so the refusal keeps its HTTP 400): `Mcp-Param-*` headers that disagree
+   * with the arguments (-32020), a client without a capability the tool needs
+   * (-32021). An unknown tool is left to the call, which names it. The
+   * controller asks this before it answers a request.
+   */
+  async refusal(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled | undefined> {
+    if (!ctx.stateless || request.method !== 'tools/call') return undefined;
+    const tool = (await this.catalogue.forAgent(ctx.agentId)).byName.get(String(request.params?.name));
+    if (!tool) return undefined;
+    const args = request.params?.arguments;
+    const mismatch = paramHeaderMismatch(
+      tool.headerParams,
+      typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+      ctx.stateless.paramHeaders,
+    );
+    if (mismatch)
+      return {
+        status: 400,
+        response: failure(request.id, StatelessCode.HeaderMismatch, `Header mismatch: ${mismatch}`),
+      };
+    const missing = missingCapabilities(tool.definition.required_client_capabilities, ctx.stateless.clientCapabilities);
+    if (missing)
+      return {
+        status: 400,
+        response: failure(
+          request.id,
+          StatelessCode.MissingRequiredClientCapability,
+          `Missing required client capability: ${Object.keys(missing).join(', ')} (tool ${tool.definition.name})`,
+          { requiredCapabilities: missing },
+        ),
+      };
+    return undefined;
   }
 
   async call(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -144,6 +182,17 @@ export class AgentTools {
   }
 }
 
+/** The capabilities a tool requires that the client did not declare (top-level names), or undefined. */
+function missingCapabilities(
+  required: Record<string, unknown> | undefined,
+  declared: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const missing = Object.entries(required ?? {}).filter(
+    ([name]) => declared[name] === undefined || declared[name] === null,
+  );
+  return missing.length ? Object.fromEntries(missing) : undefined;
+}
+
 /** A request that may stream: tools/call with a progress token, or with a log level set. */
 export function wantsStream(request: JsonRpcRequest, ctx: Pick<AgentRequestContext, 'session' | 'stateless'>): boolean {
   if (request.method !== 'tools/call') return false;
@@ -166,6 +215,7 @@ function relayFor(meta: unknown, ctx: AgentRequestContext, inputIds: InputReques
     logThreshold(ctx),
     ctx.notify!,
     session && ((messageId, key) => inputIds.idFor(messageId, key, session.id)),
+    ctx.release,
   );
 }
 

@@ -46,7 +46,12 @@ export class ListChangedStreams implements OnApplicationShutdown {
 
   open(agentId: string, stream: SseStream, priming: boolean, sessionId: string): void {
     stream.open({}, priming);
-    this.sessionOf.set(stream, sessionId);
+    this.add(agentId, stream, sessionId);
+  }
+
+  /** A stream already open (a resumed one): it gets the agent's notifications (and its session's resource updates) from now on. */
+  add(agentId: string, stream: SseStream, sessionId?: string): void {
+    if (sessionId) this.sessionOf.set(stream, sessionId);
     const set = this.streams.get(agentId) ?? new Set<SseStream>();
     set.add(stream);
     this.streams.set(agentId, set);
@@ -73,7 +78,8 @@ export class ListChangedStreams implements OnApplicationShutdown {
 
   private endAll(): void {
     clearInterval(this.keepAlive);
-    this.each(undefined, (stream) => stream.end());
+    // The connections close, not the streams: a client resumes them on another replica.
+    this.each(undefined, (stream) => stream.release());
   }
 
   /** Every open stream of the agent (or of all agents), dropping closed ones. */

@@ -36,6 +36,8 @@ export function eventRelay(
   notify: (notification: object) => void,
   /** The id to relay an agent's question to the client under; absent: the client takes no requests here. */
   requestId?: (messageId: string, key: string) => string,
+  /** Close the client's connection, not the stream (the agent's `poll`); absent: the stream cannot resume. */
+  release?: () => void,
 ): (event: CallEvent) => void {
   let last = Number.NEGATIVE_INFINITY;
   const threshold = minLevel === null ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(minLevel ?? 'debug');
@@ -45,6 +47,10 @@ export function eventRelay(
       last = event.progress;
       const { progress, total, message } = event;
       notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
+      return;
+    }
+    if (event.type === 'poll') {
+      release?.();
       return;
     }
     if (event.type === 'input_request') {

@@ -11,8 +11,8 @@ import { CallTime } from '../../timeouts/call-time';
 import type { AgentReply } from '@mcpgw/contracts';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
 
-/** MCP's code for an unknown resource URI. */
-const RESOURCE_NOT_FOUND = -32002;
+/** MCP's code for an unknown resource URI before 2026-07-28 (which uses -32602, SEP-2164). */
+export const LEGACY_RESOURCE_NOT_FOUND = -32002;
 
 export interface AskContext {
   agentId: string;
@@ -26,6 +26,8 @@ export interface AskContext {
   asker?: Asker;
   /** Aborted when the client goes away (2026-07-28). */
   disconnected?: AbortSignal;
+  /** The code of "Resource not found" in the revision in use. */
+  resourceNotFound: number;
 }
 
 /**
@@ -61,7 +63,7 @@ export class ResourcesAndPrompts {
     const { uri, problem } = this.uriOf(request);
     if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
     if (!(await this.knows(ctx.agentId, uri)))
-      return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+      return failure(request.id, ctx.resourceNotFound, 'Resource not found', { uri });
     return result(request.id, {});
   }
 
@@ -69,7 +71,7 @@ export class ResourcesAndPrompts {
     const { uri, problem } = this.uriOf(request);
     if (problem !== undefined) return failure(request.id, AgentSurfaceCode.InvalidParams, problem);
     if (!(await this.knows(ctx.agentId, uri)))
-      return failure(request.id, RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+      return failure(request.id, ctx.resourceNotFound, 'Resource not found', { uri });
     return this.ask(request, ctx, { resource_read: { uri } }, (structured) =>
       ctx.cacheable({ contents: structured.contents ?? [] }),
     );

@@ -14,6 +14,8 @@ export interface StatelessHeaders {
   version?: string;
   method?: string;
   name?: string;
+  /** The `Mcp-Param-*` headers, by lower-case name (checked against the tool's `x-mcp-header` parameters). */
+  params?: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -54,7 +56,11 @@ export function routeStateless(body: unknown, headers: StatelessHeaders): Statel
   return {
     kind: 'request',
     request: classified.message,
-    stateless: { logLevel: check.logLevel, clientCapabilities: check.clientCapabilities },
+    stateless: {
+      logLevel: check.logLevel,
+      clientCapabilities: check.clientCapabilities,
+      paramHeaders: headers.params ?? {},
+    },
   };
 }
 

@@ -3,7 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RuntimeGrantAuthenticator } from '../../grants/runtime-grant-authenticator.service';
 import { REPLAYED_HEADER, markReplay } from '../../idempotency/replay';
 import { JsonRpcCode, failure, rawResult, result, type JsonRpcId } from '../protocol/json-rpc';
+import { STATELESS_PROTOCOL_VERSION } from '../protocol/versions';
 import { OriginGuard } from '../transport/origin.guard';
+import { PARAM_HEADER_PREFIX } from '../transport/param-headers';
 import { GrantSurfaceError } from './errors';
 import { GrantMcpHandler, taskCaller } from './grant-mcp.handler';
 import { QuotasService } from '../../quotas/quotas.service';
@@ -83,7 +85,9 @@ export class GrantMcpController {
           refusal.data,
         );
       }
-      const called = await this.handler.callTool(request, auth.grant, requestId).finally(admitted.release);
+      const called = await this.handler
+        .callTool(request, auth.grant, requestId, mirroredParams(req))
+        .finally(admitted.release);
       if (!called.ok) return fail(called.status, request.id, called.code, called.message, called.data);
       if (called.replayed) reply.header(REPLAYED_HEADER, 'true');
       send(
@@ -101,6 +105,16 @@ export class GrantMcpController {
       }
     }
   }
+}
+
+/**
+ * The `Mcp-Param-*` headers when the client mirrors parameters into headers
+ * (it speaks 2026-07-28, or sends any): then they are checked; else undefined.
+ */
+function mirroredParams(req: FastifyRequest): Record<string, string | string[] | undefined> | undefined {
+  const params = Object.entries(req.headers).filter(([name]) => name.startsWith(PARAM_HEADER_PREFIX));
+  const mirrors = params.length > 0 || req.headers['mcp-protocol-version'] === STATELESS_PROTOCOL_VERSION;
+  return mirrors ? Object.fromEntries(params) : undefined;
 }
 
 /** The request id to echo: a string or number id of an object body, else null. */

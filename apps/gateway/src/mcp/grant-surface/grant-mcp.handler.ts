@@ -11,6 +11,8 @@ import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
 import { taskCaller } from '../../grants/task-caller';
 import { CallTime } from '../../timeouts/call-time';
 import { JsonRpcCode } from '../protocol/json-rpc';
+import { StatelessCode } from '../protocol/stateless';
+import { paramHeaderMismatch } from '../transport/param-headers';
 import { GrantSurfaceError, grantSurfaceError, type WireError } from './errors';
 import type { GrantRequest } from './grant-request';
 
@@ -32,7 +34,17 @@ export class GrantMcpHandler {
     return { tools: (await this.allowedTools(grant)).map(toContractTool) };
   }
 
-  async callTool(request: CallToolRequest, grant: RuntimeGrant, requestId: string): Promise<GrantCallResult> {
+  /**
+   * `paramHeaders`: the `Mcp-Param-*` headers of a client that mirrors
+   * parameters (2026-07-28, SEP-2243); given, they must agree with the tool's
+   * `x-mcp-header` parameters, else 400 -32020.
+   */
+  async callTool(
+    request: CallToolRequest,
+    grant: RuntimeGrant,
+    requestId: string,
+    paramHeaders?: Record<string, string | string[] | undefined>,
+  ): Promise<GrantCallResult> {
     const tool = (await this.allowedTools(grant)).find((t) => t.definition.name === request.name);
     if (!tool) {
       return {
@@ -41,6 +53,9 @@ export class GrantMcpHandler {
         message: `tool not supported: ${request.name} (see tools/list)`,
       };
     }
+    const mismatch = paramHeaders && paramHeaderMismatch(tool.headerParams, request.arguments, paramHeaders);
+    if (mismatch)
+      return { ok: false, status: 400, code: StatelessCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` };
     const required = tool.definition.required_credentials ?? [];
     const missing = required.filter((name) => !grant.credentials.includes(name));
     if (missing.length) {

@@ -1,4 +1,5 @@
 import { LOG_LEVELS, type LogLevel } from '@mcpgw/contracts';
+import { decodeHeaderValue } from './header-value';
 import type { JsonRpcId } from './json-rpc';
 import { ALL_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from './versions';
 
@@ -14,6 +15,7 @@ export const StatelessMeta = {
 /** Error codes the 2026-07-28 revision added. */
 export const StatelessCode = {
   HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
 } as const;
 
@@ -47,7 +49,12 @@ export function checkStatelessRequest(
   const meta = metaOf(body) ?? {};
   const version = meta[StatelessMeta.protocolVersion];
   const capabilities = meta[StatelessMeta.clientCapabilities];
-  if (typeof version !== 'string' || typeof capabilities !== 'object' || capabilities === null) {
+  if (
+    typeof version !== 'string' ||
+    typeof capabilities !== 'object' ||
+    capabilities === null ||
+    Array.isArray(capabilities)
+  ) {
     return fail(
       400,
       id,
@@ -73,23 +80,19 @@ export function checkStatelessRequest(
     return fail(400, id, StatelessCode.HeaderMismatch, `Header mismatch: Mcp-Method must be ${body.method}`);
   }
   const named = NAMED[body.method];
-  if (named && decodeHeaderValue(headers.name) !== body.params?.[named]) {
+  const name = headers.name === undefined ? undefined : decodeHeaderValue(headers.name.trim());
+  if (named && (!name?.ok || name.value !== body.params?.[named])) {
     return fail(400, id, StatelessCode.HeaderMismatch, `Header mismatch: Mcp-Name must be params.${named}`);
   }
   if (REMOVED.has(body.method))
     return fail(404, id, -32601, `Method not found: ${body.method} (removed in ${STATELESS_PROTOCOL_VERSION})`);
   const level = meta[StatelessMeta.logLevel];
+  const clientCapabilities = meta[StatelessMeta.clientCapabilities] as Record<string, unknown>;
   return {
     ok: true,
-    clientCapabilities: capabilities as Record<string, unknown>,
+    clientCapabilities,
     ...(LOG_LEVELS.includes(level as LogLevel) ? { logLevel: level as LogLevel } : {}),
   };
-}
-
-/** Header values that are not plain ASCII travel as `=?base64?<base64 of UTF-8>?=`. */
-export function decodeHeaderValue(value: string | undefined): string | undefined {
-  const encoded = value && /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(value);
-  return encoded ? Buffer.from(encoded[1], 'base64').toString('utf8') : value;
 }
 
 function metaOf(body: unknown): Record<string, unknown> | undefined {
