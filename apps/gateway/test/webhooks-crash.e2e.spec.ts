@@ -231,7 +231,8 @@ describe('webhooks across a gateway crash', () => {
       await mcp.close().catch(() => undefined);
       await expect.poll(() => slow.at('/slow').length, { timeout: 10_000 }).toBe(1);
       const gateway = env.stack.serving(env.gatewayUrls[0]);
-      await gateway.stop(15_000);
+      // Longer than the gateway's 20 s grace: a loaded CI once took 15 s to drain here.
+      await gateway.stop(30_000);
       expect(await gateway.exited).toBe(0);
       await answered;
       const [delivery] = await env.stack.admin<{ status: string; attempts: number }[]>(

@@ -6,11 +6,11 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
-import { PgNotifications } from '@mcpgw/persistence';
 import { Draining } from '@mcpgw/runtime';
 import { Counter, type Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { OUTBOX_CHANNEL } from '../database/database';
 import { SsrfGuard } from './ssrf-guard';
@@ -28,7 +28,6 @@ import { sendWebhook, type SendResult } from './webhook-sender';
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
-  private readonly notifications: PgNotifications;
   private readonly guard: SsrfGuard;
   private readonly replica: string;
   private box?: SecretBox;
@@ -46,6 +45,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(METRICS_REGISTRY) registry: Registry,
     draining: Draining,
+    private readonly invalidation: CacheInvalidationService,
   ) {
     // On SIGTERM: stop claiming, let the attempts in flight end and be recorded. One cut
     // past the grace keeps its lease, and another replica sends it when the lease ends.
@@ -64,19 +64,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     });
     this.guard = new SsrfGuard(env.WEBHOOK_ALLOWED_HOSTS);
     this.replica = env.SERVICE_INSTANCE;
-    this.notifications = new PgNotifications(
-      env.DATABASE_URL,
-      () => this.wake(),
-      (error) => this.logger.warn(`outbox listener: ${error.message}`),
-    );
     if (env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS) {
       throw new Error('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
     }
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.notifications.listen(OUTBOX_CHANNEL, () => this.wake());
-    await this.notifications.start();
+    // On the replica's one LISTEN connection (the cache's); after it reconnects, look at once.
+    await this.invalidation.listen(
+      OUTBOX_CHANNEL,
+      () => this.wake(),
+      () => this.wake(),
+    );
     // With no enabled webhook anywhere there is nothing to claim: an idle gateway sends no SQL.
     this.pollTimer = setInterval(() => this.outbox.any && this.wake(), this.env.WEBHOOK_POLL_INTERVAL_MS).unref();
     this.purgeTimer = setInterval(
@@ -117,7 +116,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async beforeApplicationShutdown(): Promise<void> {
     this.stop();
     await this.settled();
-    await this.notifications.stop();
   }
 
   /** Claim and start due deliveries until the batch is full or none is due. One pump at a time. */
