@@ -10,6 +10,7 @@ import type { SessionsService } from '../../sessions/sessions.service';
 import { AgentTools } from './agent-tools';
 import type { InputRequired } from '../input-required/input-required.service';
 import type { InputRequestIds } from './input-request-ids';
+import type { TaskService } from '../../tasks/tasks.service';
 
 const STORED = '{"content":[{"type":"text","text":"stored once"}],"structuredContent":{"count":1}}';
 
@@ -25,6 +26,7 @@ function toolsReplaying(resultText: string) {
     {} as InputRequestIds,
     {} as SessionsService,
     {} as InputRequired,
+    {} as TaskService,
     env,
   );
 }

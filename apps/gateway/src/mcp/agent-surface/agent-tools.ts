@@ -20,6 +20,7 @@ import { AgentSurfaceCode, agentSurfaceError } from './errors';
 import { InputRequired, type Asker, type Served } from '../input-required/input-required.service';
 import { InputRequestIds } from './input-request-ids';
 import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
+import { TASK_AFTER_MS, TASKS_EXTENSION, TaskService, declaresTasks } from '../../tasks/tasks.service';
 
 /**
  * Surface A's tools: `tools/list` from the catalogue, `tools/call` through the
@@ -37,6 +38,7 @@ export class AgentTools {
     private readonly inputIds: InputRequestIds,
     private readonly sessions: SessionsService,
     private readonly inputRequired: InputRequired,
+    private readonly tasks: TaskService,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -72,8 +74,14 @@ export class AgentTools {
         status: 400,
         response: failure(request.id, StatelessCode.HeaderMismatch, `Header mismatch: ${mismatch}`),
       };
-    const missing = missingCapabilities(tool.definition.required_client_capabilities, ctx.stateless.clientCapabilities);
-    if (missing)
+    const missing = {
+      ...missingCapabilities(tool.definition.required_client_capabilities, ctx.stateless.clientCapabilities),
+      // A tool that runs only as a task needs a client that declared the tasks extension.
+      ...(tool.definition.execution?.taskSupport === 'required' && !declaresTasks(ctx.stateless.clientCapabilities)
+        ? { extensions: { [TASKS_EXTENSION]: {} } }
+        : {}),
+    };
+    if (Object.keys(missing).length)
       return {
         status: 400,
         response: failure(
@@ -136,6 +144,32 @@ export class AgentTools {
             },
           })
         : toCallResult(outcome);
+    // A task tool, for a client that declared the tasks extension: the call may become a task (../../tasks/README.md).
+    const taskSupport = ctx.stateless
+      ? (await this.catalogue.forAgent(ctx.agentId)).byName.get(params.name)?.definition.execution?.taskSupport
+      : undefined;
+    const asTask =
+      begun?.ok &&
+      !keyed.key &&
+      (taskSupport === 'optional' || taskSupport === 'required') &&
+      declaresTasks(ctx.stateless?.clientCapabilities);
+    if (asTask && !begun.state && !call.channelId) call.channelId = await this.tasks.channelFor(ctx.agentId);
+    const escalate =
+      asTask && begun.ok
+        ? {
+            afterMs: TASK_AFTER_MS,
+            channelId: begun.state?.channelId ?? call.channelId!,
+            toTask: (ref: { messageId: string; channelId: string }, callEndsAt: number) =>
+              this.tasks.create({
+                agentId: ctx.agentId,
+                principal: callerId,
+                tool: params.name as string,
+                ...ref,
+                endsAt: callEndsAt,
+                capabilities: ctx.stateless?.clientCapabilities ?? {},
+              }),
+          }
+        : undefined;
     const running = this.cancellation.begin(call.callerId, ctx.session?.id, request.id, ctx.disconnected);
     const relay = ctx.notify ? relayFor(params._meta, ctx, this.inputIds) : undefined;
     const run = (options: ExecuteOptions) => this.calls.run('agent', call, keyed.key, shape, options);
@@ -147,7 +181,7 @@ export class AgentTools {
             request,
             asker,
             begun,
-            { time: call.time, signal: running.signal, onEvent: relay },
+            { time: call.time, signal: running.signal, onEvent: relay, escalate },
             async (options) => {
               const fresh = await run(options);
               if (!fresh.ok && fresh.error instanceof CallDetachedError) throw fresh.error;
