@@ -232,4 +232,64 @@ describe('tasks (2026-07-28)', () => {
     expect(done.result?.content?.[0].text).toContain('Report on restart');
     await expect.poll(() => deliveries(hook.id, 'task.completed', taskId), { timeout: 5_000 }).toBe(1);
   });
+
+  describe('the 2025-11-25 shape, in a session', () => {
+    const LEGACY = '2025-11-25';
+    let session: string;
+    const rpc = async (gateway: number, method: string, params: Record<string, unknown>) => {
+      const response = await fetch(env.mcpUrl(gateway), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-agent-api-key': env.apiKey,
+          'mcp-protocol-version': LEGACY,
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+      });
+      if (!session) session = response.headers.get('mcp-session-id') ?? '';
+      return (await response.json()) as {
+        result?: Record<string, unknown> & { task?: { taskId: string; status: string; ttl: number } };
+        error?: { code: number; message: string };
+      };
+    };
+
+    beforeAll(async () => {
+      const init = await rpc(0, 'initialize', {
+        protocolVersion: LEGACY,
+        capabilities: {},
+        clientInfo: { name: 'legacy-tasks', version: '1.0.0' },
+      });
+      expect(init.result?.capabilities).toMatchObject({
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      });
+    });
+
+    it('params.task makes a task; tasks/get, tasks/result (blocking) and tasks/list on the other replica', async () => {
+      const created = await rpc(0, 'tools/call', {
+        name: 'long_report',
+        arguments: { topic: 'legacy', seconds: 1 },
+        task: { ttl: 60_000 },
+      });
+      const task = created.result!.task!;
+      expect(task).toMatchObject({ status: 'working' });
+      expect((await rpc(1, 'tasks/get', { taskId: task.taskId })).result).toMatchObject({ taskId: task.taskId });
+      const final = await rpc(1, 'tasks/result', { taskId: task.taskId });
+      expect(final.result?.content).toEqual([{ type: 'text', text: expect.stringContaining('Report on legacy') }]);
+      expect(final.result?._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId: task.taskId } });
+      expect((await rpc(1, 'tasks/get', { taskId: task.taskId })).result?.status).toBe('completed');
+      const listed = (await rpc(1, 'tasks/list', {})).result as { tasks: { taskId: string }[] };
+      expect(listed.tasks.map((t) => t.taskId)).toContain(task.taskId);
+      // A terminal task cannot be cancelled in this revision.
+      expect((await rpc(0, 'tasks/cancel', { taskId: task.taskId })).error?.code).toBe(-32602);
+    });
+
+    it('tasks/cancel cancels a live task; a required tool without params.task is -32601', async () => {
+      const created = await rpc(0, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30 }, task: {} });
+      const cancelled = await rpc(1, 'tasks/cancel', { taskId: created.result!.task!.taskId });
+      expect(cancelled.result).toMatchObject({ taskId: created.result!.task!.taskId, status: 'cancelled' });
+      expect((await rpc(0, 'tools/call', { name: 'failing_job', arguments: {} })).error?.code).toBe(-32601);
+    });
+  });
 });

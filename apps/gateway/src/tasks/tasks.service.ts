@@ -10,7 +10,7 @@ import {
 import { BusClient } from '@mcpgw/bus';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { CallPipeline } from '../calls/call-pipeline.service';
+import { CallPipeline, type CallRequest } from '../calls/call-pipeline.service';
 import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -153,6 +153,80 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     return { ok: true, value: { resultType: 'complete' } };
   }
 
+  // --- 2025-11-25 (sessions): params.task, tasks/get, tasks/result, tasks/list, tasks/cancel ---
+
+  /**
+   * 2025-11-25 `params.task`: check the call, post it without waiting, and
+   * answer `{task}` at once. The client cannot be asked anything during it
+   * (this shape's questions are not built): the agent hears so at once.
+   */
+  async runAsTask(call: CallRequest): Promise<Record<string, unknown>> {
+    const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
+    return this.createLegacy({
+      agentId: call.agentId,
+      principal: call.callerId,
+      tool: call.tool,
+      channelId: ref.channelId,
+      messageId: ref.messageId,
+      endsAt: Date.now() + call.time.limit.remainingMs(),
+      capabilities: {},
+    });
+  }
+
+  /** 2025-11-25 CreateTaskResult: `{task}`. */
+  async createLegacy(call: TaskCall): Promise<Record<string, unknown>> {
+    const created = await this.create(call);
+    return { task: legacyTask(await this.mustRead(created.taskId as string, call)) };
+  }
+
+  async getLegacy(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
+    let row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    if (!TERMINAL.includes(row.status)) row = (await this.catchUp(row)) ?? row;
+    return { ok: true, value: legacyTask(row) };
+  }
+
+  /**
+   * tasks/result: blocks until the task ends (or the client leaves), then the
+   * call's result with the related-task `_meta`, or its error.
+   */
+  async resultLegacy(
+    taskId: unknown,
+    agentId: string,
+    principal: string,
+    signal?: AbortSignal,
+  ): Promise<TaskAnswer | { ok: false; error: { code: number; message: string } }> {
+    let row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    while (!TERMINAL.includes(row.status) && !signal?.aborted) {
+      await delay(TASK_POLL_INTERVAL_MS);
+      const read = await this.reread(row);
+      if (!read) return unknown(taskId);
+      row = TERMINAL.includes(read.status) ? read : ((await this.catchUp(read)) ?? read);
+    }
+    if (row.status === 'completed' && row.result)
+      return { ok: true, value: { ...row.result, _meta: { [RELATED_TASK]: { taskId: row.id } } } };
+    const error = (row.error ?? { code: -32603, message: `task ${row.status}` }) as { code: number; message: string };
+    return { ok: false, error };
+  }
+
+  async listLegacy(agentId: string, principal: string): Promise<Record<string, unknown>[]> {
+    return (await this.store.list(agentId, principal, LIST_MAX)).map(legacyTask);
+  }
+
+  /** Cancels a live task; a terminal one cannot be (-32602, 2025-11-25). */
+  async cancelLegacy(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
+    const row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    if (TERMINAL.includes(row.status)) return { ok: false, message: `Task ${row.id} is already ${row.status}` };
+    await this.cancel(row.id, agentId, principal);
+    return { ok: true, value: legacyTask((await this.reread(row)) ?? row) };
+  }
+
+  private async mustRead(taskId: string, call: TaskCall): Promise<TaskRow> {
+    return (await this.store.get(taskId, call.agentId, call.principal))!;
+  }
+
   private find(taskId: unknown, agentId: string, principal: string): Promise<TaskRow | undefined> {
     if (typeof taskId !== 'string' || !UUID.test(taskId)) return Promise.resolve(undefined);
     return this.store.get(taskId, agentId, principal);
@@ -271,6 +345,24 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
       return ended;
     });
   }
+}
+
+/** The 2025-11-25 `_meta` key that ties a message to its task. */
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+/** The most tasks one tasks/list reads (then paged). */
+const LIST_MAX = 1_000;
+
+/** A 2025-11-25 Task: `ttl` and `pollInterval` (ms), a status message for a failure. */
+function legacyTask(row: TaskRow) {
+  return {
+    taskId: row.id,
+    status: row.status,
+    ...(row.status === 'failed' && row.error ? { statusMessage: String(row.error.message) } : {}),
+    createdAt: row.created_at.toISOString(),
+    lastUpdatedAt: row.updated_at.toISOString(),
+    ttl: TASK_TTL_MS,
+    pollInterval: TASK_POLL_INTERVAL_MS,
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -80,6 +80,20 @@ export class TaskStore {
       .executeTakeFirst()) as TaskRow | undefined;
   }
 
+  /** The caller's unexpired tasks of this agent, oldest first (2025-11-25 tasks/list). */
+  async list(agentId: string, principal: string, limit: number): Promise<TaskRow[]> {
+    return (await this.db
+      .selectFrom('mcp_tasks')
+      .selectAll()
+      .where('agent_id', '=', agentId)
+      .where('principal', '=', principal)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute()) as TaskRow[];
+  }
+
   /** The agent asked: the question joins the open ones (a live task only). */
   async ask(id: string, key: string, question: Record<string, unknown>): Promise<void> {
     await sql`

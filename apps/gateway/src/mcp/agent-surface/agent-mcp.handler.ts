@@ -8,6 +8,7 @@ import { MAX_SESSION_RESOURCE_SUBSCRIPTIONS } from '../../sessions/sessions.stor
 import { QuotasService } from '../../quotas/quotas.service';
 import { retryAfterHeader } from '../../quotas/quota-refusal';
 import { failure, result, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc';
+import { decodeCursor, page } from '../protocol/pagination';
 import { StatelessCode, StatelessMeta } from '../protocol/stateless';
 import { ALL_PROTOCOL_VERSIONS, SERVER_INFO, negotiateVersion } from '../protocol/versions';
 import { SESSION_HEADER } from '../transport/responder';
@@ -25,7 +26,12 @@ export const SERVER_CAPABILITIES = {
   completions: {},
   resources: { subscribe: true },
   prompts: {},
+  // 2025-11-25 tasks: tools/call with params.task, tasks/list and tasks/cancel (../../tasks/README.md).
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 } as const;
+
+/** How many tasks one tasks/list page holds. */
+const LIST_PAGE = 50;
 
 /**
  * Surface A's dispatch, one case per method. Tools are `AgentTools`, resources
@@ -77,6 +83,15 @@ export class AgentMcpHandler {
       case 'tasks/update':
       case 'tasks/cancel':
         if (ctx.stateless) return this.task(request, ctx);
+        if (request.method !== 'tasks/update') return this.legacyTask(request, ctx);
+        return {
+          response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`),
+          unknownMethod: true,
+        };
+      case 'tasks/result':
+      case 'tasks/list':
+        // Removed in 2026-07-28 (SEP-2663): only sessions of earlier revisions have them.
+        if (!ctx.stateless) return this.legacyTask(request, ctx);
         return {
           response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`),
           unknownMethod: true,
@@ -141,6 +156,33 @@ export class AgentMcpHandler {
     return answer.ok
       ? { response: result(request.id, answer.value) }
       : { response: failure(request.id, AgentSurfaceCode.InvalidParams, answer.message) };
+  }
+
+  /** The 2025-11-25 tasks methods, for a session: its key's own tasks of this agent (../../tasks/README.md). */
+  private async legacyTask(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    const params = request.params ?? {};
+    const principal = `apikey:${ctx.principal.id}`;
+    const invalid = (message: string): Handled => ({
+      response: failure(request.id, AgentSurfaceCode.InvalidParams, message),
+    });
+    if (request.method === 'tasks/list') {
+      const offset = decodeCursor(params.cursor);
+      if (offset === undefined) return invalid('Invalid cursor');
+      const { items, nextCursor } = page(await this.tasks.listLegacy(ctx.agentId, principal), offset, LIST_PAGE);
+      return { response: result(request.id, { tasks: items, ...(nextCursor ? { nextCursor } : {}) }) };
+    }
+    if (request.method === 'tasks/result') {
+      const answer = await this.tasks.resultLegacy(params.taskId, ctx.agentId, principal, ctx.disconnected);
+      if (answer.ok) return { response: result(request.id, answer.value) };
+      return 'error' in answer
+        ? { response: failure(request.id, answer.error.code, answer.error.message) }
+        : invalid(answer.message);
+    }
+    const answer =
+      request.method === 'tasks/get'
+        ? await this.tasks.getLegacy(params.taskId, ctx.agentId, principal)
+        : await this.tasks.cancelLegacy(params.taskId, ctx.agentId, principal);
+    return answer.ok ? { response: result(request.id, answer.value) } : invalid(answer.message);
   }
 
   /** A client's JSON-RPC response: the answer to a request an agent made through us. */

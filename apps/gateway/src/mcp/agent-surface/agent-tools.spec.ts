@@ -19,7 +19,7 @@ function toolsReplaying(resultText: string) {
   const calls = { run: vi.fn(async () => ({ ok: true as const, resultText, replayed: true })) };
   const env = { CALL_TIMEOUT_MS: 1_000, CALL_TIMEOUT_MAX_MS: 2_000, MCP_PAGE_SIZE: 10 } as GatewayEnv;
   return new AgentTools(
-    {} as ToolCatalogueService,
+    { forAgent: async () => ({ byName: new Map() }) } as unknown as ToolCatalogueService,
     calls as unknown as CallRunner,
     new CallCancellation(new InFlightCalls(), {} as BusClient),
     {} as ConversationHandles,

@@ -94,6 +94,36 @@ export class AgentTools {
     return undefined;
   }
 
+  /**
+   * A 2025-11-25 session's tools/call: with `params.task` on a task tool, a
+   * task made at once (`{task}`); without it on a `required` tool, -32601.
+   * Undefined: a plain call.
+   */
+  private async legacyTask(
+    request: JsonRpcRequest,
+    call: CallRequest,
+    taskSupport: string | undefined,
+    keyed: boolean,
+  ): Promise<Handled | undefined> {
+    const asked = wantsLegacyTask(request.params ?? {});
+    if (!asked && taskSupport === 'required')
+      return {
+        response: failure(
+          request.id,
+          AgentSurfaceCode.MethodNotFound,
+          `Tool ${call.tool} runs only as a task (params.task)`,
+        ),
+      };
+    if (!asked || keyed || (taskSupport !== 'optional' && taskSupport !== 'required')) return undefined;
+    try {
+      return { response: result(request.id, await this.tasks.runAsTask(call)) };
+    } catch (error) {
+      if (!(error instanceof CallError)) throw error;
+      const { code, message, data } = agentSurfaceError(error);
+      return { response: failure(request.id, code, message, data) };
+    }
+  }
+
   async call(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const params = request.params ?? {};
     const invalid = (message: string) => ({ response: failure(request.id, AgentSurfaceCode.InvalidParams, message) });
@@ -145,9 +175,12 @@ export class AgentTools {
           })
         : toCallResult(outcome);
     // A task tool, for a client that declared the tasks extension: the call may become a task (../../tasks/README.md).
-    const taskSupport = ctx.stateless
-      ? (await this.catalogue.forAgent(ctx.agentId)).byName.get(params.name)?.definition.execution?.taskSupport
-      : undefined;
+    const taskSupport = (await this.catalogue.forAgent(ctx.agentId)).byName.get(params.name)?.definition.execution
+      ?.taskSupport;
+    if (!ctx.stateless && ctx.session) {
+      const legacy = await this.legacyTask(request, call, taskSupport, !!keyed.key);
+      if (legacy) return legacy;
+    }
     const asTask =
       begun?.ok &&
       !keyed.key &&
@@ -214,6 +247,11 @@ export class AgentTools {
       running.end();
     }
   }
+}
+
+/** 2025-11-25 `params.task`: the call runs as a task; a `required` tool refuses to run otherwise (-32601). */
+function wantsLegacyTask(params: Record<string, unknown>): boolean {
+  return typeof params.task === 'object' && params.task !== null && !Array.isArray(params.task);
 }
 
 /** The capabilities a tool requires that the client did not declare (top-level names), or undefined. */
