@@ -221,6 +221,81 @@ describe('tasks (2026-07-28)', () => {
     expect(await deliveries(hook.id, 'task.cancelled', taskId)).toBe(1);
   });
 
+  it("notifications/tasks on a listen stream of the other replica, for the key's own tasks only", async () => {
+    const taskId = await start(0, 'long_report', { topic: 'listen', seconds: 1 });
+    const abort = new AbortController();
+    const open = (notifications: unknown, tasks = true) =>
+      fetch(env.mcpUrl(1), {
+        method: 'POST',
+        signal: abort.signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-agent-api-key': env.apiKey,
+          'mcp-protocol-version': VERSION,
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'subscriptions/listen',
+          params: {
+            notifications,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': VERSION,
+              'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
+              'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
+            },
+          },
+        }),
+      });
+    const refused = await open({ taskIds: [taskId] }, false);
+    expect(((await refused.json()) as Answer['body']).error?.code).toBe(-32021);
+
+    const response = await open({ taskIds: [taskId, '00000000-0000-4000-8000-000000000000'] });
+    const frames: { method?: string; params?: Record<string, unknown> }[] = [];
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+            const data = buffer
+              .slice(0, end)
+              .split('\n')
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => line.slice(5).trim())
+              .join('');
+            buffer = buffer.slice(end + 2);
+            if (data) frames.push(JSON.parse(data));
+          }
+        }
+      } catch {
+        // aborted
+      }
+    })();
+    await expect.poll(() => frames.length, { timeout: 5_000 }).toBeGreaterThan(0);
+    // Only the key's own task is honoured.
+    expect(frames[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [taskId] } },
+    });
+    await expect
+      .poll(() => frames.find((f) => f.method === 'notifications/tasks' && f.params?.status === 'completed'), {
+        timeout: 10_000,
+      })
+      .toBeTruthy();
+    const done = frames.find((f) => f.method === 'notifications/tasks' && f.params?.status === 'completed')!;
+    expect(done.params).toMatchObject({
+      taskId,
+      result: { content: [{ text: expect.stringContaining('Report on listen') }] },
+    });
+    expect(done.params?._meta).toHaveProperty(['io.modelcontextprotocol/subscriptionId']);
+    abort.abort();
+    await reading;
+  });
+
   it('a task outlives the gateway that made it: killed and started again, it answers the task, completed', async () => {
     const taskId = await start(0, 'long_report', { topic: 'restart', seconds: 3 });
     const port = new URL(env.gatewayUrls[0]).port;

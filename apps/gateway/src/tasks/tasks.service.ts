@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import {
+  AgentNotices,
   BusPattern,
   isAttemptsExhausted,
   protocolErrorOf,
@@ -119,6 +120,23 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     return (await this.bus.request(BusPattern.CreateChannel, { agent_id: agentId })).id;
   }
 
+  /** The caller's own tasks among `taskIds` (a listen stream may watch only those). */
+  async owned(taskIds: string[], agentId: string, principal: string): Promise<string[]> {
+    const found = await Promise.all(taskIds.map((id) => this.find(id, agentId, principal)));
+    return found.filter((row): row is TaskRow => !!row).map((row) => row.id);
+  }
+
+  /** A task's DetailedTask for `notifications/tasks` (the stream was checked to be its caller's). */
+  async detailedFor(taskId: string, agentId: string): Promise<Record<string, unknown> | undefined> {
+    const row = await this.store.byId(taskId, agentId);
+    return row && detailed(row);
+  }
+
+  /** Tell every replica the task changed: its listen streams send `notifications/tasks` (../mcp/subscriptions/). */
+  private changed(row: Pick<TaskRow, 'id' | 'agent_id'>): void {
+    this.bus.publish(AgentNotices.at(row.agent_id), { kind: 'task_status', task_id: row.id });
+  }
+
   async get(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
     let row = await this.find(taskId, agentId, principal);
     if (!row) return unknown(taskId);
@@ -136,6 +154,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     if (answered.length) {
       // The row first: a tasks/get after this ack no longer shows them, even if the agent is slow to go on.
       await this.store.answered(row.id, answered);
+      this.changed(row);
       for (const key of answered)
         this.pipeline.answerInput(row.agent_id, row.message_id, { key, result: inputResponses[key] });
     }
@@ -327,6 +346,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     }
     try {
       await this.store.ask(row.id, event.key, { method: event.method, params: event.params });
+      this.changed(row);
     } catch (error) {
       this.logger.error({ msg: 'could not store a task question', task_id: row.id, error: (error as Error).message });
     }
@@ -339,11 +359,13 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
   private async end(row: TaskRow, end: TaskEnd): Promise<TaskRow | undefined> {
     const type = `task.${end.status}` as const;
     const wanted = this.outbox.wants(row.agent_id, type);
-    return this.store.transaction(async (tx) => {
-      const ended = await this.store.end(tx, row.id, end);
-      if (ended && wanted) await this.outbox.record(tx, row.agent_id, taskEvent(type, ended));
-      return ended;
+    const ended = await this.store.transaction(async (tx) => {
+      const done = await this.store.end(tx, row.id, end);
+      if (done && wanted) await this.outbox.record(tx, row.agent_id, taskEvent(type, done));
+      return done;
     });
+    if (ended) this.changed(ended);
+    return ended;
   }
 }
 

@@ -80,6 +80,16 @@ export class TaskStore {
       .executeTakeFirst()) as TaskRow | undefined;
   }
 
+  /** A task of the agent by id, whoever made it (for a stream already checked to be its caller's). */
+  async byId(id: string, agentId: string): Promise<TaskRow | undefined> {
+    return (await this.db
+      .selectFrom('mcp_tasks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('agent_id', '=', agentId)
+      .executeTakeFirst()) as TaskRow | undefined;
+  }
+
   /** The caller's unexpired tasks of this agent, oldest first (2025-11-25 tasks/list). */
   async list(agentId: string, principal: string, limit: number): Promise<TaskRow[]> {
     return (await this.db
