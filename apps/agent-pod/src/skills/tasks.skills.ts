@@ -53,8 +53,11 @@ function fields(answer: Record<string, unknown>): Record<string, unknown> {
     : {};
 }
 
-/** Long enough for the gateway to have made the call a task before the question comes. */
-const AFTER_TASK_MS = 600;
+/**
+ * Long enough for the gateway to have made the call a task (TASK_AFTER_MS, 500 ms)
+ * and to follow it before the question comes, with room to spare on a busy host.
+ */
+const AFTER_TASK_MS = 1_500;
 
 export const TASK_SKILLS: readonly Skill[] = [
   tool(

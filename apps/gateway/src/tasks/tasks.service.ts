@@ -101,17 +101,31 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
 
   /** Store the task (a tasks/get right after finds it), follow its call here, and answer CreateTaskResult. */
   async create(call: TaskCall): Promise<Record<string, unknown>> {
-    const row = await this.store.create({
-      id: randomUUID(),
-      agentId: call.agentId,
-      principal: call.principal,
-      tool: call.tool,
-      channelId: call.channelId,
-      messageId: call.messageId,
-      endsAt: new Date(call.endsAt),
-      ttlMs: TASK_TTL_MS,
-    });
-    void this.follow(row, call.capabilities);
+    // Watch the call's questions before the row exists (kept until it does), so none falls between the two.
+    const known: { row?: TaskRow } = {};
+    const early: CallEvent[] = [];
+    const watch = new CallWatch(this.bus, call.agentId, call.messageId, (event) =>
+      known.row ? void this.heard(known.row, event, call.capabilities) : early.push(event),
+    );
+    let row: TaskRow;
+    try {
+      row = await this.store.create({
+        id: randomUUID(),
+        agentId: call.agentId,
+        principal: call.principal,
+        tool: call.tool,
+        channelId: call.channelId,
+        messageId: call.messageId,
+        endsAt: new Date(call.endsAt),
+        ttlMs: TASK_TTL_MS,
+      });
+    } catch (error) {
+      watch.stop();
+      throw error;
+    }
+    known.row = row;
+    for (const event of early) void this.heard(row, event, call.capabilities);
+    void this.follow(row, call.capabilities, watch);
     return { resultType: 'task', ...envelope(row) };
   }
 
@@ -286,15 +300,12 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
    * (or are refused when the client cannot answer them), its reply ends the
    * task. Waits in slices; stops when the task ended elsewhere.
    */
-  private async follow(row: TaskRow, capabilities?: Record<string, unknown>): Promise<void> {
-    if (this.following.has(row.id)) return;
+  private async follow(row: TaskRow, capabilities?: Record<string, unknown>, watching?: CallWatch): Promise<void> {
+    if (this.following.has(row.id)) return watching?.stop();
     this.following.add(row.id);
-    const watch = new CallWatch(
-      this.bus,
-      row.agent_id,
-      row.message_id,
-      (event) => void this.heard(row, event, capabilities),
-    );
+    const watch =
+      watching ??
+      new CallWatch(this.bus, row.agent_id, row.message_id, (event) => void this.heard(row, event, capabilities));
     try {
       for (;;) {
         const remaining = row.ends_at.getTime() - Date.now();
