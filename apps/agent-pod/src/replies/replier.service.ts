@@ -50,7 +50,7 @@ export class ReplierService {
       content: output.content as ContentItemDto[],
       structured_content: output.structured,
       is_error: output.isError || undefined,
-      meta: { pod_id: this.env.POD_ID },
+      meta: { pod_id: this.env.POD_ID, ...(output.protocolError ? { protocol_error: output.protocolError } : {}) },
     };
   }
 

@@ -43,6 +43,8 @@ export interface SkillOutput {
   structured?: Record<string, unknown>;
   /** A tool-level failure the model can read (MCP `isError`). */
   isError?: boolean;
+  /** A protocol-level failure (a JSON-RPC error): a task ends `failed` with it (`meta.protocol_error`). */
+  protocolError?: { code: number; message: string };
 }
 
 export interface Skill {

@@ -10,6 +10,7 @@ import { screenshotSkill } from './screenshot.skill';
 import { sleepSkill } from './sleep.skill';
 import { summarizePdfSkill } from './summarize-pdf.skill';
 import { SUBSCRIPTION_SKILLS } from './subscriptions.skills';
+import { TASK_SKILLS } from './tasks.skills';
 import { webSearchSkill } from './web-search.skill';
 
 /** Every skill the mock agent ships, by name. */
@@ -27,6 +28,7 @@ export const MOCK_AGENT_SKILLS: readonly Skill[] = [
   ...CONFORMANCE_CLIENT_SKILLS,
   ...INPUT_REQUIRED_SKILLS,
   ...SUBSCRIPTION_SKILLS,
+  ...TASK_SKILLS,
 ];
 
 export function skillsByName(skills: readonly Skill[]): Map<string, Skill> {

@@ -352,6 +352,22 @@ export class CallPipeline {
     }
   }
 
+  /**
+   * Post a prepared call and do not wait for its reply (a 2025-11-25 task:
+   * `../tasks/`): stored and delivered like any call, with the agent's budget
+   * up to the call's limit. Answers where the reply will be.
+   */
+  async post(prepared: PreparedCall, time: CallTime): Promise<CallRef> {
+    const { message, requestId } = prepared;
+    const agentDeadline = time.agentDeadline({ watched: true, keepsResult: false });
+    const posted = await this.onBus(() =>
+      this.bus.request(BusPattern.PostMessage, { envelope: withCallBudget(message, agentDeadline) }, undefined, {
+        requestId,
+      }),
+    );
+    return { agentId: message.agent_id, channelId: posted.channel_id, messageId: message.id };
+  }
+
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
   answerInput(agentId: string, messageId: string, response: InputResponse): void {
     this.bus.publish(CallInput.at(agentId, messageId), response);

@@ -77,6 +77,11 @@ export class CallCancellation {
     };
   }
 
+  /** A task was cancelled (tasks/cancel, on any replica): the pod running its message stops the skill. */
+  stopMessage(agentId: string, messageId: string, reason: string): void {
+    this.tellAgent({ id: messageId, agent_id: agentId } as ChatMessage, reason);
+  }
+
   /** Tell every pod of the agent to stop working on the message (the one running it will). */
   private tellAgent(message: ChatMessage, reason: string): void {
     const cancel: CancelRequest = { type: 'cancel', message_id: message.id, reason };

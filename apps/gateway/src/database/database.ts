@@ -12,6 +12,7 @@ import { SessionResourceSubscriptions1764523130000 } from './migrations/17645231
 import { Files1764600000000 } from './migrations/1764600000000-files';
 import { Webhooks1764610000000 } from './migrations/1764610000000-webhooks';
 import { ResumableStreams1764620000000 } from './migrations/1764620000000-resumable-streams';
+import { Tasks1764630000000 } from './migrations/1764630000000-tasks';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -42,6 +43,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       Files1764600000000,
       Webhooks1764610000000,
       ResumableStreams1764620000000,
+      Tasks1764630000000,
     ],
   });
 }

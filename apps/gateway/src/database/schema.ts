@@ -182,6 +182,28 @@ export interface McpStreamEventsTable {
   created_at: Generated<Timestamp>;
 }
 
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+export interface McpTasksTable {
+  id: string;
+  agent_id: string;
+  /** `apikey:<key id>`: only this caller sees the task. */
+  principal: string;
+  tool: string;
+  channel_id: string;
+  message_id: string;
+  status: TaskStatus;
+  /** The agent's open questions, by key (MRTR `inputRequests`). */
+  input_requests: ColumnType<Record<string, unknown>, string | undefined, string>;
+  result: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  error: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+  /** The agent's deadline for the call: unanswered by then, the task fails. */
+  ends_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
@@ -198,6 +220,7 @@ export interface GatewayTables {
   files: FilesTable;
   mcp_streams: McpStreamsTable;
   mcp_stream_events: McpStreamEventsTable;
+  mcp_tasks: McpTasksTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

@@ -1,3 +1,4 @@
+import { TasksModule } from '../tasks/tasks.module';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { CallsModule } from '../calls/calls.module';
@@ -35,6 +36,7 @@ import { StreamsModule } from '../streams/streams.module';
     QuotasModule,
     WebhooksModule,
     StreamsModule,
+    TasksModule,
   ],
   controllers: [AgentMcpController, GrantMcpController],
   providers: [

@@ -1,8 +1,7 @@
 /**
  * Every webhook event type, and whether the gateway emits it yet. A webhook
  * subscribes to any of them; registration refuses names not listed here. The
- * task events are reserved for the protocol work (tasks): registering for
- * them is allowed now, so a receiver can be set up before they are emitted.
+ * task events come from tasks (io.modelcontextprotocol/tasks, ../tasks/).
  */
 export const WEBHOOK_EVENT_TYPES = {
   'tool_call.completed': { emitted: true, description: 'a tools/call ended with a result (isError false)' },
@@ -10,9 +9,9 @@ export const WEBHOOK_EVENT_TYPES = {
     emitted: true,
     description: 'a tools/call ended with a tool error (isError true), an agent timeout or a backend failure',
   },
-  'task.completed': { emitted: false, description: 'reserved: a task finished' },
-  'task.failed': { emitted: false, description: 'reserved: a task failed' },
-  'task.cancelled': { emitted: false, description: 'reserved: a task was cancelled' },
+  'task.completed': { emitted: true, description: 'a task ended with a result (a tool error too: data.is_error)' },
+  'task.failed': { emitted: true, description: 'a task ended with a protocol error, or the agent ran out of time' },
+  'task.cancelled': { emitted: true, description: 'a task was cancelled by its client' },
 } as const;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;

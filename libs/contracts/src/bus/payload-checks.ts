@@ -78,9 +78,11 @@ export const checkCallCancelled: PayloadCheck<CallCancelledEvent> = bySchema<Cal
  * `subscriptions/listen` streams (and to 2025-11-25 sessions subscribed to the resource).
  */
 export interface AgentNotice {
-  kind: 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed' | 'resource_updated';
+  kind: 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed' | 'resource_updated' | 'task_status';
   /** The resource, for `resource_updated` (required there). */
   uri?: string;
+  /** The task whose state changed, for `task_status` (required there; gateways send it, and read the task's row). */
+  task_id?: string;
 }
 
 export const AGENT_NOTICE_URI_MAX = 4096;
@@ -89,8 +91,11 @@ const agentNoticeShape = bySchema<AgentNotice>({
   type: 'object',
   required: ['kind'],
   properties: {
-    kind: { enum: ['tools_list_changed', 'prompts_list_changed', 'resources_list_changed', 'resource_updated'] },
+    kind: {
+      enum: ['tools_list_changed', 'prompts_list_changed', 'resources_list_changed', 'resource_updated', 'task_status'],
+    },
     uri: { type: 'string', minLength: 1, maxLength: AGENT_NOTICE_URI_MAX },
+    task_id: { type: 'string', minLength: 1, maxLength: 64 },
   },
 });
 
@@ -98,6 +103,8 @@ export const checkAgentNotice: PayloadCheck<AgentNotice> = (plain) => {
   const parsed = agentNoticeShape(plain);
   if (parsed.ok && parsed.value.kind === 'resource_updated' && parsed.value.uri === undefined)
     return { ok: false, errors: ['uri is required for resource_updated'] };
+  if (parsed.ok && parsed.value.kind === 'task_status' && parsed.value.task_id === undefined)
+    return { ok: false, errors: ['task_id is required for task_status'] };
   return parsed;
 };
 

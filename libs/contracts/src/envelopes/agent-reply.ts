@@ -69,3 +69,15 @@ export const ATTEMPTS_EXHAUSTED = 'attempts_exhausted';
 export function isAttemptsExhausted(reply: Pick<AgentReply, 'meta'>): boolean {
   return reply.meta?.outcome === ATTEMPTS_EXHAUSTED;
 }
+
+/**
+ * `meta.protocol_error` of a reply: the skill failed as a protocol error (a
+ * JSON-RPC error, `{code, message}`), not as a tool result the model can read.
+ * A task ends `failed` with it; a plain call still gets the content as a tool error.
+ */
+export function protocolErrorOf(reply: Pick<AgentReply, 'meta'>): { code: number; message: string } | undefined {
+  const error = reply.meta?.protocol_error as { code?: unknown; message?: unknown } | undefined;
+  return error && typeof error.code === 'number' && typeof error.message === 'string'
+    ? { code: error.code, message: error.message }
+    : undefined;
+}

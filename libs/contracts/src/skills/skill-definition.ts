@@ -13,6 +13,17 @@ import {
 import { AGENT_ID_PATTERN } from '../bus/subjects';
 import { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from './catalogue-definitions';
 
+/** How a tool runs as a task (MCP `execution.taskSupport`): never, when the client can, or only so. */
+export const TASK_SUPPORT = ['forbidden', 'optional', 'required'] as const;
+export type TaskSupport = (typeof TASK_SUPPORT)[number];
+
+/** MCP `Tool.execution`: whether the tool may run as a task (io.modelcontextprotocol/tasks). Absent: forbidden. */
+export class SkillExecution {
+  @IsOptional()
+  @IsIn(TASK_SUPPORT)
+  taskSupport?: TaskSupport;
+}
+
 export const SIDE_EFFECT_CLASSES = ['read', 'write', 'destructive'] as const;
 export type SideEffectClass = (typeof SIDE_EFFECT_CLASSES)[number];
 
@@ -72,6 +83,12 @@ export class SkillDefinition {
   @IsOptional()
   @IsObject()
   required_client_capabilities?: Record<string, unknown>;
+
+  /** MCP `execution`: `taskSupport` says whether a client declaring the tasks extension gets a task (gateway tasks/README.md). */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SkillExecution)
+  execution?: SkillExecution;
 
   /** Protocol metadata shown with the tool (MCP `_meta`). */
   @IsOptional()

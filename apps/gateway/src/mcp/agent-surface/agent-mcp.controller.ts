@@ -11,7 +11,8 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../protocol/json-rpc';
-import { isStatelessRequest } from '../protocol/stateless';
+import { StatelessCode, isStatelessRequest } from '../protocol/stateless';
+import { TASKS_EXTENSION, TaskService, declaresTasks } from '../../tasks/tasks.service';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
 import { SESSION_HEADER, acceptsNeither, acceptsSse, sendRpc } from '../transport/responder';
 import { OriginGuard } from '../transport/origin.guard';
@@ -58,6 +59,7 @@ export class AgentMcpController {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     private readonly quotas: QuotasService,
     private readonly sessionStreams: SessionStreams,
+    private readonly tasks: TaskService,
   ) {}
 
   @Post()
@@ -230,7 +232,7 @@ export class AgentMcpController {
     });
     if (route.kind === 'answer') return sendRpc(reply, req.headers.accept, route.status, route.response);
     if (route.kind === 'request' && route.request.method === 'subscriptions/listen')
-      return this.listen(route.request, ctx, req, reply);
+      return this.listen(route.request, { ...ctx, stateless: route.stateless }, req, reply);
     if (route.kind === 'request')
       return this.respond(route.request, { ...ctx, stateless: route.stateless }, req, reply, STATELESS_STREAM);
     if (route.kind === 'notification') this.notification(route.message, ctx);
@@ -242,7 +244,12 @@ export class AgentMcpController {
    * and resource updates, as the filter asks (`../subscriptions/`). It holds a
    * stream slot of the key's quota until it closes.
    */
-  private listen(request: JsonRpcRequest, ctx: AgentRequestContext, req: FastifyRequest, reply: FastifyReply): void {
+  private async listen(
+    request: JsonRpcRequest,
+    ctx: AgentRequestContext,
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     const accept = req.headers.accept;
     const honoured = honouredFilter(request.params?.notifications, this.env.RESOURCE_URI_MAX_CHARS);
     if (!honoured.ok)
@@ -254,6 +261,22 @@ export class AgentMcpController {
         406,
         failure(request.id, AgentSurfaceCode.InvalidRequest, 'subscriptions/listen needs Accept: text/event-stream'),
       );
+    }
+    const taskIds = honoured.filter.taskIds;
+    if (taskIds) {
+      // notifications/tasks: for a client that declared the extension, on the key's own tasks only.
+      if (!declaresTasks(ctx.stateless?.clientCapabilities))
+        return sendRpc(
+          reply,
+          accept,
+          200,
+          failure(request.id, StatelessCode.MissingRequiredClientCapability, 'Missing required client capability', {
+            requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+          }),
+        );
+      const owned = await this.tasks.owned(taskIds, ctx.agentId, `apikey:${ctx.principal.id}`);
+      if (owned.length) honoured.filter.taskIds = owned;
+      else delete honoured.filter.taskIds;
     }
     const admitted = this.quotas.admitStream(ctx.agentId, callerOf(ctx));
     if (!admitted.ok) return refuse(reply, accept, request.id, admitted.refusal);

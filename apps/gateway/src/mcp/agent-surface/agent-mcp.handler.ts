@@ -8,13 +8,15 @@ import { MAX_SESSION_RESOURCE_SUBSCRIPTIONS } from '../../sessions/sessions.stor
 import { QuotasService } from '../../quotas/quotas.service';
 import { retryAfterHeader } from '../../quotas/quota-refusal';
 import { failure, result, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc';
-import { StatelessMeta } from '../protocol/stateless';
+import { decodeCursor, page } from '../protocol/pagination';
+import { StatelessCode, StatelessMeta } from '../protocol/stateless';
 import { ALL_PROTOCOL_VERSIONS, SERVER_INFO, negotiateVersion } from '../protocol/versions';
 import { SESSION_HEADER } from '../transport/responder';
 import { cacheable, complete, type AgentRequestContext, type Handled } from './agent-context';
 import { AgentTools } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { InputRequestIds } from './input-request-ids';
+import { TASKS_EXTENSION, TaskService, declaresTasks, type TaskAnswer } from '../../tasks/tasks.service';
 import { LEGACY_RESOURCE_NOT_FOUND, ResourcesAndPrompts, type AskContext } from './resources-and-prompts';
 
 /** What this server offers, for initialize (and server/discover). */
@@ -24,7 +26,12 @@ export const SERVER_CAPABILITIES = {
   completions: {},
   resources: { subscribe: true },
   prompts: {},
+  // 2025-11-25 tasks: tools/call with params.task, tasks/list and tasks/cancel (../../tasks/README.md).
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 } as const;
+
+/** How many tasks one tasks/list page holds. */
+const LIST_PAGE = 50;
 
 /**
  * Surface A's dispatch, one case per method. Tools are `AgentTools`, resources
@@ -41,6 +48,7 @@ export class AgentMcpHandler {
     private readonly resourcesAndPrompts: ResourcesAndPrompts,
     private readonly inputIds: InputRequestIds,
     private readonly quotas: QuotasService,
+    private readonly tasks: TaskService,
   ) {}
 
   async handle(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -71,6 +79,23 @@ export class AgentMcpHandler {
         return { response: await this.resourcesAndPrompts.listPrompts(request, this.ask(ctx)) };
       case 'prompts/get':
         return { response: await this.resourcesAndPrompts.getPrompt(request, this.ask(ctx)) };
+      case 'tasks/get':
+      case 'tasks/update':
+      case 'tasks/cancel':
+        if (ctx.stateless) return this.task(request, ctx);
+        if (request.method !== 'tasks/update') return this.legacyTask(request, ctx);
+        return {
+          response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`),
+          unknownMethod: true,
+        };
+      case 'tasks/result':
+      case 'tasks/list':
+        // Removed in 2026-07-28 (SEP-2663): only sessions of earlier revisions have them.
+        if (!ctx.stateless) return this.legacyTask(request, ctx);
+        return {
+          response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`),
+          unknownMethod: true,
+        };
       case 'completion/complete':
         return ok({ completion: { values: [], total: 0, hasMore: false } });
       default:
@@ -105,6 +130,59 @@ export class AgentMcpHandler {
         : {}),
       resourceNotFound: ctx.stateless ? AgentSurfaceCode.InvalidParams : LEGACY_RESOURCE_NOT_FOUND,
     };
+  }
+
+  /**
+   * tasks/get, tasks/update, tasks/cancel (2026-07-28, io.modelcontextprotocol/tasks): for a
+   * client that declared the extension (else -32021), on the caller's own tasks (../../tasks/README.md).
+   */
+  private async task(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    if (!declaresTasks(ctx.stateless?.clientCapabilities))
+      return {
+        response: failure(
+          request.id,
+          StatelessCode.MissingRequiredClientCapability,
+          `Missing required client capability: extensions.${TASKS_EXTENSION}`,
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+        ),
+      };
+    const params = request.params ?? {};
+    const principal = `apikey:${ctx.principal.id}`;
+    let answer: TaskAnswer;
+    if (request.method === 'tasks/get') answer = await this.tasks.get(params.taskId, ctx.agentId, principal);
+    else if (request.method === 'tasks/update')
+      answer = await this.tasks.update(params.taskId, params.inputResponses, ctx.agentId, principal);
+    else answer = await this.tasks.cancel(params.taskId, ctx.agentId, principal);
+    return answer.ok
+      ? { response: result(request.id, answer.value) }
+      : { response: failure(request.id, AgentSurfaceCode.InvalidParams, answer.message) };
+  }
+
+  /** The 2025-11-25 tasks methods, for a session: its key's own tasks of this agent (../../tasks/README.md). */
+  private async legacyTask(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
+    const params = request.params ?? {};
+    const principal = `apikey:${ctx.principal.id}`;
+    const invalid = (message: string): Handled => ({
+      response: failure(request.id, AgentSurfaceCode.InvalidParams, message),
+    });
+    if (request.method === 'tasks/list') {
+      const offset = decodeCursor(params.cursor);
+      if (offset === undefined) return invalid('Invalid cursor');
+      const { items, nextCursor } = page(await this.tasks.listLegacy(ctx.agentId, principal), offset, LIST_PAGE);
+      return { response: result(request.id, { tasks: items, ...(nextCursor ? { nextCursor } : {}) }) };
+    }
+    if (request.method === 'tasks/result') {
+      const answer = await this.tasks.resultLegacy(params.taskId, ctx.agentId, principal, ctx.disconnected);
+      if (answer.ok) return { response: result(request.id, answer.value) };
+      return 'error' in answer
+        ? { response: failure(request.id, answer.error.code, answer.error.message) }
+        : invalid(answer.message);
+    }
+    const answer =
+      request.method === 'tasks/get'
+        ? await this.tasks.getLegacy(params.taskId, ctx.agentId, principal)
+        : await this.tasks.cancelLegacy(params.taskId, ctx.agentId, principal);
+    return answer.ok ? { response: result(request.id, answer.value) } : invalid(answer.message);
   }
 
   /** A client's JSON-RPC response: the answer to a request an agent made through us. */
@@ -214,6 +292,8 @@ function discovery(agentId: string) {
       completions: {},
       resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
+      // Long tools run as tasks for clients that declare the extension too (../../tasks/README.md).
+      extensions: { [TASKS_EXTENSION]: {} },
     },
     serverInfo: SERVER_INFO,
     instructions: `Tools of agent ${agentId}. To continue a conversation, send back _meta["${CONVERSATION_META_KEY}"] from a tools/call result.`,

@@ -10,6 +10,7 @@ import type { SessionsService } from '../../sessions/sessions.service';
 import { AgentTools } from './agent-tools';
 import type { InputRequired } from '../input-required/input-required.service';
 import type { InputRequestIds } from './input-request-ids';
+import type { TaskService } from '../../tasks/tasks.service';
 
 const STORED = '{"content":[{"type":"text","text":"stored once"}],"structuredContent":{"count":1}}';
 
@@ -18,13 +19,14 @@ function toolsReplaying(resultText: string) {
   const calls = { run: vi.fn(async () => ({ ok: true as const, resultText, replayed: true })) };
   const env = { CALL_TIMEOUT_MS: 1_000, CALL_TIMEOUT_MAX_MS: 2_000, MCP_PAGE_SIZE: 10 } as GatewayEnv;
   return new AgentTools(
-    {} as ToolCatalogueService,
+    { forAgent: async () => ({ byName: new Map() }) } as unknown as ToolCatalogueService,
     calls as unknown as CallRunner,
     new CallCancellation(new InFlightCalls(), {} as BusClient),
     {} as ConversationHandles,
     {} as InputRequestIds,
     {} as SessionsService,
     {} as InputRequired,
+    {} as TaskService,
     env,
   );
 }

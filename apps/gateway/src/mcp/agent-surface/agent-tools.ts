@@ -20,6 +20,7 @@ import { AgentSurfaceCode, agentSurfaceError } from './errors';
 import { InputRequired, type Asker, type Served } from '../input-required/input-required.service';
 import { InputRequestIds } from './input-request-ids';
 import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
+import { TASK_AFTER_MS, TASKS_EXTENSION, TaskService, declaresTasks } from '../../tasks/tasks.service';
 
 /**
  * Surface A's tools: `tools/list` from the catalogue, `tools/call` through the
@@ -37,6 +38,7 @@ export class AgentTools {
     private readonly inputIds: InputRequestIds,
     private readonly sessions: SessionsService,
     private readonly inputRequired: InputRequired,
+    private readonly tasks: TaskService,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -72,8 +74,14 @@ export class AgentTools {
         status: 400,
         response: failure(request.id, StatelessCode.HeaderMismatch, `Header mismatch: ${mismatch}`),
       };
-    const missing = missingCapabilities(tool.definition.required_client_capabilities, ctx.stateless.clientCapabilities);
-    if (missing)
+    const missing = {
+      ...missingCapabilities(tool.definition.required_client_capabilities, ctx.stateless.clientCapabilities),
+      // A tool that runs only as a task needs a client that declared the tasks extension.
+      ...(tool.definition.execution?.taskSupport === 'required' && !declaresTasks(ctx.stateless.clientCapabilities)
+        ? { extensions: { [TASKS_EXTENSION]: {} } }
+        : {}),
+    };
+    if (Object.keys(missing).length)
       return {
         status: 400,
         response: failure(
@@ -84,6 +92,36 @@ export class AgentTools {
         ),
       };
     return undefined;
+  }
+
+  /**
+   * A 2025-11-25 session's tools/call: with `params.task` on a task tool, a
+   * task made at once (`{task}`); without it on a `required` tool, -32601.
+   * Undefined: a plain call.
+   */
+  private async legacyTask(
+    request: JsonRpcRequest,
+    call: CallRequest,
+    taskSupport: string | undefined,
+    keyed: boolean,
+  ): Promise<Handled | undefined> {
+    const asked = wantsLegacyTask(request.params ?? {});
+    if (!asked && taskSupport === 'required')
+      return {
+        response: failure(
+          request.id,
+          AgentSurfaceCode.MethodNotFound,
+          `Tool ${call.tool} runs only as a task (params.task)`,
+        ),
+      };
+    if (!asked || keyed || (taskSupport !== 'optional' && taskSupport !== 'required')) return undefined;
+    try {
+      return { response: result(request.id, await this.tasks.runAsTask(call)) };
+    } catch (error) {
+      if (!(error instanceof CallError)) throw error;
+      const { code, message, data } = agentSurfaceError(error);
+      return { response: failure(request.id, code, message, data) };
+    }
   }
 
   async call(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -136,6 +174,35 @@ export class AgentTools {
             },
           })
         : toCallResult(outcome);
+    // A task tool, for a client that declared the tasks extension: the call may become a task (../../tasks/README.md).
+    const taskSupport = (await this.catalogue.forAgent(ctx.agentId)).byName.get(params.name)?.definition.execution
+      ?.taskSupport;
+    if (!ctx.stateless && ctx.session) {
+      const legacy = await this.legacyTask(request, call, taskSupport, !!keyed.key);
+      if (legacy) return legacy;
+    }
+    const asTask =
+      begun?.ok &&
+      !keyed.key &&
+      (taskSupport === 'optional' || taskSupport === 'required') &&
+      declaresTasks(ctx.stateless?.clientCapabilities);
+    if (asTask && !begun.state && !call.channelId) call.channelId = await this.tasks.channelFor(ctx.agentId);
+    const escalate =
+      asTask && begun.ok
+        ? {
+            afterMs: TASK_AFTER_MS,
+            channelId: begun.state?.channelId ?? call.channelId!,
+            toTask: (ref: { messageId: string; channelId: string }, callEndsAt: number) =>
+              this.tasks.create({
+                agentId: ctx.agentId,
+                principal: callerId,
+                tool: params.name as string,
+                ...ref,
+                endsAt: callEndsAt,
+                capabilities: ctx.stateless?.clientCapabilities ?? {},
+              }),
+          }
+        : undefined;
     const running = this.cancellation.begin(call.callerId, ctx.session?.id, request.id, ctx.disconnected);
     const relay = ctx.notify ? relayFor(params._meta, ctx, this.inputIds) : undefined;
     const run = (options: ExecuteOptions) => this.calls.run('agent', call, keyed.key, shape, options);
@@ -147,7 +214,7 @@ export class AgentTools {
             request,
             asker,
             begun,
-            { time: call.time, signal: running.signal, onEvent: relay },
+            { time: call.time, signal: running.signal, onEvent: relay, escalate },
             async (options) => {
               const fresh = await run(options);
               if (!fresh.ok && fresh.error instanceof CallDetachedError) throw fresh.error;
@@ -180,6 +247,11 @@ export class AgentTools {
       running.end();
     }
   }
+}
+
+/** 2025-11-25 `params.task`: the call runs as a task; a `required` tool refuses to run otherwise (-32601). */
+function wantsLegacyTask(params: Record<string, unknown>): boolean {
+  return typeof params.task === 'object' && params.task !== null && !Array.isArray(params.task);
 }
 
 /** The capabilities a tool requires that the client did not declare (top-level names), or undefined. */

@@ -11,6 +11,7 @@ export function toMcpTool({ definition: d }: CatalogueTool) {
     inputSchema: d.input_schema,
     ...(d.output_schema ? { outputSchema: d.output_schema } : {}),
     ...(d.annotations ? { annotations: d.annotations } : {}),
+    ...(d.execution?.taskSupport ? { execution: { taskSupport: d.execution.taskSupport } } : {}),
     ...(d._meta ? { _meta: d._meta } : {}),
   };
 }

@@ -22,8 +22,17 @@ export type Begun = { ok: true; round: InputRound; state?: RequestState } | { ok
 /** How one request of a call ended: its value, or the questions the client must answer first. */
 export type Served<T> = { done: true; value: T } | { done: false; result: Record<string, unknown> };
 
+/** A call that becomes a task when the agent neither answers nor asks in its first moments (../../tasks/). */
+export interface Escalation {
+  afterMs: number;
+  /** The call's channel, known before it is posted. */
+  channelId: string;
+  toTask: (call: { messageId: string; channelId: string }, callEndsAt: number) => Promise<Record<string, unknown>>;
+}
+
 export interface Serving {
   time: CallTime;
+  escalate?: Escalation;
   signal?: AbortSignal;
   /** The surface's relay of progress and logs, if it streams them. */
   onEvent?: (event: CallEvent) => void;
@@ -86,13 +95,33 @@ export class InputRequired {
       round.onEvent(event);
       relay?.(event);
     };
+    const escalate = serving.escalate;
+    let escalation: NodeJS.Timeout | undefined;
+    const detach = escalate
+      ? Promise.race([
+          round.settled,
+          new Promise<void>((resolve) => {
+            escalation = setTimeout(() => round.open.size === 0 && resolve(), escalate.afterMs);
+          }),
+        ])
+      : round.settled;
+    if (escalate) round.channelId ??= escalate.channelId;
     try {
-      if (!state) return { done: true, value: await fresh({ signal: serving.signal, onEvent, detach: round.settled }) };
+      if (!state)
+        return {
+          done: true,
+          value: await fresh({
+            signal: serving.signal,
+            onEvent,
+            detach,
+            onMessage: (id) => (round.messageId ??= id),
+          }),
+        };
       const ref = { agentId: asker.agentId, channelId: state.channelId, messageId: state.messageId };
       const outcome = await this.pipeline.resume(ref, serving.time, {
         signal: serving.signal,
         onEvent,
-        detach: round.settled,
+        detach,
         started: () => round.answerLastRound(),
       });
       return { done: true, value: resumed(outcome) };
@@ -100,8 +129,14 @@ export class InputRequired {
       if (!(error instanceof CallDetachedError)) throw error;
       // The agent waits until the call's limit, fixed when it was first posted (timeouts/README.md).
       const callEndsAt = state?.callEndsAt ?? Date.now() + serving.time.limit.remainingMs();
+      if (escalate && round.open.size === 0 && round.messageId && round.channelId)
+        return {
+          done: false,
+          result: await escalate.toTask({ messageId: round.messageId, channelId: round.channelId }, callEndsAt),
+        };
       return { done: false, result: this.inputRequired(request, asker, round, callEndsAt) };
     } finally {
+      clearTimeout(escalation);
       round.stop();
     }
   }

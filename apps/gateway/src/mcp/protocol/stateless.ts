@@ -23,7 +23,15 @@ export const StatelessCode = {
 const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 
 /** Methods whose target travels in the Mcp-Name header too. */
-const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const NAMED: Record<string, 'name' | 'uri' | 'taskId'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  // Tasks (io.modelcontextprotocol/tasks): Mcp-Name carries the task id.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 export type StatelessCheck =
   | { ok: true; logLevel?: LogLevel; clientCapabilities: Record<string, unknown> }

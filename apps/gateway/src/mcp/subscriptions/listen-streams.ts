@@ -4,6 +4,7 @@ import { BusClient, type BusSubscription } from '@mcpgw/bus';
 import { Draining } from '@mcpgw/runtime';
 import type { JsonRpcId } from '../protocol/json-rpc';
 import type { SseStream } from '../transport/sse-stream';
+import { TaskService } from '../../tasks/tasks.service';
 import { SUBSCRIPTION_ID_META, type SubscriptionFilter } from './subscription-filter';
 
 const KEEP_ALIVE_MS = 25_000;
@@ -45,6 +46,7 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly bus: BusClient,
+    private readonly tasks: TaskService,
     draining: Draining,
   ) {
     draining.register({
@@ -88,6 +90,10 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
   }
 
   private deliver(agentId: string, notice: AgentNotice): void {
+    if (notice.kind === 'task_status') {
+      void this.taskStatus(agentId, notice.task_id!);
+      return;
+    }
     if (notice.kind === 'resource_updated') {
       const uri = notice.uri!; // required for this kind (checkAgentNotice)
       for (const hook of this.hooks) hook(agentId, uri);
@@ -101,6 +107,17 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
     this.each(agentId, (listener) => {
       if (listener.filter[field]) this.notify(listener, method, {});
     });
+  }
+
+  /** A task's state changed: its DetailedTask, read from its row, to the streams that watch it (its caller's). */
+  private async taskStatus(agentId: string, taskId: string): Promise<void> {
+    const watching: Listener[] = [];
+    this.each(agentId, (listener) => {
+      if (listener.filter.taskIds?.includes(taskId)) watching.push(listener);
+    });
+    if (!watching.length) return;
+    const state = await this.tasks.detailedFor(taskId, agentId).catch(() => undefined);
+    if (state) for (const listener of watching) this.notify(listener, 'notifications/tasks', state);
   }
 
   private notify(listener: Listener, method: string, params: Record<string, unknown>): void {

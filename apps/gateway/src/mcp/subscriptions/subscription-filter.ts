@@ -10,6 +10,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: true;
   resourcesListChanged?: true;
   resourceSubscriptions?: string[];
+  /** Tasks (io.modelcontextprotocol/tasks) whose `notifications/tasks` the stream carries: the caller's own. */
+  taskIds?: string[];
 }
 
 /**
@@ -44,6 +46,19 @@ export function honouredFilter(
       };
     }
     if (uris.length) filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  const taskIds = given.taskIds;
+  if (taskIds !== undefined) {
+    if (
+      !Array.isArray(taskIds) ||
+      taskIds.length > MAX_RESOURCE_SUBSCRIPTIONS ||
+      !taskIds.every((task) => typeof task === 'string' && task.length > 0 && task.length <= 64)
+    )
+      return {
+        ok: false,
+        message: `params.notifications.taskIds must be at most ${MAX_RESOURCE_SUBSCRIPTIONS} task ids`,
+      };
+    if (taskIds.length) filter.taskIds = [...new Set(taskIds as string[])];
   }
   return { ok: true, filter };
 }

@@ -1,0 +1,466 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  AgentNotices,
+  BusPattern,
+  isAttemptsExhausted,
+  protocolErrorOf,
+  waitRequestTimeout,
+  type AgentReply,
+  type CallEvent,
+} from '@mcpgw/contracts';
+import { BusClient } from '@mcpgw/bus';
+import { setTimeout as delay } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
+import { CallPipeline, type CallRequest } from '../calls/call-pipeline.service';
+import { CallWatch } from '../calls/call-watch';
+import { CallCancellation } from '../cancellation/call-cancellation.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { capabilityFor, declares, MISSING_CAPABILITY } from '../mcp/input-required/input-round';
+import type { WebhookEvent } from '../webhooks/event-types';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
+import { TERMINAL, TaskStore, type TaskEnd, type TaskRow } from './tasks.store';
+
+/** The extension's id, in `capabilities.extensions` of the server and of the client. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** How long a task stays readable after it was made (`ttlMs`). */
+export const TASK_TTL_MS = 3_600_000;
+/** How often a client should poll `tasks/get` (`pollIntervalMs`). */
+export const TASK_POLL_INTERVAL_MS = 500;
+/**
+ * How long a new call of a task tool runs before it becomes a task: a reply
+ * by then is a plain result, a question an MRTR round (the tool gathers its
+ * input first), and otherwise the client gets CreateTaskResult.
+ */
+export const TASK_AFTER_MS = 500;
+/** How many live tasks a replica adopts at start (left behind by a replica that stopped). */
+const ADOPT_AT_START = 200;
+
+/** A call already on the bus, becoming a task. */
+export interface TaskCall {
+  agentId: string;
+  principal: string;
+  tool: string;
+  channelId: string;
+  messageId: string;
+  /** When the agent's time for the call ends (fixed when it was posted). */
+  endsAt: number;
+  /** The client's capabilities: the agent may not ask it anything else. */
+  capabilities: Record<string, unknown>;
+}
+
+/** The answer to a tasks/* request, or why there is none (-32602). */
+export type TaskAnswer = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
+
+/** Whether a 2026-07-28 request's client declared the tasks extension. */
+export function declaresTasks(capabilities: Record<string, unknown> | undefined): boolean {
+  const extensions = capabilities?.extensions;
+  return (
+    typeof extensions === 'object' &&
+    extensions !== null &&
+    (extensions as Record<string, unknown>)[TASKS_EXTENSION] !== undefined
+  );
+}
+
+/**
+ * Tasks (MCP io.modelcontextprotocol/tasks, SEP-2663): a tools/call that runs
+ * on the bus like any call while the client polls. The row in PostgreSQL is
+ * the task; the replica that made it follows the call (its questions, its
+ * reply) and writes what happens into the row; any replica answers tasks/get
+ * from the row, asking the message service for a reply the follower did not
+ * store (it died). README.md beside this file has the design.
+ */
+@Injectable()
+export class TaskService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(TaskService.name);
+  private readonly following = new Set<string>();
+  private stopping = false;
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly bus: BusClient,
+    private readonly pipeline: CallPipeline,
+    private readonly cancellation: CallCancellation,
+    private readonly outbox: WebhookOutbox,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  onModuleInit(): void {
+    this.purgeTimer = setInterval(() => void this.store.purge().catch(() => undefined), 600_000).unref();
+    // Live tasks whose follower stopped with its replica: follow them again (ending a task is once, whoever does it).
+    void this.store
+      .live(ADOPT_AT_START)
+      .then((rows) => rows.forEach((row) => void this.follow(row)))
+      .catch((error: Error) => this.logger.warn({ msg: 'could not adopt live tasks', error: error.message }));
+  }
+
+  onApplicationShutdown(): void {
+    this.stopping = true;
+    clearInterval(this.purgeTimer);
+  }
+
+  /** Store the task (a tasks/get right after finds it), follow its call here, and answer CreateTaskResult. */
+  async create(call: TaskCall): Promise<Record<string, unknown>> {
+    // Watch the call's questions before the row exists (kept until it does), so none falls between the two.
+    const known: { row?: TaskRow } = {};
+    const early: CallEvent[] = [];
+    const watch = new CallWatch(this.bus, call.agentId, call.messageId, (event) =>
+      known.row ? void this.heard(known.row, event, call.capabilities) : early.push(event),
+    );
+    let row: TaskRow;
+    try {
+      row = await this.store.create({
+        id: randomUUID(),
+        agentId: call.agentId,
+        principal: call.principal,
+        tool: call.tool,
+        channelId: call.channelId,
+        messageId: call.messageId,
+        endsAt: new Date(call.endsAt),
+        ttlMs: TASK_TTL_MS,
+      });
+    } catch (error) {
+      watch.stop();
+      throw error;
+    }
+    known.row = row;
+    for (const event of early) void this.heard(row, event, call.capabilities);
+    void this.follow(row, call.capabilities, watch);
+    return { resultType: 'task', ...envelope(row) };
+  }
+
+  /** A new channel for a task's call, so the task knows where its reply will be before it is posted. */
+  async channelFor(agentId: string): Promise<string> {
+    return (await this.bus.request(BusPattern.CreateChannel, { agent_id: agentId })).id;
+  }
+
+  /** The caller's own tasks among `taskIds` (a listen stream may watch only those). */
+  async owned(taskIds: string[], agentId: string, principal: string): Promise<string[]> {
+    const found = await Promise.all(taskIds.map((id) => this.find(id, agentId, principal)));
+    return found.filter((row): row is TaskRow => !!row).map((row) => row.id);
+  }
+
+  /** A task's DetailedTask for `notifications/tasks` (the stream was checked to be its caller's). */
+  async detailedFor(taskId: string, agentId: string): Promise<Record<string, unknown> | undefined> {
+    const row = await this.store.byId(taskId, agentId);
+    return row && detailed(row);
+  }
+
+  /** Tell every replica the task changed: its listen streams send `notifications/tasks` (../mcp/subscriptions/). */
+  private changed(row: Pick<TaskRow, 'id' | 'agent_id'>): void {
+    this.bus.publish(AgentNotices.at(row.agent_id), { kind: 'task_status', task_id: row.id });
+  }
+
+  async get(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
+    let row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    if (!TERMINAL.includes(row.status)) row = (await this.catchUp(row)) ?? row;
+    return { ok: true, value: { resultType: 'complete', ...detailed(row) } };
+  }
+
+  /** Answer the open questions the client answered (others are ignored); the task's state shows on tasks/get. */
+  async update(taskId: unknown, inputResponses: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
+    if (!isResultMap(inputResponses))
+      return { ok: false, message: 'params.inputResponses must map each input request key to its result (an object)' };
+    const row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    const answered = Object.keys(inputResponses).filter((key) => Object.hasOwn(row.input_requests, key));
+    if (answered.length) {
+      // The row first: a tasks/get after this ack no longer shows them, even if the agent is slow to go on.
+      await this.store.answered(row.id, answered);
+      this.changed(row);
+      for (const key of answered)
+        this.pipeline.answerInput(row.agent_id, row.message_id, { key, result: inputResponses[key] });
+    }
+    return { ok: true, value: { resultType: 'complete' } };
+  }
+
+  /** Cancel a live task (a terminal one is left as it is: the same ack) and tell the agent to stop. */
+  async cancel(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
+    const row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    if (!TERMINAL.includes(row.status)) {
+      await this.end(row, { status: 'cancelled', error: { code: -32800, message: 'Task cancelled by the client' } });
+      this.cancellation.stopMessage(row.agent_id, row.message_id, 'task cancelled by the client');
+    }
+    return { ok: true, value: { resultType: 'complete' } };
+  }
+
+  // --- 2025-11-25 (sessions): params.task, tasks/get, tasks/result, tasks/list, tasks/cancel ---
+
+  /**
+   * 2025-11-25 `params.task`: check the call, post it without waiting, and
+   * answer `{task}` at once. The client cannot be asked anything during it
+   * (this shape's questions are not built): the agent hears so at once.
+   */
+  async runAsTask(call: CallRequest): Promise<Record<string, unknown>> {
+    const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
+    return this.createLegacy({
+      agentId: call.agentId,
+      principal: call.callerId,
+      tool: call.tool,
+      channelId: ref.channelId,
+      messageId: ref.messageId,
+      endsAt: Date.now() + call.time.limit.remainingMs(),
+      capabilities: {},
+    });
+  }
+
+  /** 2025-11-25 CreateTaskResult: `{task}`. */
+  async createLegacy(call: TaskCall): Promise<Record<string, unknown>> {
+    const created = await this.create(call);
+    return { task: legacyTask(await this.mustRead(created.taskId as string, call)) };
+  }
+
+  async getLegacy(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
+    let row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    if (!TERMINAL.includes(row.status)) row = (await this.catchUp(row)) ?? row;
+    return { ok: true, value: legacyTask(row) };
+  }
+
+  /**
+   * tasks/result: blocks until the task ends (or the client leaves), then the
+   * call's result with the related-task `_meta`, or its error.
+   */
+  async resultLegacy(
+    taskId: unknown,
+    agentId: string,
+    principal: string,
+    signal?: AbortSignal,
+  ): Promise<TaskAnswer | { ok: false; error: { code: number; message: string } }> {
+    let row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    while (!TERMINAL.includes(row.status) && !signal?.aborted) {
+      await delay(TASK_POLL_INTERVAL_MS);
+      const read = await this.reread(row);
+      if (!read) return unknown(taskId);
+      row = TERMINAL.includes(read.status) ? read : ((await this.catchUp(read)) ?? read);
+    }
+    if (row.status === 'completed' && row.result)
+      return { ok: true, value: { ...row.result, _meta: { [RELATED_TASK]: { taskId: row.id } } } };
+    const error = (row.error ?? { code: -32603, message: `task ${row.status}` }) as { code: number; message: string };
+    return { ok: false, error };
+  }
+
+  async listLegacy(agentId: string, principal: string): Promise<Record<string, unknown>[]> {
+    return (await this.store.list(agentId, principal, LIST_MAX)).map(legacyTask);
+  }
+
+  /** Cancels a live task; a terminal one cannot be (-32602, 2025-11-25). */
+  async cancelLegacy(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
+    const row = await this.find(taskId, agentId, principal);
+    if (!row) return unknown(taskId);
+    if (TERMINAL.includes(row.status)) return { ok: false, message: `Task ${row.id} is already ${row.status}` };
+    await this.cancel(row.id, agentId, principal);
+    return { ok: true, value: legacyTask((await this.reread(row)) ?? row) };
+  }
+
+  private async mustRead(taskId: string, call: TaskCall): Promise<TaskRow> {
+    return (await this.store.get(taskId, call.agentId, call.principal))!;
+  }
+
+  private find(taskId: unknown, agentId: string, principal: string): Promise<TaskRow | undefined> {
+    if (typeof taskId !== 'string' || !UUID.test(taskId)) return Promise.resolve(undefined);
+    return this.store.get(taskId, agentId, principal);
+  }
+
+  /**
+   * A live task, read on any replica: its reply may be stored while nobody
+   * followed it (the replica that made it stopped). Ask the message service,
+   * without waiting; past the agent's deadline with no reply, the task failed.
+   */
+  private async catchUp(row: TaskRow): Promise<TaskRow | undefined> {
+    try {
+      const waited = await this.bus.request(
+        BusPattern.WaitForReply,
+        { channel_id: row.channel_id, message_id: row.message_id, timeout_ms: 0 },
+        waitRequestTimeout(0),
+      );
+      if (waited.status === 'replied') return (await this.end(row, endOf(waited.reply))) ?? (await this.reread(row));
+    } catch (error) {
+      this.logger.warn({
+        msg: 'tasks/get could not ask for the reply',
+        task_id: row.id,
+        error: (error as Error).message,
+      });
+      return undefined;
+    }
+    if (row.ends_at.getTime() < Date.now())
+      return (await this.end(row, { status: 'failed', error: TIMED_OUT })) ?? (await this.reread(row));
+    return undefined;
+  }
+
+  private reread(row: TaskRow): Promise<TaskRow | undefined> {
+    return this.store.get(row.id, row.agent_id, row.principal);
+  }
+
+  /**
+   * Follow a live task on this replica: the agent's questions go into the row
+   * (or are refused when the client cannot answer them), its reply ends the
+   * task. Waits in slices; stops when the task ended elsewhere.
+   */
+  private async follow(row: TaskRow, capabilities?: Record<string, unknown>, watching?: CallWatch): Promise<void> {
+    if (this.following.has(row.id)) return watching?.stop();
+    this.following.add(row.id);
+    const watch =
+      watching ??
+      new CallWatch(this.bus, row.agent_id, row.message_id, (event) => void this.heard(row, event, capabilities));
+    try {
+      for (;;) {
+        const remaining = row.ends_at.getTime() - Date.now();
+        if (remaining <= 0) {
+          await this.end(row, { status: 'failed', error: TIMED_OUT });
+          return;
+        }
+        const waitMs = Math.min(remaining, this.env.CALL_WAIT_SLICE_MS);
+        try {
+          const waited = await this.bus.request(
+            BusPattern.WaitForReply,
+            { channel_id: row.channel_id, message_id: row.message_id, timeout_ms: waitMs },
+            waitRequestTimeout(waitMs),
+          );
+          if (waited.status === 'replied') {
+            await this.end(row, endOf(waited.reply));
+            return;
+          }
+        } catch (error) {
+          if (this.stopping) return;
+          this.logger.warn({
+            msg: 'task wait failed; waiting again',
+            task_id: row.id,
+            error: (error as Error).message,
+          });
+          await delay(1_000);
+        }
+        if (this.stopping) return;
+        const now = await this.reread(row);
+        if (!now || TERMINAL.includes(now.status)) return;
+      }
+    } catch (error) {
+      this.logger.error({ msg: 'task follower failed', task_id: row.id, error: (error as Error).message });
+    } finally {
+      watch.stop();
+      this.following.delete(row.id);
+    }
+  }
+
+  private async heard(row: TaskRow, event: CallEvent, capabilities?: Record<string, unknown>): Promise<void> {
+    if (event.type !== 'input_request') return;
+    const capability = capabilityFor(event.method, event.params);
+    if (capabilities && !declares(capabilities, capability)) {
+      this.pipeline.answerInput(row.agent_id, row.message_id, {
+        key: event.key,
+        error: { code: MISSING_CAPABILITY, message: `the client did not declare the ${capability} capability` },
+      });
+      return;
+    }
+    try {
+      await this.store.ask(row.id, event.key, { method: event.method, params: event.params });
+      this.changed(row);
+    } catch (error) {
+      this.logger.error({ msg: 'could not store a task question', task_id: row.id, error: (error as Error).message });
+    }
+  }
+
+  /**
+   * End the task once: the status and, when the agent has a webhook for it,
+   * its `task.*` event, in one transaction. Undefined when it had ended already.
+   */
+  private async end(row: TaskRow, end: TaskEnd): Promise<TaskRow | undefined> {
+    const type = `task.${end.status}` as const;
+    const wanted = this.outbox.wants(row.agent_id, type);
+    const ended = await this.store.transaction(async (tx) => {
+      const done = await this.store.end(tx, row.id, end);
+      if (done && wanted) await this.outbox.record(tx, row.agent_id, taskEvent(type, done));
+      return done;
+    });
+    if (ended) this.changed(ended);
+    return ended;
+  }
+}
+
+/** The 2025-11-25 `_meta` key that ties a message to its task. */
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+/** The most tasks one tasks/list reads (then paged). */
+const LIST_MAX = 1_000;
+
+/** A 2025-11-25 Task: `ttl` and `pollInterval` (ms), a status message for a failure. */
+function legacyTask(row: TaskRow) {
+  return {
+    taskId: row.id,
+    status: row.status,
+    ...(row.status === 'failed' && row.error ? { statusMessage: String(row.error.message) } : {}),
+    createdAt: row.created_at.toISOString(),
+    lastUpdatedAt: row.updated_at.toISOString(),
+    ttl: TASK_TTL_MS,
+    pollInterval: TASK_POLL_INTERVAL_MS,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TIMED_OUT = { code: -32003, message: 'Agent reply timeout' };
+
+function unknown(taskId: unknown): TaskAnswer {
+  return { ok: false, message: `Unknown task: ${typeof taskId === 'string' ? taskId : String(taskId)}` };
+}
+
+/** The agent's reply as the task's end: a result (a tool error too), or a protocol error (failed). */
+function endOf(reply: AgentReply): TaskEnd {
+  const protocolError = protocolErrorOf(reply);
+  if (protocolError) return { status: 'failed', error: protocolError };
+  if (isAttemptsExhausted(reply))
+    return { status: 'failed', error: { code: -32603, message: 'the agent could not run the call' } };
+  return {
+    status: 'completed',
+    result: {
+      content: reply.content,
+      ...(reply.structured_content ? { structuredContent: reply.structured_content } : {}),
+      ...(reply.is_error ? { isError: true } : {}),
+    },
+  };
+}
+
+/** The Task fields every answer carries. */
+function envelope(row: TaskRow) {
+  return {
+    taskId: row.id,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    lastUpdatedAt: row.updated_at.toISOString(),
+    ttlMs: TASK_TTL_MS,
+    pollIntervalMs: TASK_POLL_INTERVAL_MS,
+  };
+}
+
+/** tasks/get's DetailedTask: the result, the error or the open questions inlined. */
+function detailed(row: TaskRow) {
+  return {
+    ...envelope(row),
+    ...(row.status === 'completed' && row.result ? { result: row.result } : {}),
+    ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
+    ...(row.status === 'input_required' ? { inputRequests: row.input_requests } : {}),
+  };
+}
+
+function taskEvent(type: 'task.completed' | 'task.failed' | 'task.cancelled', row: TaskRow): WebhookEvent {
+  return {
+    type,
+    timestamp: new Date().toISOString(),
+    data: {
+      task_id: row.id,
+      call_id: row.message_id,
+      agent_id: row.agent_id,
+      caller_id: row.principal,
+      tool: row.tool,
+      status: row.status,
+      ...(row.status === 'completed' && row.result ? { is_error: row.result.isError === true } : {}),
+      ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
+    },
+  };
+}
+
+function isResultMap(value: unknown): value is Record<string, Record<string, unknown>> {
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  return isObject(value) && Object.values(value as object).every(isObject);
+}
