@@ -360,6 +360,48 @@ describe('tasks (2026-07-28)', () => {
       expect((await rpc(0, 'tasks/cancel', { taskId: task.taskId })).error?.code).toBe(-32602);
     });
 
+    it("the session's GET stream, on the other replica, hears notifications/tasks/status as the task runs and ends", async () => {
+      const abort = new AbortController();
+      const stream = await fetch(env.mcpUrl(1), {
+        signal: abort.signal,
+        headers: {
+          accept: 'text/event-stream',
+          'x-agent-api-key': env.apiKey,
+          'mcp-protocol-version': LEGACY,
+          'mcp-session-id': session,
+        },
+      });
+      expect(stream.status).toBe(200);
+      let text = '';
+      const reading = (async () => {
+        const decoder = new TextDecoder();
+        try {
+          for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>)
+            text += decoder.decode(chunk, { stream: true });
+        } catch {
+          // aborted
+        }
+      })();
+      const statuses = (taskId: string) =>
+        text
+          .split('\n')
+          .filter((line) => line.startsWith('data:') && line.includes('notifications/tasks/status'))
+          .map((line) => JSON.parse(line.slice(5)) as { params: { taskId: string; status: string } })
+          .filter((frame) => frame.params.taskId === taskId)
+          .map((frame) => frame.params.status);
+      // The stream is open on replica 1 before the task starts on replica 0.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const created = await rpc(0, 'tools/call', {
+        name: 'long_report',
+        arguments: { topic: 'status', seconds: 1 },
+        task: {},
+      });
+      const taskId = created.result!.task!.taskId;
+      await expect.poll(() => statuses(taskId), { timeout: 10_000 }).toContain('completed');
+      abort.abort();
+      await reading;
+    });
+
     it('tasks/cancel cancels a live task; a required tool without params.task is -32601', async () => {
       const created = await rpc(0, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30 }, task: {} });
       const cancelled = await rpc(1, 'tasks/cancel', { taskId: created.result!.task!.taskId });

@@ -146,6 +146,15 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     return row && detailed(row);
   }
 
+  /** A task's 2025-11-25 Task and whose it is, for `notifications/tasks/status` on its caller's session streams. */
+  async legacyStatusFor(
+    taskId: string,
+    agentId: string,
+  ): Promise<{ principal: string; task: Record<string, unknown> } | undefined> {
+    const row = await this.store.byId(taskId, agentId);
+    return row && { principal: row.principal, task: legacyTask(row) };
+  }
+
   /** Tell every replica the task changed: its listen streams send `notifications/tasks` (../mcp/subscriptions/). */
   private changed(row: Pick<TaskRow, 'id' | 'agent_id'>): void {
     this.bus.publish(AgentNotices.at(row.agent_id), { kind: 'task_status', task_id: row.id });

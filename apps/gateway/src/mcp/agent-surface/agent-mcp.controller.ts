@@ -315,7 +315,7 @@ export class AgentMcpController {
       return this.sessionStreams.resume(found.session, lastEventId, reply, admitted.release);
     const priming = primesStreams(found.session.protocolVersion);
     const ids = this.sessionStreams.ids(found.session, true, priming, 'listen');
-    this.listChanged.open(agentId, new SseStream(reply, ids), priming, found.session.id);
+    this.listChanged.open(agentId, new SseStream(reply, ids), priming, found.session);
   }
 
   @Delete()

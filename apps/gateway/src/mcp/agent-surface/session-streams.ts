@@ -58,7 +58,7 @@ export class SessionStreams {
       return refuse(404, 'The events after Last-Event-ID are no longer stored: the stream cannot be resumed');
     }
     if (!opened) stream.open({}, false);
-    if (listen) return this.listChanged.add(session.agentId, stream, session.id);
+    if (listen) return this.listChanged.add(session.agentId, stream, session);
     stream.end();
   }
 

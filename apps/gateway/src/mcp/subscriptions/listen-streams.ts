@@ -24,6 +24,7 @@ interface Listener {
 
 /** Something that hears resource updates besides listen streams (2025-11-25 sessions). */
 export type ResourceUpdateHook = (agentId: string, uri: string) => void;
+export type TaskStatusHook = (agentId: string, taskId: string) => void;
 
 /**
  * The `subscriptions/listen` streams (2026-07-28) open on this replica, by
@@ -38,6 +39,7 @@ export type ResourceUpdateHook = (agentId: string, uri: string) => void;
 export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
   private readonly byAgent = new Map<string, Set<Listener>>();
   private readonly hooks: ResourceUpdateHook[] = [];
+  private readonly taskHooks: TaskStatusHook[] = [];
   private subscription?: BusSubscription;
   private readonly keepAlive = setInterval(
     () => this.each(undefined, (l) => l.stream.keepAlive()),
@@ -76,6 +78,11 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
     this.hooks.push(hook);
   }
 
+  /** Also told of every task change heard (the sessions' GET streams send 2025-11-25 `notifications/tasks/status`). */
+  onTaskStatus(hook: TaskStatusHook): void {
+    this.taskHooks.push(hook);
+  }
+
   /** Open the stream: the acknowledgment first, with the honoured filter, then the notices as they come. */
   open(agentId: string, id: JsonRpcId, filter: SubscriptionFilter, stream: SseStream): void {
     stream.open({}, false);
@@ -91,6 +98,7 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
 
   private deliver(agentId: string, notice: AgentNotice): void {
     if (notice.kind === 'task_status') {
+      for (const hook of this.taskHooks) hook(agentId, notice.task_id!);
       void this.taskStatus(agentId, notice.task_id!);
       return;
     }
