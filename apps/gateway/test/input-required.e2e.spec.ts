@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookReceiver, eventOf } from './support/webhook-receiver';
 
 const VERSION = '2026-07-28';
 const SECRET = 'an-mrtr-test-secret-of-at-least-32-characters';
@@ -57,7 +58,12 @@ describe('input-required results (2026-07-28)', () => {
     post(gateway, 'tools/call', { name, arguments: {}, ...extra });
 
   beforeAll(async () => {
-    env = await startTestStack({ gateways: 2, gatewayEnv: { CONVERSATION_HANDLE_SECRET: SECRET } });
+    env = await startTestStack({
+      gateways: 2,
+      gatewayEnv: { CONVERSATION_HANDLE_SECRET: SECRET },
+      // The admin CLI registers the test's webhook: it needs these too.
+      env: { WEBHOOK_SECRET_KEY: 'an-mrtr-webhook-key-of-at-least-32-characters', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
+    });
   });
 
   afterAll(async () => {
@@ -77,6 +83,45 @@ describe('input-required results (2026-07-28)', () => {
       requestState: first.body.result?.requestState,
     });
     expect(done.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'Hello, Alice!' }] });
+  });
+
+  it("reports a call an MRTR retry finished to the agent's webhooks, once, as one call", async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const hook = await env.stack.admin<{ id: string }>(
+        'webhook',
+        'add',
+        '--agent',
+        env.agentId,
+        '--url',
+        receiver.url('/calls'),
+        '--events',
+        'tool_call.completed,tool_call.failed',
+      );
+      // Registration reaches every replica's index through the cache channel.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const first = await call(0, 'test_input_required_result_elicitation');
+      const done = await call(1, 'test_input_required_result_elicitation', {
+        inputResponses: { user_name: { action: 'accept', content: { name: 'Hook' } } },
+        requestState: first.body.result?.requestState,
+      });
+      expect(done.body.result?.content?.[0].text).toBe('Hello, Hook!');
+      const events = () =>
+        receiver
+          .at('/calls')
+          .map(eventOf)
+          .filter((event) => event.data.tool === 'test_input_required_result_elicitation');
+      await expect.poll(() => events().length, { timeout: 10_000 }).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(events()).toHaveLength(1);
+      expect(events()[0]).toMatchObject({
+        type: 'tool_call.completed',
+        data: { call_id: expect.any(String), result: { text: 'Hello, Hook!' } },
+      });
+      await env.stack.admin('webhook', 'remove', hook.id);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('asks questions asked together at once, and one after another in rounds, each on another replica', async () => {

@@ -115,6 +115,30 @@ export class CallRunner {
   }
 
   /**
+   * A call continued by an MRTR retry (mcp/input-required/) ends outside
+   * `run`: its end is reported here, as `run` reports a call's end. The
+   * duration is the last leg's (the retry's), the call id the first post's.
+   */
+  async reportContinued(
+    surface: 'agent' | 'grant',
+    call: CallRequest,
+    callId: string,
+    startedAt: number,
+    ended: { outcome: CallOutcome } | { error: CallError },
+  ): Promise<void> {
+    const facts: ToolCallFacts = {
+      callId,
+      agentId: call.agentId,
+      callerId: call.callerId,
+      tool: call.tool,
+      surface,
+      durationMs: Math.round(performance.now() - startedAt),
+    };
+    if ('outcome' in ended) return this.report(outcomeEvent(facts, ended.outcome), call.agentId);
+    if (REPORTED_ERRORS.has(ended.error.kind)) await this.report(errorEvent(facts, ended.error), call.agentId);
+  }
+
+  /**
    * Write the event to the outbox before the caller gets its answer, when the
    * agent has a webhook for it (from memory: otherwise no SQL). A failure to
    * write is logged, not turned into the call's error: the tool has run, and

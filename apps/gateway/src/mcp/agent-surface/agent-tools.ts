@@ -209,6 +209,8 @@ export class AgentTools {
     try {
       let ran: CallRun;
       if (begun) {
+        const leg = performance.now();
+        let continued: { outcome: CallOutcome } | { error: CallError } | undefined;
         const served = await this.inputRequired
           .serve(
             request,
@@ -220,12 +222,19 @@ export class AgentTools {
               if (!fresh.ok && fresh.error instanceof CallDetachedError) throw fresh.error;
               return fresh;
             },
-            (outcome): CallRun => ({ ok: true, resultText: JSON.stringify(shape(outcome)), replayed: false }),
+            (outcome): CallRun => {
+              continued = { outcome };
+              return { ok: true, resultText: JSON.stringify(shape(outcome)), replayed: false };
+            },
           )
           .catch((error: unknown): Served<CallRun> => {
-            if (error instanceof CallError) return { done: true, value: { ok: false, error } };
-            throw error;
+            if (!(error instanceof CallError)) throw error;
+            if (begun.state) continued = { error };
+            return { done: true, value: { ok: false, error } };
           });
+        // A call an MRTR retry continued ended outside the runner: its webhooks hear of it here.
+        if (continued && begun.state)
+          await this.calls.reportContinued('agent', call, begun.state.messageId, leg, continued);
         if (!served.done) return { response: result(request.id, served.result) };
         ran = served.value;
       } else {
