@@ -1,13 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import {
-  AgentNotices,
-  BusPattern,
-  isAttemptsExhausted,
-  protocolErrorOf,
-  waitRequestTimeout,
-  type AgentReply,
-  type CallEvent,
-} from '@mcpgw/contracts';
+import { AgentNotices, BusPattern, waitRequestTimeout, type CallEvent } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
@@ -16,16 +8,21 @@ import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { capabilityFor, declares, MISSING_CAPABILITY } from '../mcp/input-required/input-round';
-import type { WebhookEvent } from '../webhooks/event-types';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { TERMINAL, TaskStore, type TaskEnd, type TaskRow } from './tasks.store';
+import {
+  RELATED_TASK,
+  TASK_POLL_INTERVAL_MS,
+  TASK_TTL_MS,
+  detailed,
+  endOf,
+  envelope,
+  legacyTask,
+  taskEvent,
+} from './task-shapes';
 
 /** The extension's id, in `capabilities.extensions` of the server and of the client. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-/** How long a task stays readable after it was made (`ttlMs`). */
-export const TASK_TTL_MS = 3_600_000;
-/** How often a client should poll `tasks/get` (`pollIntervalMs`). */
-export const TASK_POLL_INTERVAL_MS = 500;
 /**
  * How long a new call of a task tool runs before it becomes a task: a reply
  * by then is a plain result, a question an MRTR round (the tool gathers its
@@ -389,84 +386,14 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** The 2025-11-25 `_meta` key that ties a message to its task. */
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 /** The most tasks one tasks/list reads (then paged). */
 const LIST_MAX = 1_000;
-
-/** A 2025-11-25 Task: `ttl` and `pollInterval` (ms), a status message for a failure. */
-function legacyTask(row: TaskRow) {
-  return {
-    taskId: row.id,
-    status: row.status,
-    ...(row.status === 'failed' && row.error ? { statusMessage: String(row.error.message) } : {}),
-    createdAt: row.created_at.toISOString(),
-    lastUpdatedAt: row.updated_at.toISOString(),
-    ttl: TASK_TTL_MS,
-    pollInterval: TASK_POLL_INTERVAL_MS,
-  };
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TIMED_OUT = { code: -32003, message: 'Agent reply timeout' };
 
 function unknown(taskId: unknown): TaskAnswer {
   return { ok: false, message: `Unknown task: ${typeof taskId === 'string' ? taskId : String(taskId)}` };
-}
-
-/** The agent's reply as the task's end: a result (a tool error too), or a protocol error (failed). */
-function endOf(reply: AgentReply): TaskEnd {
-  const protocolError = protocolErrorOf(reply);
-  if (protocolError) return { status: 'failed', error: protocolError };
-  if (isAttemptsExhausted(reply))
-    return { status: 'failed', error: { code: -32603, message: 'the agent could not run the call' } };
-  return {
-    status: 'completed',
-    result: {
-      content: reply.content,
-      ...(reply.structured_content ? { structuredContent: reply.structured_content } : {}),
-      ...(reply.is_error ? { isError: true } : {}),
-    },
-  };
-}
-
-/** The Task fields every answer carries. */
-function envelope(row: TaskRow) {
-  return {
-    taskId: row.id,
-    status: row.status,
-    createdAt: row.created_at.toISOString(),
-    lastUpdatedAt: row.updated_at.toISOString(),
-    ttlMs: TASK_TTL_MS,
-    pollIntervalMs: TASK_POLL_INTERVAL_MS,
-  };
-}
-
-/** tasks/get's DetailedTask: the result, the error or the open questions inlined. */
-function detailed(row: TaskRow) {
-  return {
-    ...envelope(row),
-    ...(row.status === 'completed' && row.result ? { result: row.result } : {}),
-    ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
-    ...(row.status === 'input_required' ? { inputRequests: row.input_requests } : {}),
-  };
-}
-
-function taskEvent(type: 'task.completed' | 'task.failed' | 'task.cancelled', row: TaskRow): WebhookEvent {
-  return {
-    type,
-    timestamp: new Date().toISOString(),
-    data: {
-      task_id: row.id,
-      call_id: row.message_id,
-      agent_id: row.agent_id,
-      caller_id: row.principal,
-      tool: row.tool,
-      status: row.status,
-      ...(row.status === 'completed' && row.result ? { is_error: row.result.isError === true } : {}),
-      ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
-    },
-  };
 }
 
 function isResultMap(value: unknown): value is Record<string, Record<string, unknown>> {
