@@ -385,6 +385,31 @@ describe('hostile input', () => {
     expect(a.status).toBeLessThan(500);
   });
 
+  it('regression (seed 205795266): a lone UTF-16 surrogate in arguments is an invalid argument on both surfaces, never a 500', async () => {
+    // JSON.stringify writes a lone surrogate as the escape \ud800, which PostgreSQL's jsonb refuses.
+    const params = { name: 'counter', arguments: { key: 'surrogate', note: 'a\ud800b' } };
+    const a = await send(`${env.gatewayUrls[0]}/${env.agentId}/mcp`, {
+      method: 'POST',
+      headers: {
+        'x-agent-api-key': env.apiKey,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+    });
+    const b = await send(`${env.gatewayUrls[0]}/workspaces/demo/agents/${env.agentId}/mcp/http`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'surrogate', method: 'tools/call', params }),
+    });
+    expect(a.status, a.text).toBeLessThan(500);
+    expect(JSON.parse(a.text).error).toMatchObject({ code: -32602 });
+    expect(b.status, b.text).toBe(200);
+    expect(JSON.parse(b.text).result).toMatchObject({ isError: true });
+    expect(b.text).toContain('surrogate');
+  });
+
   it('regression (seed 1510605850): initialize with a capabilities that is no object, or holds U+0000, is -32602', async () => {
     const initialize = (params: Record<string, unknown>) =>
       send(`${env.gatewayUrls[0]}/${env.agentId}/mcp`, {

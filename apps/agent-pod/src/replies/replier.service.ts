@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   BusPattern,
-  NUL_REFUSAL,
+  UNSTORABLE_TEXT_REFUSAL,
   PayloadTooLargeError,
   ReplyHeaders,
   ServiceError,
   type AgentReply,
   type ChatMessage,
   type ContentItemDto,
-  holdsNul,
+  holdsUnstorableText,
 } from '@mcpgw/contracts';
 import { BusClient, retry, type ReplicaAddress } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
@@ -38,8 +38,8 @@ export class ReplierService {
   ) {}
 
   toReply(message: ChatMessage, output: SkillOutput): AgentReply {
-    // The message service refuses U+0000 (jsonb cannot store it): the caller gets a tool error saying so.
-    if (holdsNul(output.content) || holdsNul(output.structured)) output = unstorable();
+    // The message service refuses U+0000 and lone surrogates (jsonb cannot store them): the caller gets a tool error saying so.
+    if (holdsUnstorableText(output.content) || holdsUnstorableText(output.structured)) output = unstorable();
     return {
       type: 'agent_reply',
       id: randomUUID(),
@@ -116,7 +116,10 @@ export class ReplierService {
 
 /** A skill's output the store cannot hold. */
 function unstorable(): SkillOutput {
-  return { content: [{ type: 'text', text: `the tool's result cannot be stored: ${NUL_REFUSAL}` }], isError: true };
+  return {
+    content: [{ type: 'text', text: `the tool's result cannot be stored: ${UNSTORABLE_TEXT_REFUSAL}` }],
+    isError: true,
+  };
 }
 
 /**

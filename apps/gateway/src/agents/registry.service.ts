@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AgentNotices,
   InvalidRequestError,
-  NUL_REFUSAL,
+  UNSTORABLE_TEXT_REFUSAL,
   RegisterAgentRequest,
-  holdsNul,
+  holdsUnstorableText,
   parseAs,
   type SkillDefinition,
 } from '@mcpgw/contracts';
@@ -57,7 +57,7 @@ export class RegistryService {
   async register(plain: unknown, sender: string | undefined): Promise<{ registered: number }> {
     const parsed = parseAs(RegisterAgentRequest, plain);
     if (!parsed.ok) throw new InvalidRequestError('invalid registration', parsed.errors);
-    if (holdsNul(plain)) throw new InvalidRequestError(`invalid registration: ${NUL_REFUSAL}`);
+    if (holdsUnstorableText(plain)) throw new InvalidRequestError(`invalid registration: ${UNSTORABLE_TEXT_REFUSAL}`);
     if (parsed.value.agent_id !== sender) {
       throw new InvalidRequestError('agent_id must be the agent named by the registration subject');
     }

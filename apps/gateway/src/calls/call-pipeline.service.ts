@@ -14,8 +14,8 @@ import {
   type ContentItem,
   type Deadline,
   type WaitResult,
-  NUL_REFUSAL,
-  holdsNul,
+  UNSTORABLE_TEXT_REFUSAL,
+  holdsUnstorableText,
 } from '@mcpgw/contracts';
 import { BusClient, BusTimeoutError } from '@mcpgw/bus';
 import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
@@ -162,8 +162,9 @@ export class CallPipeline {
     const args = structuredClone(request.arguments);
     const problems = tool.validate(args);
     if (problems.length) throw new InvalidArgumentsError(request.tool, problems);
-    // PostgreSQL's jsonb cannot hold U+0000: stored, it would fail the whole group commit it joins.
-    if (holdsNul(args)) throw new InvalidArgumentsError(request.tool, [`arguments: ${NUL_REFUSAL}`]);
+    // PostgreSQL's jsonb cannot hold U+0000 or a lone surrogate: stored, it would fail the whole group commit it joins.
+    if (holdsUnstorableText(args))
+      throw new InvalidArgumentsError(request.tool, [`arguments: ${UNSTORABLE_TEXT_REFUSAL}`]);
     // Files of this agent and caller only, uploaded and unexpired: else nothing is posted (files/README.md).
     const attached = await this.attachments.resolve(args, request.agentId, request.callerId);
     if (!attached.ok) throw new InvalidArgumentsError(request.tool, attached.problems);

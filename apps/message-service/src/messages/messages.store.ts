@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentReply, ChannelView, Envelope, StoredMessage } from '@mcpgw/contracts';
-import { InvalidRequestError, NUL_REFUSAL, jsonHoldsNul } from '@mcpgw/contracts';
+import { InvalidRequestError, UNSTORABLE_TEXT_REFUSAL, jsonHoldsUnstorableText } from '@mcpgw/contracts';
 import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
@@ -137,7 +137,8 @@ export class MessagesStore {
       sender,
     };
     // Refused alone, here: in the group commit it would fail every row of its batch.
-    if (jsonHoldsNul(row.json)) throw new InvalidRequestError(`the ${envelope.type}: ${NUL_REFUSAL}`);
+    if (jsonHoldsUnstorableText(row.json))
+      throw new InvalidRequestError(`the ${envelope.type}: ${UNSTORABLE_TEXT_REFUSAL}`);
     return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo);
   }
 

@@ -1,24 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { holdsNul, jsonHoldsNul } from './storable-text';
+import { holdsUnstorableText, jsonHoldsUnstorableText } from './storable-text';
 
-describe('holdsNul', () => {
+describe('holdsUnstorableText', () => {
   it('finds U+0000 in strings and keys, at any depth', () => {
-    expect(holdsNul('a\u0000b')).toBe(true);
-    expect(holdsNul({ deep: [{ x: '\u0000' }] })).toBe(true);
-    expect(holdsNul({ ['k\u0000']: 1 })).toBe(true);
-    expect(holdsNul('\\\u0000')).toBe(true);
+    expect(holdsUnstorableText('a\u0000b')).toBe(true);
+    expect(holdsUnstorableText({ deep: [{ x: '\u0000' }] })).toBe(true);
+    expect(holdsUnstorableText({ ['k\u0000']: 1 })).toBe(true);
+    expect(holdsUnstorableText('\\\u0000')).toBe(true);
   });
 
-  it('does not take the text "\\u0000" (a backslash and five characters) for the character', () => {
-    expect(holdsNul('\\u0000')).toBe(false);
-    expect(holdsNul({ path: 'C:\\\\u0000' })).toBe(false);
-    expect(holdsNul('\u0001 plain')).toBe(false);
-    expect(holdsNul(undefined)).toBe(false);
+  it('finds a lone surrogate, high or low, but not a pair', () => {
+    expect(holdsUnstorableText({ x: '\ud800' })).toBe(true);
+    expect(holdsUnstorableText({ x: 'a\udfffb' })).toBe(true);
+    expect(holdsUnstorableText({ ['\udbff']: 1 })).toBe(true);
+    expect(holdsUnstorableText('🥀 \ud83e\udd40 paired')).toBe(false);
+  });
+
+  it('does not take the text "\\u0000" or "\\ud800" (a backslash and five characters) for the character', () => {
+    expect(holdsUnstorableText('\\u0000')).toBe(false);
+    expect(holdsUnstorableText('\\ud800')).toBe(false);
+    expect(holdsUnstorableText({ path: 'C:\\\\u0000' })).toBe(false);
+    expect(holdsUnstorableText('\u0001 plain \u00e9')).toBe(false);
+    expect(holdsUnstorableText(undefined)).toBe(false);
   });
 
   it('reads JSON text as JSON.stringify writes it', () => {
-    expect(jsonHoldsNul('"\\u0000"')).toBe(true);
-    expect(jsonHoldsNul('"\\\\u0000"')).toBe(false);
-    expect(jsonHoldsNul('"\\\\\\u0000"')).toBe(true);
+    expect(jsonHoldsUnstorableText('"\\u0000"')).toBe(true);
+    expect(jsonHoldsUnstorableText('"\\ud800"')).toBe(true);
+    expect(jsonHoldsUnstorableText('"\\\\u0000"')).toBe(false);
+    expect(jsonHoldsUnstorableText('"\\\\\\u0000"')).toBe(true);
   });
 });

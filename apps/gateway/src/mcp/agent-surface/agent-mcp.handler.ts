@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LOG_LEVELS, NUL_REFUSAL, holdsNul, type LogLevel } from '@mcpgw/contracts';
+import { LOG_LEVELS, UNSTORABLE_TEXT_REFUSAL, holdsUnstorableText, type LogLevel } from '@mcpgw/contracts';
 import { CallPipeline } from '../../calls/call-pipeline.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { CONVERSATION_META_KEY } from '../../sessions/conversation-handles';
@@ -271,13 +271,13 @@ export class AgentMcpHandler {
   }
 }
 
-/** What the session keeps of initialize must be objects, and storable (no U+0000: see storable-text.ts). */
+/** What the session keeps of initialize must be objects, and storable (see storable-text.ts). */
 function initializeProblem(params: Record<string, unknown>): string | undefined {
   for (const name of ['capabilities', 'clientInfo']) {
     const value = params[name];
     if (value === undefined) continue;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return `params.${name} must be an object`;
-    if (holdsNul(value)) return `params.${name}: ${NUL_REFUSAL}`;
+    if (holdsUnstorableText(value)) return `params.${name}: ${UNSTORABLE_TEXT_REFUSAL}`;
   }
   return undefined;
 }
