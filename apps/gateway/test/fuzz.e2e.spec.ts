@@ -361,8 +361,10 @@ describe('hostile input', () => {
     expect(slow === '' || /^HTTP\/1\.1 408/.test(slow)).toBe(true);
   }, 120_000);
 
-  it('regression (seed 239221896): U+0000 in arguments is an invalid argument on both surfaces, never a 500', async () => {
-    const params = { name: 'counter', arguments: { key: 'nul', note: 'a\u0000b' } };
+  /** One tools/call with these arguments on surface A (2025-06-18) and on surface B. */
+  const callBothSurfaces = async (args: Record<string, unknown>) => {
+    const body = (id: string | number) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'counter', arguments: args } });
     const a = await send(`${env.gatewayUrls[0]}/${env.agentId}/mcp`, {
       method: 'POST',
       headers: {
@@ -371,13 +373,18 @@ describe('hostile input', () => {
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2025-06-18',
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+      body: body(1),
     });
     const b = await send(`${env.gatewayUrls[0]}/workspaces/demo/agents/${env.agentId}/mcp/http`, {
       method: 'POST',
       headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'nul', method: 'tools/call', params }),
+      body: body('b'),
     });
+    return { a, b };
+  };
+
+  it('regression (seed 239221896): U+0000 in arguments is an invalid argument on both surfaces, never a 500', async () => {
+    const { a, b } = await callBothSurfaces({ key: 'nul', note: 'a\u0000b' });
     expect(b.status).toBe(200);
     expect(JSON.parse(b.text).result).toMatchObject({ isError: true });
     expect(b.text).toContain('U+0000');
@@ -387,22 +394,7 @@ describe('hostile input', () => {
 
   it('regression (seed 205795266): a lone UTF-16 surrogate in arguments is an invalid argument on both surfaces, never a 500', async () => {
     // JSON.stringify writes a lone surrogate as the escape \ud800, which PostgreSQL's jsonb refuses.
-    const params = { name: 'counter', arguments: { key: 'surrogate', note: 'a\ud800b' } };
-    const a = await send(`${env.gatewayUrls[0]}/${env.agentId}/mcp`, {
-      method: 'POST',
-      headers: {
-        'x-agent-api-key': env.apiKey,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
-    });
-    const b = await send(`${env.gatewayUrls[0]}/workspaces/demo/agents/${env.agentId}/mcp/http`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${grant}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'surrogate', method: 'tools/call', params }),
-    });
+    const { a, b } = await callBothSurfaces({ key: 'lone', note: 'a\ud800b' });
     expect(a.status, a.text).toBeLessThan(500);
     expect(JSON.parse(a.text).error).toMatchObject({ code: -32602 });
     expect(b.status, b.text).toBe(200);
