@@ -300,9 +300,16 @@ describe('the bus trusts nobody without credentials', () => {
     await other.flush();
     const listed = await env.stack.admin<Record<string, unknown>[]>('agent', 'credentials', 'list', '--agent', agent);
     expect(listed).toHaveLength(2);
+    // The secrets themselves, read from the issued creds files: a seed is SU + 56 base32
+    // characters, a user JWT starts with the encoded header. A public key may hold "SU" anywhere,
+    // so only the issued values (and whole seed- or JWT-shaped strings) count as a leak.
+    const secrets = issued.flatMap((one) => one.creds.match(/\bSU[A-Z2-7]{56}\b|\beyJ[\w-]+\.[\w-]+\.[\w-]+/g) ?? []);
+    expect(secrets).toHaveLength(4);
     for (const row of listed) {
       expect(row).toMatchObject({ agent_id: agent, revoked_at: expect.any(String) });
-      expect(JSON.stringify(row)).not.toMatch(/SU[A-Z2-7]{10}|NATS USER JWT/);
+      const text = JSON.stringify(row);
+      for (const secret of secrets) expect(text).not.toContain(secret);
+      expect(text).not.toMatch(/"SU[A-Z2-7]{56}"|"eyJ|NATS USER JWT/);
     }
   });
 });
