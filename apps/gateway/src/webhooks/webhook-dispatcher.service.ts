@@ -9,7 +9,6 @@ import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Draining } from '@mcpgw/runtime';
 import { Counter, type Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { OUTBOX_CHANNEL } from '../database/database';
@@ -34,7 +33,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private pollTimer?: NodeJS.Timeout;
   private purgeTimer?: NodeJS.Timeout;
   private stopped = false;
-  private pumping = false;
+  /** The claim pass under way, if any (one at a time). */
+  private pumping?: Promise<void>;
   private again = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly attempts: Counter<'outcome'>;
@@ -106,9 +106,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /** The attempts in flight have ended and are recorded (each within WEBHOOK_TIMEOUT_MS). */
   private async settled(): Promise<void> {
-    // A claim under way when intake stopped may still start attempts: wait for those too.
-    while (this.inFlight.size > 0 || this.pumping) {
-      await Promise.race([Promise.allSettled([...this.inFlight]), delay(20)]);
+    // A claim under way when intake stopped may still start attempts: wait for it, then for them.
+    // Each wait is on real work (pump and attempts never reject): a loop that polled a flag with
+    // an already-settled promise would spin on microtasks and starve the very I/O it waits for.
+    for (let waits = this.running(); waits.length > 0; waits = this.running()) {
+      await Promise.allSettled(waits);
     }
   }
 
@@ -118,6 +120,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     await this.settled();
   }
 
+  private running(): Promise<void>[] {
+    return this.pumping ? [this.pumping, ...this.inFlight] : [...this.inFlight];
+  }
+
   /** Claim and start due deliveries until the batch is full or none is due. One pump at a time. */
   wake(): void {
     if (this.stopped) return;
@@ -125,9 +131,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.again = true;
       return;
     }
-    this.pumping = true;
-    void this.pump().finally(() => {
-      this.pumping = false;
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
       if (this.again) {
         this.again = false;
         this.wake();
