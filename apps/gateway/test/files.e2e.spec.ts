@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UrlSigner, parseSigningKeys } from '../src/files/signed-urls';
 
 const SIGNING_KEYS = `k1:${'s'.repeat(48)}`;
-const MAX_BYTES = 60 * 1024 * 1024;
+const MAX_BYTES = 120 * 1024 * 1024;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 interface Summary {
@@ -522,11 +522,13 @@ describe.each([
    * After a warm-up transfer of 8 MB, so that the first use of the code paths is not
    * counted. (From a cold process the first 50 MB upload peaked at 31-33 MB of growth,
    * mostly code warming up and sockets' read buffers V8 frees only at its next GC.)
-   * Streaming, the growth measured here is 12-19 MB; a gateway that held the upload
-   * whole grows by about 50 MB here (checked by making it do so).
+   * Streaming, the growth stays flat as the file grows: 12-19 MB for 50 MB on a quiet machine,
+   * up to 30 MB on a loaded CI (garbage V8 had not collected yet). 100 MB keeps the two cases
+   * far apart: a gateway that held the upload whole grows by at least the file's size here
+   * (checked by making it do so at 50 MB: about 50 MB).
    */
-  it('a 50 MB upload and download keep the gateway’s RSS growth under 30 MB', { timeout: 120_000 }, async () => {
-    const size = 50 * 1024 * 1024;
+  it('a 100 MB upload and download keep the gateway’s RSS growth under 40 MB', { timeout: 120_000 }, async () => {
+    const size = 100 * 1024 * 1024;
     const pid = env.stack.serving(base).pid!;
     await roundTrip(8 * 1024 * 1024);
     const baseline = rssOf(pid);
@@ -538,7 +540,7 @@ describe.each([
       clearInterval(sampler);
     }
     peak = Math.max(peak, rssOf(pid));
-    expect(peak - baseline).toBeLessThan(30 * 1024 * 1024);
+    expect(peak - baseline).toBeLessThan(40 * 1024 * 1024);
   });
 
   it('expired files are purged with their bytes, in batches', { timeout: 60_000 }, async () => {
