@@ -37,78 +37,7 @@ import {
   ConversationGoneError,
 } from './call-errors';
 import { CallWatch } from './call-watch';
-
-export interface CallRequest {
-  agentId: string;
-  /** The caller's stable id (API key id or grant task). */
-  callerId: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  /** The conversation's channel; a new one is made when absent. */
-  channelId?: string;
-  /** The call's time, fixed when the surface accepted it (`CallTime.accept`). */
-  time: CallTime;
-  /** Delivery metadata for the agent, e.g. the names of the credentials the call may use. */
-  meta?: Record<string, unknown>;
-  /** The HTTP request's id (X-Request-Id), for the call's log lines. */
-  requestId?: string;
-}
-
-/** A checked call, ready to post: the tool and the chat_message that carries it. */
-export interface PreparedCall {
-  toolId: string;
-  message: ChatMessage;
-  /** The HTTP request's id (CallRequest.requestId): sent along in `Mcpgw-Request-Id`. */
-  requestId?: string;
-}
-
-export interface ExecuteOptions {
-  /**
-   * Progress and log events of the agent, as they come. Watching makes the
-   * timeout an idle timeout: each event restarts it (see mcp/README.md).
-   */
-  onEvent?: (event: CallEvent) => void;
-  /** Aborted when the client cancels: the agent is told to stop, the call ends with CallCancelledError. */
-  signal?: AbortSignal;
-  /**
-   * False when this request only joins a message another request posted (an
-   * idempotent retry): cancelling it stops this wait, never the agent.
-   */
-  ownsMessage?: boolean;
-  /**
-   * True when the reply outlives this request (an idempotency key: it is the
-   * result every retry gets), so the agent may work up to the call's limit.
-   */
-  keepsResult?: boolean;
-  /** Told the id of the message the call is posted as (its call id), before it is posted. */
-  onMessage?: (messageId: string) => void;
-  /**
-   * When it resolves, the request stops waiting (CallDetachedError) but the
-   * agent goes on: MRTR answers the client and a retry continues the call
-   * (`resume`). The agent is not told to stop.
-   */
-  detach?: Promise<void>;
-}
-
-/** A call already on the bus: what a retry needs to wait for its reply from any replica. */
-export interface CallRef {
-  agentId: string;
-  channelId: string;
-  messageId: string;
-}
-
-/** resources/read or prompts/get: who asks, where, and the timeout the surface read from `_meta`. */
-export type AskRequest = Pick<CallRequest, 'agentId' | 'callerId' | 'channelId'> & { timeoutMs: number };
-
-export interface CallOutcome {
-  toolId: string;
-  channelId: string;
-  messageId: string;
-  content: ContentItem[];
-  structuredContent?: Record<string, unknown>;
-  isError: boolean;
-  reply: AgentReply;
-}
+import type { AskRequest, CallOutcome, CallRef, CallRequest, ExecuteOptions, PreparedCall } from './call-shapes';
 
 /**
  * One tools/call, surface-independent: find the tool, check the arguments,

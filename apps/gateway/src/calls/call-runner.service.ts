@@ -5,7 +5,8 @@ import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
 import { REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { CallError } from './call-errors';
-import { CallPipeline, type CallOutcome, type CallRequest, type ExecuteOptions } from './call-pipeline.service';
+import { CallPipeline } from './call-pipeline.service';
+import type { CallOutcome, CallRequest, ExecuteOptions } from './call-shapes';
 
 /** A call's result as the surface rendered it (JSON text, serialized once), or its typed error. */
 export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok: false; error: CallError };

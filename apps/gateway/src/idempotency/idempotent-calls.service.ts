@@ -3,13 +3,8 @@ import { isAttemptsExhausted } from '@mcpgw/contracts';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { CallCancelledError, IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
-import {
-  CallPipeline,
-  type CallOutcome,
-  type CallRequest,
-  type ExecuteOptions,
-  type PreparedCall,
-} from '../calls/call-pipeline.service';
+import { CallPipeline } from '../calls/call-pipeline.service';
+import type { CallOutcome, CallRequest, ExecuteOptions, PreparedCall } from '../calls/call-shapes';
 import { settleCancelledClaim } from '../cancellation/cancelled-keyed-call';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CallTime } from '../timeouts/call-time';

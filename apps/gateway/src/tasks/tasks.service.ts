@@ -3,7 +3,8 @@ import { AgentNotices, BusPattern, waitRequestTimeout, type CallEvent } from '@m
 import { BusClient } from '@mcpgw/bus';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { CallPipeline, type CallRequest } from '../calls/call-pipeline.service';
+import { CallPipeline } from '../calls/call-pipeline.service';
+import type { CallRequest } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';

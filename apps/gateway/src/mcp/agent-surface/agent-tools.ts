@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LogLevel } from '@mcpgw/contracts';
 import { CallCancelledError, CallDetachedError, CallError, ConversationGoneError } from '../../calls/call-errors';
-import type { CallOutcome, CallRequest, ExecuteOptions } from '../../calls/call-pipeline.service';
+import type { CallOutcome, CallRequest, ExecuteOptions } from '../../calls/call-shapes';
 import { CallRunner, type CallRun } from '../../calls/call-runner.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../../catalogue/tool-catalogue.service';

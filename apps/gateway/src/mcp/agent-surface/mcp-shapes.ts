@@ -1,5 +1,5 @@
 import { LOG_LEVELS, type CallEvent, type LogLevel } from '@mcpgw/contracts';
-import type { CallOutcome } from '../../calls/call-pipeline.service';
+import type { CallOutcome } from '../../calls/call-shapes';
 import type { CatalogueTool } from '../../catalogue/tool-catalogue.service';
 
 /** A registered skill as an MCP tool: every field the revision defines, when set. */

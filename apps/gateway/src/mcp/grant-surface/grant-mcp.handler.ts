@@ -3,7 +3,7 @@ import type { ContentItem } from '@mcpgw/contracts';
 import type { RuntimeGrant } from '@mcpgw/grants';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentsError } from '../../calls/call-errors';
-import type { CallOutcome, CallRequest } from '../../calls/call-pipeline.service';
+import type { CallOutcome, CallRequest } from '../../calls/call-shapes';
 import { CallRunner } from '../../calls/call-runner.service';
 import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CallEvent } from '@mcpgw/contracts';
 import { CallDetachedError } from '../../calls/call-errors';
-import { CallPipeline, type CallOutcome, type ExecuteOptions } from '../../calls/call-pipeline.service';
+import { CallPipeline } from '../../calls/call-pipeline.service';
+import type { CallOutcome, ExecuteOptions } from '../../calls/call-shapes';
 import type { CallTime } from '../../timeouts/call-time';
 import type { JsonRpcRequest } from '../protocol/json-rpc';
 import { InputRound } from './input-round';
