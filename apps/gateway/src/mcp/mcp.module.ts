@@ -7,6 +7,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { AgentMcpController } from './agent-surface/agent-mcp.controller';
 import { AgentMcpHandler } from './agent-surface/agent-mcp.handler';
+import { AgentBatches } from './agent-surface/agent-batches';
 import { AgentTools } from './agent-surface/agent-tools';
 import { InputRequestIds } from './agent-surface/input-request-ids';
 import { ListChangedStreams } from './agent-surface/list-changed.streams';
@@ -41,6 +42,7 @@ import { StreamsModule } from '../streams/streams.module';
   controllers: [AgentMcpController, GrantMcpController],
   providers: [
     AgentMcpHandler,
+    AgentBatches,
     AgentTools,
     InputRequestIds,
     ResourcesAndPrompts,

@@ -3,14 +3,7 @@ import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
-import {
-  batchText,
-  classify,
-  failure,
-  type JsonRpcId,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from '../protocol/json-rpc';
+import { classify, failure, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc';
 import { StatelessCode, isStatelessRequest } from '../protocol/stateless';
 import { TASKS_EXTENSION, TaskService, declaresTasks } from '../../tasks/tasks.service';
 import { DEFAULT_PROTOCOL_VERSION, isSupportedVersion, primesStreams, allowsBatches } from '../protocol/versions';
@@ -20,6 +13,7 @@ import { PARAM_HEADER_PREFIX } from '../transport/param-headers';
 import { SseStream } from '../transport/sse-stream';
 import type { AgentRequestContext } from './agent-context';
 import { AgentMcpHandler } from './agent-mcp.handler';
+import { AGENT_ROUND_TRIPS, AgentBatches, MAX_BATCH_REQUESTS, callerOf, refuse } from './agent-batches';
 import { wantsStream } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { ListChangedStreams } from './list-changed.streams';
@@ -30,14 +24,9 @@ import { SessionStreams } from './session-streams';
 import { whenClientLeaves } from '../../cancellation/client-disconnect';
 import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-requests';
 import { QuotasService } from '../../quotas/quotas.service';
-import { retryAfterHeader, type QuotaRefusal } from '../../quotas/quota-refusal';
 
 const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';
-/** A batch runs its requests at once: bound how many one body can start. */
-const MAX_BATCH = 50;
-/** Requests that make a round trip to the agent: what the call quotas count. */
-const AGENT_ROUND_TRIPS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 /**
  * Surface A: `/{agent_id}/mcp`, MCP Streamable HTTP with an agent API key.
@@ -60,6 +49,7 @@ export class AgentMcpController {
     private readonly quotas: QuotasService,
     private readonly sessionStreams: SessionStreams,
     private readonly tasks: TaskService,
+    private readonly batches: AgentBatches,
   ) {}
 
   @Post()
@@ -109,7 +99,7 @@ export class AgentMcpController {
 
       if (Array.isArray(body)) {
         const effective = version ?? session?.protocolVersion ?? DEFAULT_PROTOCOL_VERSION;
-        if (!allowsBatches(effective) || body.length === 0 || body.length > MAX_BATCH || isInitialize) {
+        if (!allowsBatches(effective) || body.length === 0 || body.length > MAX_BATCH_REQUESTS || isInitialize) {
           return send(
             400,
             null,
@@ -117,14 +107,14 @@ export class AgentMcpController {
             `JSON-RPC batches are not accepted here (protocol ${effective})`,
           );
         }
-        return this.batch(body, ctx, reply, accept);
+        return this.batches.answer(body, ctx, reply, accept);
       }
 
       const classified = classify(body);
       if (classified.kind === 'invalid') {
         return send(400, classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`);
       }
-      if (classified.kind === 'notification') this.notification(classified.message, ctx);
+      if (classified.kind === 'notification') this.handler.notify(classified.message, ctx);
       if (classified.kind === 'response') this.handler.relayClientResponse(classified.message, ctx);
       if (classified.kind !== 'request') {
         void reply.status(202).send();
@@ -235,7 +225,7 @@ export class AgentMcpController {
       return this.listen(route.request, { ...ctx, stateless: route.stateless }, req, reply);
     if (route.kind === 'request')
       return this.respond(route.request, { ...ctx, stateless: route.stateless }, req, reply, STATELESS_STREAM);
-    if (route.kind === 'notification') this.notification(route.message, ctx);
+    if (route.kind === 'notification') this.handler.notify(route.message, ctx);
     void reply.status(202).send();
   }
 
@@ -348,86 +338,12 @@ export class AgentMcpController {
     void reply.status(204).send();
   }
 
-  /**
-   * 2025-03-26 batches: each request answered in one array; notifications only: 202.
-   * A tool result is JSON text already and goes into the array as it is.
-   */
-  private async batch(
-    items: unknown[],
-    ctx: AgentRequestContext,
-    reply: FastifyReply,
-    accept: string | undefined,
-  ): Promise<void> {
-    // A batch's round trips are admitted together or refused together.
-    const calls = items.filter((item) => {
-      const classified = classify(item);
-      return classified.kind === 'request' && AGENT_ROUND_TRIPS.has(classified.message.method);
-    }).length;
-    const admitted = calls ? this.quotas.admitCalls(ctx.agentId, callerOf(ctx), calls) : undefined;
-    if (admitted && !admitted.ok) return refuse(reply, accept, null, admitted.refusal);
-    try {
-      await this.batchOf(items, ctx, reply, accept);
-    } finally {
-      admitted?.release();
-    }
-  }
-
-  private async batchOf(
-    items: unknown[],
-    ctx: AgentRequestContext,
-    reply: FastifyReply,
-    accept: string | undefined,
-  ): Promise<void> {
-    const responses: (JsonRpcResponse | string)[] = [];
-    await Promise.all(
-      items.map(async (item) => {
-        const classified = classify(item);
-        if (classified.kind === 'invalid') {
-          responses.push(
-            failure(classified.id, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${classified.reason}`),
-          );
-        } else if (classified.kind === 'notification') {
-          this.notification(classified.message, ctx);
-        } else if (classified.kind === 'request') {
-          const handled = await this.handler.handle(classified.message, ctx);
-          if (handled.response) responses.push(handled.response);
-        }
-      }),
-    );
-    if (responses.length === 0) {
-      void reply.status(202).send();
-      return;
-    }
-    sendRpc(reply, accept, 200, batchText(responses));
-  }
-
-  private notification(message: { method: string; params?: Record<string, unknown> }, ctx: AgentRequestContext): void {
-    if (message.method !== 'notifications/cancelled') return;
-    const requestId = message.params?.requestId;
-    if (typeof requestId === 'string' || typeof requestId === 'number') this.handler.cancel(ctx, requestId);
-  }
-
   private async authenticate(agentId: string, req: FastifyRequest) {
     if (!AGENT_ID_PATTERN.test(agentId)) return { ok: false as const, reason: 'unknown agent' };
     const presented = req.headers[API_KEY_HEADER];
     if (Array.isArray(presented)) return { ok: false as const, reason: 'exactly one X-Agent-API-Key header' };
     return this.auth.authenticate(presented, agentId);
   }
-}
-
-function callerOf(ctx: AgentRequestContext): string {
-  return `apikey:${ctx.principal.id}`;
-}
-
-/** Over a quota: HTTP 429, `Retry-After`, JSON-RPC -32005 (quotas/README.md). */
-function refuse(reply: FastifyReply, accept: string | undefined, id: JsonRpcId | null, refusal: QuotaRefusal): void {
-  sendRpc(
-    reply,
-    accept,
-    429,
-    failure(id, AgentSurfaceCode.QuotaExceeded, refusal.message, refusal.data),
-    retryAfterHeader(refusal),
-  );
 }
 
 /** The request's `Mcp-Param-*` headers (2026-07-28), by lower-case name. */

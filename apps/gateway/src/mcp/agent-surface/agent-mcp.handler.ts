@@ -265,7 +265,14 @@ export class AgentMcpHandler {
     return { response: result(request.id, {}) };
   }
 
-  /** notifications/cancelled: stop the request wherever it runs (cancellation/README.md). */
+  /** A client's notification; only notifications/cancelled asks for anything (cancellation/README.md). */
+  notify(message: { method: string; params?: Record<string, unknown> }, ctx: AgentRequestContext): void {
+    if (message.method !== 'notifications/cancelled') return;
+    const requestId = message.params?.requestId;
+    if (typeof requestId === 'string' || typeof requestId === 'number') this.cancel(ctx, requestId);
+  }
+
+  /** notifications/cancelled: stop the request wherever it runs. */
   cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
     this.cancellation.cancelRequest(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
   }
