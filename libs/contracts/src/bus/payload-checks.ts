@@ -1,4 +1,4 @@
-import type { SchemaObject, ValidateFunction } from 'ajv';
+import type { SchemaObject } from 'ajv';
 import type { AgentReply } from '../envelopes/agent-reply';
 import {
   CancelRequest,
@@ -144,11 +144,9 @@ export const checkQuotaGossip: PayloadCheck<QuotaGossipEvent> = bySchema<QuotaGo
   },
 });
 
-/** A check by a schema of its own, compiled on first use. */
+/** A check by a schema of its own, compiled when the module loads (see `compiledValidator`). */
 function bySchema<T>(schema: SchemaObject): PayloadCheck<T> {
-  let validate: ValidateFunction | undefined;
-  return (plain) => {
-    validate ??= compileSchema(schema);
-    return validate(plain) ? { ok: true, value: plain as T } : { ok: false, errors: describeErrors(validate.errors) };
-  };
+  const validate = compileSchema(schema);
+  return (plain) =>
+    validate(plain) ? { ok: true, value: plain as T } : { ok: false, errors: describeErrors(validate.errors) };
 }

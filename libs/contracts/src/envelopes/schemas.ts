@@ -137,7 +137,6 @@ const schemas = new Map<unknown, SchemaObject>([
 ]);
 
 let ajv: Ajv | undefined;
-const compiled = new Map<unknown, ValidateFunction>();
 
 /** Compile a schema with the one shared ajv instance (and its formats). */
 export function compileSchema(schema: SchemaObject): ValidateFunction {
@@ -145,15 +144,16 @@ export function compileSchema(schema: SchemaObject): ValidateFunction {
   return ajv.compile(schema);
 }
 
-/** The compiled validator of a contract class, compiled on first use; undefined for classes without a schema. */
+/**
+ * Every contract class's validator, compiled when this module loads: a schema
+ * ajv refuses stops the process at start, never a check inside a bus
+ * subscription's callback (which would end that subscription's reader).
+ */
+const compiled = new Map<unknown, ValidateFunction>([...schemas].map(([cls, schema]) => [cls, compileSchema(schema)]));
+
+/** The compiled validator of a contract class; undefined for classes without a schema. */
 export function compiledValidator(cls: unknown): ValidateFunction | undefined {
-  const known = compiled.get(cls);
-  if (known) return known;
-  const schema = schemas.get(cls);
-  if (!schema) return undefined;
-  const validate = compileSchema(schema);
-  compiled.set(cls, validate);
-  return validate;
+  return compiled.get(cls);
 }
 
 const articles: Record<string, string> = {
