@@ -180,6 +180,13 @@ describe('tasks (2026-07-28)', () => {
     expect(done.result?.content?.[0].text).toBe('deleted a.txt');
   });
 
+  it("an agent's question the task cannot keep (U+0000) is refused to the agent, and the task goes on", async () => {
+    const taskId = await start(0, 'unstorable_question', {});
+    const done = await settled(1, taskId);
+    expect(done.status).toBe('completed');
+    expect(done.result?.content?.[0].text).toMatch(/^the question was refused: the question's params: .*U\+0000/);
+  });
+
   it('refuses tasks/* and task-only tools to a client that did not declare the extension, and removed methods', async () => {
     const taskId = await start(0, 'long_report', { seconds: 0.6 });
     const undeclared = await post(1, 'tasks/get', { taskId }, false);

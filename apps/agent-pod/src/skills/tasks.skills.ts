@@ -129,6 +129,21 @@ export const TASK_SKILLS: readonly Skill[] = [
     return { content: [text(`first=${String(fields(first).name)}; second=${String(fields(second).name)}`)] };
   }),
   tool(
+    'unstorable_question',
+    'Asks, as a task, a question holding U+0000 (what a faulty agent might send), and says what it was told',
+    'optional',
+    {},
+    async (_args, ctx) => {
+      await delay(AFTER_TASK_MS, undefined, { signal: ctx.signal });
+      try {
+        await ctx.ask('elicitation/create', confirmForm('Name\u0000?', 'name', 'string'), 'bad');
+        return { content: [text('the question was asked')] };
+      } catch (error) {
+        return { content: [text(`the question was refused: ${(error as Error).message}`)] };
+      }
+    },
+  ),
+  tool(
     'test_tool_with_task',
     'Asks for a name first (an MRTR round), then works on as a task',
     'required',

@@ -1,5 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { AgentNotices, BusPattern, waitRequestTimeout, type CallEvent } from '@mcpgw/contracts';
+import {
+  AgentNotices,
+  BusPattern,
+  UNSTORABLE_TEXT_REFUSAL,
+  holdsUnstorableText,
+  waitRequestTimeout,
+  type CallEvent,
+} from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
@@ -67,6 +74,9 @@ export function declaresTasks(capabilities: Record<string, unknown> | undefined)
  * from the row, asking the message service for a reply the follower did not
  * store (it died). README.md beside this file has the design.
  */
+/** JSON-RPC invalid params: what the agent's question is answered with when it cannot be kept. */
+const INVALID_PARAMS = -32602;
+
 @Injectable()
 export class TaskService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(TaskService.name);
@@ -359,6 +369,15 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
       this.pipeline.answerInput(row.agent_id, row.message_id, {
         key: event.key,
         error: { code: MISSING_CAPABILITY, message: `the client did not declare the ${capability} capability` },
+      });
+      return;
+    }
+    // The task keeps its open questions in PostgreSQL, which refuses such text: the agent is told, as it
+    // would be of a client's refusal, instead of the question being lost and the task left waiting.
+    if (holdsUnstorableText(event.params)) {
+      this.pipeline.answerInput(row.agent_id, row.message_id, {
+        key: event.key,
+        error: { code: INVALID_PARAMS, message: `the question's params: ${UNSTORABLE_TEXT_REFUSAL}` },
       });
       return;
     }
