@@ -230,6 +230,43 @@ describe.each([
     }
   });
 
+  it.runIf(name === 'filesystem')(
+    "each caller's live files are held to FILES_QUOTA_FILES and FILES_QUOTA_BYTES: 429, another caller unaffected",
+    async () => {
+      const small = await env.stack.startGateway({
+        ...backend.env(),
+        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
+        FILES_QUOTA_FILES: '3',
+        FILES_QUOTA_BYTES: '1000',
+      });
+      try {
+        const as = async (task: string) => new FilesApi({ baseUrl: small.url, grant: await grantFor(task) });
+        const [first, second] = await Promise.all([as(`T-quota-a-${Date.now()}`), as(`T-quota-b-${Date.now()}`)]);
+        const presign = (api: FilesApi, size: number) =>
+          api.presignUpload({ filename: 'q.bin', contentType: 'application/octet-stream', size });
+        // Pending (presigned, not uploaded) files count with their declared size.
+        await presign(first, 600);
+        await expect(presign(first, 500)).rejects.toMatchObject({
+          status: 429,
+          code: 'file_quota_exceeded',
+          message: expect.stringContaining('FILES_QUOTA_BYTES'),
+        });
+        // Uploaded ones too; concurrent presigns cannot both take the last room.
+        await first.upload(Buffer.alloc(300), { filename: 'u.bin', contentType: 'application/octet-stream' });
+        const racing = await Promise.allSettled([presign(first, 50), presign(first, 50)]);
+        expect(racing.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+        expect((racing.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+          status: 429,
+          message: expect.stringContaining('FILES_QUOTA_FILES'),
+        });
+        // Another caller of the same agent has its own room.
+        await expect(presign(second, 1000)).resolves.toMatchObject({ file_id: expect.any(String) });
+      } finally {
+        await small.process.stop();
+      }
+    },
+  );
+
   it.runIf(name.startsWith('S3'))(
     'a gateway whose object store is down still starts and serves MCP; its uploads answer 503',
     async () => {

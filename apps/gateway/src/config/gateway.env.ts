@@ -289,6 +289,19 @@ export class FilesSettings {
   @Min(1)
   FILES_MAX_BYTES: number = 104_857_600;
 
+  /**
+   * How many live files (uploaded, or presigned and not yet expired) one caller
+   * (an API key, or a grant's task) may hold per agent: the next presign gets 429.
+   */
+  @IsInt()
+  @Min(1)
+  FILES_QUOTA_FILES: number = 1_000;
+
+  /** How many bytes one caller's live files may add up to per agent (declared sizes count): over it, 429. */
+  @IsInt()
+  @Min(1)
+  FILES_QUOTA_BYTES: number = 10_737_418_240;
+
   /** How long an upload URL is valid; a file not uploaded by then is purged. */
   @IsInt()
   @Min(10)

@@ -13,6 +13,7 @@ import { Files1764600000000 } from './migrations/1764600000000-files';
 import { Webhooks1764610000000 } from './migrations/1764610000000-webhooks';
 import { ResumableStreams1764620000000 } from './migrations/1764620000000-resumable-streams';
 import { Tasks1764630000000 } from './migrations/1764630000000-tasks';
+import { FilesOwnerIndex1764640000000 } from './migrations/1764640000000-files-owner-index';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -44,6 +45,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       Webhooks1764610000000,
       ResumableStreams1764620000000,
       Tasks1764630000000,
+      FilesOwnerIndex1764640000000,
     ],
   });
 }

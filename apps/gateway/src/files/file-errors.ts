@@ -27,6 +27,9 @@ export const fileErrors = {
   conflict: (message: string) => new FileHttpError(409, 'file_state', message),
   gone: () => new FileHttpError(410, 'file_expired', 'the file has expired'),
   tooLarge: (message: string) => new FileHttpError(413, 'file_too_large', message),
+  /** The caller's live files (uploaded, or presigned and not expired) are at FILES_QUOTA_FILES or FILES_QUOTA_BYTES. */
+  quota: (message: string) =>
+    new FileHttpError(429, 'file_quota_exceeded', `${message}: wait for files to expire, or use fewer`),
   contentType: (message: string) => new FileHttpError(415, 'content_type_mismatch', message),
   sizeMismatch: (message: string) => new FileHttpError(400, 'size_mismatch', message),
   unavailable: (message: string) => new FileHttpError(503, 'storage_unavailable', message),

@@ -112,7 +112,15 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
 
     const id = randomUUID();
     const expiresAt = new Date(Date.now() + this.env.FILES_UPLOAD_URL_TTL_SECONDS * 1000);
-    await this.store.create({ id, ...owner, filename, contentType, size, expiresAt });
+    const quota = { files: this.env.FILES_QUOTA_FILES, bytes: this.env.FILES_QUOTA_BYTES };
+    const fits = await this.store.createWithinQuota({ id, ...owner, filename, contentType, size, expiresAt }, quota);
+    if (!fits.ok) {
+      throw fits.usage.files + 1 > quota.files
+        ? fileErrors.quota(`this caller holds ${fits.usage.files} files, the most FILES_QUOTA_FILES allows`)
+        : fileErrors.quota(
+            `this caller holds ${fits.usage.bytes} bytes; ${size} more is over FILES_QUOTA_BYTES (${quota.bytes})`,
+          );
+    }
     return { file_id: id, upload_url: this.url(id, 'PUT', expiresAt), expires_at: expiresAt.toISOString() };
   }
 

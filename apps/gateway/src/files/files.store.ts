@@ -27,6 +27,18 @@ export interface NewFile {
   expiresAt: Date;
 }
 
+/** What one caller (an API key, or a grant's task) of one agent may hold at once. */
+export interface FileQuota {
+  files: number;
+  bytes: number;
+}
+
+/** Whether a new file fits; what the caller held before it either way. */
+export interface QuotaCheck {
+  ok: boolean;
+  usage: FileQuota;
+}
+
 /** Expired files deleted per statement by the purge. */
 export const PURGE_BATCH = 100;
 
@@ -35,8 +47,33 @@ export const PURGE_BATCH = 100;
 export class FilesStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
-  async create(file: NewFile): Promise<void> {
-    await this.db
+  /**
+   * A new pending file, unless its caller's live files (pending ones count with
+   * their declared size) would then be more than `quota` allows. One presign of
+   * a caller at a time decides (a transaction-scoped advisory lock on the owner),
+   * so two at once cannot both take the last room.
+   */
+  async createWithinQuota(file: NewFile, quota: FileQuota): Promise<QuotaCheck> {
+    return this.db.transaction().execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`files:${file.agentId}:${file.caller}`}, 0))`.execute(
+        tx,
+      );
+      const held = await tx
+        .selectFrom('files')
+        .select([sql<number>`count(*)::int`.as('files'), sql<string>`coalesce(sum(size), 0)::text`.as('bytes')])
+        .where('agent_id', '=', file.agentId)
+        .where('caller', '=', file.caller)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .executeTakeFirstOrThrow();
+      const usage = { files: held.files, bytes: Number(held.bytes) };
+      if (usage.files + 1 > quota.files || usage.bytes + file.size > quota.bytes) return { ok: false, usage };
+      await this.create(file, tx);
+      return { ok: true, usage };
+    });
+  }
+
+  async create(file: NewFile, db: GatewayDb = this.db): Promise<void> {
+    await db
       .insertInto('files')
       .values({
         id: file.id,
