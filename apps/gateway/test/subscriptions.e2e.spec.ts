@@ -1,7 +1,10 @@
 import { startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,6 +193,31 @@ describe('subscriptions/listen and the SDK v2 client, on two replicas', () => {
       await call(1, 'touch_resource', { uri: 'test://watched-resource' });
       await new Promise((r) => setTimeout(r, 500));
       expect(updates).toHaveLength(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('2025-11-25: prompt list changes made through the other replica reach the session on its GET stream', async () => {
+    const client = new Client({ name: 'prompt-watcher', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(env.mcpUrl(0)), {
+      requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+    });
+    let changes = 0;
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void changes++);
+    await client.connect(transport);
+    try {
+      expect(client.getServerCapabilities()).toMatchObject({
+        prompts: { listChanged: true },
+        resources: { listChanged: true },
+      });
+      // The GET stream the SDK opened after initialize may not be in place yet: change until one arrives.
+      const deadline = Date.now() + 10_000;
+      while (changes === 0 && Date.now() < deadline) {
+        await call(1, 'test_trigger_prompt_change');
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      expect(changes).toBeGreaterThan(0);
     } finally {
       await client.close();
     }

@@ -24,8 +24,8 @@ export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   logging: {},
   completions: {},
-  resources: { subscribe: true },
-  prompts: {},
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
   // 2025-11-25 tasks: tools/call with params.task, tasks/list and tasks/cancel (../../tasks/README.md).
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 } as const;

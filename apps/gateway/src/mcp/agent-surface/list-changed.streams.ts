@@ -7,13 +7,17 @@ import { ListenStreams } from '../subscriptions/listen-streams';
 import type { SseStream } from '../transport/sse-stream';
 
 const KEEP_ALIVE_MS = 25_000;
+const TOOLS_LIST_CHANGED = 'notifications/tools/list_changed';
 /** The revision whose sessions run tasks in the 2025-11-25 shape (and hear `notifications/tasks/status`). */
 const TASKS_SHAPE_REVISION = '2025-11-25';
 
 /**
  * The GET streams of surface A, by agent. When an agent's tools change (a pod
  * registers; heard on every replica through PostgreSQL NOTIFY), each open
- * stream of that agent gets `notifications/tools/list_changed`. When the agent
+ * stream of that agent gets `notifications/tools/list_changed`; when its
+ * prompts or resources change (AgentNotices, from the gateway that stored the
+ * registration), `notifications/prompts/list_changed` or
+ * `notifications/resources/list_changed`. When the agent
  * updates a resource (AgentNotices on NATS, heard on every replica), the
  * streams of the sessions subscribed to it (PostgreSQL) get
  * `notifications/resources/updated`; when a task changes, the 2025-11-25
@@ -37,6 +41,10 @@ export class ListChangedStreams implements OnApplicationShutdown {
   ) {
     listens.onResourceUpdate((agentId, uri) => void this.resourceUpdated(agentId, uri));
     listens.onTaskStatus((agentId, taskId) => void this.taskStatus(agentId, taskId));
+    // Prompt and resource list changes come as AgentNotices; tool list changes from the registry's NOTIFY, below.
+    listens.onListChanged((agentId, method) => {
+      if (method !== TOOLS_LIST_CHANGED) this.each(agentId, (stream) => stream.send({ jsonrpc: '2.0', method }));
+    });
     draining.register({
       name: 'sse-streams',
       endStreams: () => this.endAll(),
@@ -46,7 +54,7 @@ export class ListChangedStreams implements OnApplicationShutdown {
       },
     });
     invalidation.on('agent', (agentId) =>
-      this.each(agentId, (stream) => stream.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })),
+      this.each(agentId, (stream) => stream.send({ jsonrpc: '2.0', method: TOOLS_LIST_CHANGED })),
     );
   }
 

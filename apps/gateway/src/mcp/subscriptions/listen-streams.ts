@@ -25,6 +25,8 @@ interface Listener {
 /** Something that hears resource updates besides listen streams (2025-11-25 sessions). */
 export type ResourceUpdateHook = (agentId: string, uri: string) => void;
 export type TaskStatusHook = (agentId: string, taskId: string) => void;
+/** Told the notification method of each list change heard (`notifications/prompts/list_changed`…). */
+export type ListChangeHook = (agentId: string, method: string) => void;
 
 /**
  * The `subscriptions/listen` streams (2026-07-28) open on this replica, by
@@ -40,6 +42,7 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
   private readonly byAgent = new Map<string, Set<Listener>>();
   private readonly hooks: ResourceUpdateHook[] = [];
   private readonly taskHooks: TaskStatusHook[] = [];
+  private readonly listHooks: ListChangeHook[] = [];
   private subscription?: BusSubscription;
   private readonly keepAlive = setInterval(
     () => this.each(undefined, (l) => l.stream.keepAlive()),
@@ -83,6 +86,11 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
     this.taskHooks.push(hook);
   }
 
+  /** Also told of every list change heard (the older sessions' GET streams send them too). */
+  onListChanged(hook: ListChangeHook): void {
+    this.listHooks.push(hook);
+  }
+
   /** Open the stream: the acknowledgment first, with the honoured filter, then the notices as they come. */
   open(agentId: string, id: JsonRpcId, filter: SubscriptionFilter, stream: SseStream): void {
     stream.open({}, false);
@@ -112,6 +120,7 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const [field, method] = LISTS[notice.kind];
+    for (const hook of this.listHooks) hook(agentId, method);
     this.each(agentId, (listener) => {
       if (listener.filter[field]) this.notify(listener, method, {});
     });
