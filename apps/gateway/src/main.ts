@@ -2,6 +2,7 @@ import { BusClient } from '@mcpgw/bus';
 import { exitOnStartupFailure, runService } from '@mcpgw/runtime';
 import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module';
+import { isUpload } from './files/files.service';
 import { GATEWAY_ENV, loadEnv, type GatewayEnv } from './config/gateway.env';
 import { mcpBodyLimit } from './mcp/transport/body-limit';
 import { McpHttpErrorFilter } from './mcp/transport/mcp-http-error.filter';
@@ -15,6 +16,8 @@ runService({
   bodyLimit: (e: GatewayEnv) => e.MCP_MAX_BODY_BYTES,
   bodyParser: false,
   httpErrorFilter: new McpHttpErrorFilter(),
+  // An upload may take minutes over a slow link; every other request keeps HTTP_REQUEST_TIMEOUT_MS.
+  slowBodies: (e: GatewayEnv) => ({ timeoutMs: e.FILES_UPLOAD_TIMEOUT_MS, route: isUpload }),
   configure: (app) => {
     // MCP bodies are parsed by the surfaces themselves, so that malformed JSON gets a
     // JSON-RPC parse error (-32700) rather than the framework's 400 page.

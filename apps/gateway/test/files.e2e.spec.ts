@@ -3,6 +3,7 @@ import { connectMcp, freePort, startTestStack, type McpConnection, type TestStac
 import { S3Client, GetObjectCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -293,12 +294,73 @@ describe.each([
     },
   );
 
+  it.runIf(name === 'filesystem')(
+    'an upload may take FILES_UPLOAD_TIMEOUT_MS, every other request HTTP_REQUEST_TIMEOUT_MS: 408 past either',
+    async () => {
+      const slow = await env.stack.startGateway({
+        ...backend.env(),
+        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
+        HTTP_REQUEST_TIMEOUT_MS: '1000',
+        FILES_UPLOAD_TIMEOUT_MS: '5000',
+      });
+      /** Send the head, then the body's pieces `gapMs` apart (all of it, or `stopAfter` pieces); the answer and when. */
+      const send = (url: string, head: string, pieces: Buffer[], gapMs: number, stopAfter = pieces.length) =>
+        new Promise<{ answer: string; afterMs: number }>((resolve, reject) => {
+          const started = Date.now();
+          const { hostname, port, pathname, search } = new URL(url);
+          const socket = connect(Number(port), hostname, async () => {
+            socket.write(head.replace('{path}', `${pathname}${search}`));
+            for (const piece of pieces.slice(0, stopAfter)) {
+              await delay(gapMs);
+              if (!socket.writable) return;
+              socket.write(piece);
+            }
+          });
+          let answer = '';
+          socket.setEncoding('utf8').on('data', (chunk: string) => {
+            answer += chunk;
+            if (/\r\n\r\n[\s\S]*\}$/.test(answer) || answer.startsWith('HTTP/1.1 408')) socket.end();
+          });
+          socket.on('close', () => resolve({ answer, afterMs: Date.now() - started }));
+          socket.on('error', reject);
+          setTimeout(() => reject(new Error('the server kept the connection open')), 15_000).unref();
+        });
+      const upload = async (pieces: Buffer[], gapMs: number, stopAfter?: number) => {
+        const size = pieces.reduce((n, piece) => n + piece.length, 0);
+        const { upload_url } = await files.presignUpload({ filename: 's.bin', contentType: 'text/plain', size });
+        const head = `PUT {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: ${size}\r\n\r\n`;
+        return send(upload_url.replace(base, slow.url), head, pieces, gapMs, stopAfter);
+      };
+      try {
+        const pieces = [0, 1, 2, 3].map((i) => Buffer.from(`piece ${i} `));
+        // 2 s of upload, twice HTTP_REQUEST_TIMEOUT_MS: stored.
+        const slowUpload = await upload(pieces, 500);
+        expect(slowUpload.answer).toMatch(/^HTTP\/1\.1 200/);
+        expect(slowUpload.answer).toContain('"size":32');
+        expect(slowUpload.afterMs).toBeGreaterThan(1_500);
+        // An MCP request's body is still held to HTTP_REQUEST_TIMEOUT_MS.
+        const mcpHead =
+          `POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+          `Accept: application/json, text/event-stream\r\nX-Agent-API-Key: ${env.apiKey}\r\nContent-Length: 200\r\n\r\n`;
+        const mcpBody = await send(`${slow.url}/${env.agentId}/mcp`, mcpHead, [Buffer.from('{"jsonrpc":')], 10);
+        expect(mcpBody.answer).toMatch(/^HTTP\/1\.1 408/);
+        expect(mcpBody.afterMs).toBeLessThan(4_000);
+        // An upload that stalls is cut at FILES_UPLOAD_TIMEOUT_MS.
+        const stalled = await upload(pieces, 10, 1);
+        expect(stalled.answer).toMatch(/^HTTP\/1\.1 408/);
+        expect(stalled.afterMs).toBeGreaterThanOrEqual(4_500);
+      } finally {
+        await slow.process.stop();
+      }
+    },
+  );
+
   it('an upload left by a gateway that died is taken again once no request can still be running it', async () => {
     const replica = () =>
       env.stack.startGateway({
         ...backend.env(),
         FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
-        HTTP_REQUEST_TIMEOUT_MS: '1000',
+        FILES_UPLOAD_TIMEOUT_MS: '1000',
       });
     const dying = await replica();
     const { file_id, upload_url } = await files.presignUpload({

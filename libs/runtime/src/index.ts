@@ -2,3 +2,4 @@ export * from './run-service';
 export * from './service-error-http.filter';
 export * from './draining';
 export * from './shutdown';
+export type { SlowBodies } from './body-deadlines';

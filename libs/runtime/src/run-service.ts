@@ -18,6 +18,7 @@ import type { Registry } from 'prom-client';
 import { installCheapAsyncResourceBind } from './async-resource-bind';
 import { installRequestIds, requestIdOf } from './request-ids';
 import { ServiceErrorHttpFilter } from './service-error-http.filter';
+import { holdBodiesTo, type SlowBodies } from './body-deadlines';
 import { DEFAULT_SHUTDOWN_GRACE_MS, drainOnSignals } from './shutdown';
 
 /** What every service's environment has; each app's env adds its own settings. */
@@ -52,6 +53,11 @@ export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
   httpErrorFilter?: ExceptionFilter;
   /** False when the app parses request bodies itself (configure then adds its parsers). */
   bodyParser?: boolean;
+  /**
+   * Routes whose request bodies may take longer than HTTP_REQUEST_TIMEOUT_MS to
+   * arrive (uploads), and their limit; every other request keeps HTTP_REQUEST_TIMEOUT_MS.
+   */
+  slowBodies?: (env: Env) => SlowBodies;
   /** Adjust the Fastify instance (content-type parsers, hooks) before listening. */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
 }
@@ -77,6 +83,9 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   installCheapAsyncResourceBind();
   const logger = new JsonLogger(spec.service, env.LOG_LEVEL, { instance: env.SERVICE_INSTANCE });
   const requestTimeoutMs = env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000;
+  const slowBodies = spec.slowBodies?.(env);
+  // Node's limit is per server: with slow routes it is theirs, and the rest are held to theirs by holdBodiesTo.
+  const serverTimeoutMs = Math.max(requestTimeoutMs, slowBodies?.timeoutMs ?? 0);
   const app = await NestFactory.create<NestFastifyApplication>(
     spec.module,
     new FastifyAdapter({
@@ -88,10 +97,10 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
       // Slow or idle clients cannot hold a connection (see libs/config HttpEnv). Node reads the
       // request and header limits when the server is made (Fastify's own option alone is not
       // enforced), and checks them every 30 s unless told otherwise.
-      requestTimeout: requestTimeoutMs,
+      requestTimeout: serverTimeoutMs,
       keepAliveTimeout: env.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
       http: {
-        requestTimeout: requestTimeoutMs,
+        requestTimeout: serverTimeoutMs,
         headersTimeout: Math.min(env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000, requestTimeoutMs),
         connectionsCheckingInterval: 1_000,
       },
@@ -100,6 +109,7 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   );
   app.useGlobalFilters(spec.httpErrorFilter ?? new ServiceErrorHttpFilter());
   installRequestIds(app.getHttpAdapter().getInstance(), () => logger.isLevelEnabled('debug'));
+  if (slowBodies) holdBodiesTo(app.getHttpAdapter().getInstance(), requestTimeoutMs, slowBodies);
   await spec.configure?.(app);
   let busServer: BusServer | undefined;
   if (spec.busQueue) {

@@ -302,6 +302,14 @@ export class FilesSettings {
   @Min(1)
   FILES_QUOTA_BYTES: number = 10_737_418_240;
 
+  /**
+   * How long one upload's bytes may take to arrive (the PUT to an upload URL);
+   * every other request keeps HTTP_REQUEST_TIMEOUT_MS. Over it: 408.
+   */
+  @IsInt()
+  @Min(1000)
+  FILES_UPLOAD_TIMEOUT_MS: number = 600_000;
+
   /** How long an upload URL is valid; a file not uploaded by then is purged. */
   @IsInt()
   @Min(10)

@@ -48,6 +48,11 @@ const CONTENT_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0
 const BAD_FILENAME = /[\u0000-\u001f\u007f/\\]/;
 export const FILES_PATH = '/api/v1/files';
 
+/** The PUT of an upload URL (`file-content.routes.ts`): the one route held to FILES_UPLOAD_TIMEOUT_MS. */
+export function isUpload(method: string, url: string): boolean {
+  return method === 'PUT' && url.startsWith(`${FILES_PATH}/`) && /^\/api\/v1\/files\/[^/?]+\/content(\?|$)/.test(url);
+}
+
 /**
  * Files: presigned uploads, streamed and checked as they arrive; signed
  * downloads; the purge of expired files with their bytes. See README.md.
@@ -155,7 +160,7 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
       throw fileErrors.unavailable(`file storage is not reachable: ${(error as Error).message}`);
     }
     // An upload cannot outlive the HTTP request timeout: one older than that was left by a gateway that died.
-    const claimed = await this.store.claimUpload(id, (this.env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000) + 2_000);
+    const claimed = await this.store.claimUpload(id, this.env.FILES_UPLOAD_TIMEOUT_MS + 2_000);
     if (!claimed) throw fileErrors.conflict('the file is being uploaded by another request');
 
     const meter = new MeteredStream(file.size);
