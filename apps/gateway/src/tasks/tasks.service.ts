@@ -1,12 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import {
-  AgentNotices,
-  BusPattern,
-  UNSTORABLE_TEXT_REFUSAL,
-  holdsUnstorableText,
-  waitRequestTimeout,
-  type CallEvent,
-} from '@mcpgw/contracts';
+import { AgentNotices, BusPattern, waitRequestTimeout, type CallEvent } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
@@ -15,8 +8,8 @@ import type { CallRequest } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
-import { capabilityFor, declares, MISSING_CAPABILITY } from '../mcp/input-required/input-round';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
+import { questionRefusal } from './task-questions';
 import { TERMINAL, TaskStore, type TaskEnd, type TaskRow } from './tasks.store';
 import {
   RELATED_TASK,
@@ -74,9 +67,6 @@ export function declaresTasks(capabilities: Record<string, unknown> | undefined)
  * from the row, asking the message service for a reply the follower did not
  * store (it died). README.md beside this file has the design.
  */
-/** JSON-RPC invalid params: what the agent's question is answered with when it cannot be kept. */
-const INVALID_PARAMS = -32602;
-
 @Injectable()
 export class TaskService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(TaskService.name);
@@ -364,23 +354,8 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
 
   private async heard(row: TaskRow, event: CallEvent, capabilities?: Record<string, unknown>): Promise<void> {
     if (event.type !== 'input_request') return;
-    const capability = capabilityFor(event.method, event.params);
-    if (capabilities && !declares(capabilities, capability)) {
-      this.pipeline.answerInput(row.agent_id, row.message_id, {
-        key: event.key,
-        error: { code: MISSING_CAPABILITY, message: `the client did not declare the ${capability} capability` },
-      });
-      return;
-    }
-    // The task keeps its open questions in PostgreSQL, which refuses such text: the agent is told, as it
-    // would be of a client's refusal, instead of the question being lost and the task left waiting.
-    if (holdsUnstorableText(event.params)) {
-      this.pipeline.answerInput(row.agent_id, row.message_id, {
-        key: event.key,
-        error: { code: INVALID_PARAMS, message: `the question's params: ${UNSTORABLE_TEXT_REFUSAL}` },
-      });
-      return;
-    }
+    const refusal = questionRefusal(event.method, event.params, capabilities);
+    if (refusal) return this.pipeline.answerInput(row.agent_id, row.message_id, { key: event.key, error: refusal });
     try {
       await this.store.ask(row.id, event.key, { method: event.method, params: event.params });
       this.changed(row);
