@@ -19,7 +19,7 @@ const SWEEP_EVERY_MS = 1_000;
  * slow routes' limit, and this holds every other request to `timeoutMs`
  * (HTTP_REQUEST_TIMEOUT_MS) the same way: a body not complete by then is
  * answered 408 and the connection closed. A request is only noted here (no
- * timer of its own); one sweep a second looks at those still reading.
+ * timer or hook of its own); one sweep a second looks at those still reading.
  */
 export function holdBodiesTo(fastify: FastifyInstance, timeoutMs: number, slow: SlowBodies): void {
   const reading = new Map<IncomingMessage, number>();
@@ -36,15 +36,12 @@ export function holdBodiesTo(fastify: FastifyInstance, timeoutMs: number, slow: 
     },
     Math.min(SWEEP_EVERY_MS, timeoutMs),
   ).unref();
-  fastify.addHook('onRequest', (request, _reply, done) => {
-    if (!request.raw.complete && !slow.route(request.method, request.url))
-      reading.set(request.raw, Date.now() + timeoutMs);
-    done();
+  // A listener on the server's own event, not a Fastify hook: it costs every request almost nothing.
+  fastify.server.on('request', (request: IncomingMessage) => {
+    if (!request.complete && !slow.route(request.method ?? '', request.url ?? ''))
+      reading.set(request, Date.now() + timeoutMs);
   });
-  fastify.addHook('onClose', (_instance, done) => {
-    clearInterval(sweep);
-    done();
-  });
+  fastify.server.on('close', () => clearInterval(sweep));
 }
 
 function cut(socket: Socket): void {
