@@ -109,6 +109,9 @@ describe.each([
   let files: FilesApi;
   let mcp: McpConnection;
   const signer = new UrlSigner(parseSigningKeys(SIGNING_KEYS));
+  /** Another gateway on this storage and URL keys, with `extra` settings (stopped by the test). */
+  const replica = (extra: Record<string, string> = {}) =>
+    env.stack.startGateway({ ...backend.env(), FILES_URL_SIGNING_KEYS: SIGNING_KEYS, ...extra });
 
   const grantFor = async (task: string) =>
     (
@@ -209,11 +212,7 @@ describe.each([
   });
 
   it('any replica serves any file: uploaded through one gateway, downloaded and attached through another', async () => {
-    const other = await env.stack.startGateway({
-      ...backend.env(),
-      FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
-      FILES_MAX_BYTES: String(MAX_BYTES),
-    });
+    const other = await replica({ FILES_MAX_BYTES: String(MAX_BYTES) });
     const bytes = randomBytes(70_000);
     const fileId = await files.upload(bytes, { filename: 'r.bin', contentType: 'application/octet-stream' });
     const fromOther = await fetch(downloadUrl(fileId).replace(base, other.url));
@@ -234,12 +233,7 @@ describe.each([
   it.runIf(name === 'filesystem')(
     "each caller's live files are held to FILES_QUOTA_FILES and FILES_QUOTA_BYTES: 429, another caller unaffected",
     async () => {
-      const small = await env.stack.startGateway({
-        ...backend.env(),
-        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
-        FILES_QUOTA_FILES: '3',
-        FILES_QUOTA_BYTES: '1000',
-      });
+      const small = await replica({ FILES_QUOTA_FILES: '3', FILES_QUOTA_BYTES: '1000' });
       try {
         const as = async (task: string) => new FilesApi({ baseUrl: small.url, grant: await grantFor(task) });
         const [first, second] = await Promise.all([as(`T-quota-a-${Date.now()}`), as(`T-quota-b-${Date.now()}`)]);
@@ -297,12 +291,7 @@ describe.each([
   it.runIf(name === 'filesystem')(
     'an upload may take FILES_UPLOAD_TIMEOUT_MS, every other request HTTP_REQUEST_TIMEOUT_MS: 408 past either',
     async () => {
-      const slow = await env.stack.startGateway({
-        ...backend.env(),
-        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
-        HTTP_REQUEST_TIMEOUT_MS: '1000',
-        FILES_UPLOAD_TIMEOUT_MS: '5000',
-      });
+      const slow = await replica({ HTTP_REQUEST_TIMEOUT_MS: '1000', FILES_UPLOAD_TIMEOUT_MS: '5000' });
       /** Send the head, then the body's pieces `gapMs` apart (all of it, or `stopAfter` pieces); the answer and when. */
       const send = (url: string, head: string, pieces: Buffer[], gapMs: number, stopAfter = pieces.length) =>
         new Promise<{ answer: string; afterMs: number }>((resolve, reject) => {
@@ -356,13 +345,8 @@ describe.each([
   );
 
   it('an upload left by a gateway that died is taken again once no request can still be running it', async () => {
-    const replica = () =>
-      env.stack.startGateway({
-        ...backend.env(),
-        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
-        FILES_UPLOAD_TIMEOUT_MS: '1000',
-      });
-    const dying = await replica();
+    const leased = () => replica({ FILES_UPLOAD_TIMEOUT_MS: '1000' });
+    const dying = await leased();
     const { file_id, upload_url } = await files.presignUpload({
       filename: 'l.bin',
       contentType: 'application/octet-stream',
@@ -387,7 +371,7 @@ describe.each([
     }
     await dying.process.kill();
 
-    const other = await replica();
+    const other = await leased();
     try {
       const bytes = randomBytes(1000);
       const early = await put(upload_url.replace(base, other.url), bytes);

@@ -48,9 +48,11 @@ const CONTENT_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0
 const BAD_FILENAME = /[\u0000-\u001f\u007f/\\]/;
 export const FILES_PATH = '/api/v1/files';
 
+const UPLOAD_URL = /^\/api\/v1\/files\/[^/?]+\/content(\?|$)/;
+
 /** The PUT of an upload URL (`file-content.routes.ts`): the one route held to FILES_UPLOAD_TIMEOUT_MS. */
 export function isUpload(method: string, url: string): boolean {
-  return method === 'PUT' && url.startsWith(`${FILES_PATH}/`) && /^\/api\/v1\/files\/[^/?]+\/content(\?|$)/.test(url);
+  return method === 'PUT' && UPLOAD_URL.test(url);
 }
 
 /**
