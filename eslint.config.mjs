@@ -57,6 +57,8 @@ const depConstraints = [
       'type:persistence',
       'type:observability',
       'type:runtime',
+      // The files API's wire shapes are the client's: the gateway answers what FilesApi reads.
+      'type:client',
     ],
   },
   {

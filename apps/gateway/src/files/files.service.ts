@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import type { PresignedUpload, UploadedFile } from '@mcpgw/files-client';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -21,21 +22,6 @@ import { FILE_STORAGE, type ByteRange, type FileStorage } from './storage/file-s
 export interface FileOwner {
   agentId: string;
   caller: string;
-}
-
-export interface PresignedUpload {
-  file_id: string;
-  upload_url: string;
-  expires_at: string;
-}
-
-export interface UploadedFile {
-  file_id: string;
-  filename: string;
-  content_type: string;
-  size: number;
-  sha256: string;
-  expires_at: string;
 }
 
 export interface Download {
