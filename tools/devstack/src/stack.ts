@@ -70,7 +70,12 @@ export class Stack {
 
   /** `npm run admin -- …` against this stack's database, parsed from --json. */
   async admin<T = unknown>(...args: string[]): Promise<T> {
-    const out = await runNode(appEntry('gateway', 'admin/main.js'), [...args, '--json'], this.env());
+    return this.adminWith<T>({}, ...args);
+  }
+
+  /** The same, with some of the environment changed (e.g. a rotated key). */
+  async adminWith<T = unknown>(env: Record<string, string>, ...args: string[]): Promise<T> {
+    const out = await runNode(appEntry('gateway', 'admin/main.js'), [...args, '--json'], this.env(env));
     return JSON.parse(out) as T;
   }
 

@@ -80,6 +80,9 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
   webhook remove <webhook-id>                 remove a webhook and its delivery log
   webhook rotate-secret <webhook-id>          a new secret (printed once); the old one keeps
                                               signing beside it for WEBHOOK_ROTATION_WINDOW_SECONDS
+  webhook reseal-secrets                      after a change of WEBHOOK_SECRET_KEY (the old key in
+                                              WEBHOOK_SECRET_PREVIOUS_KEYS): seal every stored secret
+                                              again with the new key
   webhook deliveries --webhook <webhook-id>   a webhook's newest deliveries and their attempts
   webhook redeliver <delivery-id>             send a delivery again (same webhook-id)`;
 
@@ -284,6 +287,20 @@ export const COMMANDS: Record<string, Command> = {
       json: rotated,
       text: `webhook ${rotated.id}: new secret\n${rotated.secret}\n(shown once; the previous secret also signs until ${rotated.previous_secret_expires_at ?? 'now'})`,
     };
+  },
+  'webhook reseal-secrets': async ({ webhooks }) => {
+    const report = await webhooks.resealSecrets();
+    const lines = [
+      `${report.resealed} webhook(s) sealed again with WEBHOOK_SECRET_KEY; ${report.current} already were`,
+    ];
+    if (report.unreadable.length) {
+      lines.push(
+        `${report.unreadable.length} open with no configured key, left as they are (give each a new secret: webhook rotate-secret): ${report.unreadable.join(', ')}`,
+      );
+    } else {
+      lines.push('no stored secret needs WEBHOOK_SECRET_PREVIOUS_KEYS any more');
+    }
+    return { json: report, text: lines.join('\n') };
   },
   'webhook deliveries': async ({ webhooks }, { flags }) => {
     const deliveries = await webhooks.deliveries(requireFlag(flags, 'webhook'));

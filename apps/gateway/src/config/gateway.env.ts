@@ -207,6 +207,14 @@ export class GatewaySettings {
   @MinLength(32, { message: 'WEBHOOK_SECRET_KEY must be set (32 characters or more)' })
   WEBHOOK_SECRET_KEY: string = '';
 
+  /**
+   * Keys that encrypted webhook secrets before a rotation, comma-separated: they
+   * still open what they sealed, never seal. Remove one once `webhook reseal-secrets`
+   * reports nothing left that needs it.
+   */
+  @Matches(/^([^,]{32,}(,[^,]{32,})*)?$/, { message: 'must be comma-separated keys of 32 characters or more' })
+  WEBHOOK_SECRET_PREVIOUS_KEYS: string = '';
+
   /** Without WEBHOOK_SECRET_KEY (development): the file holding the key, made on first use (mode 0600). */
   @IsString()
   WEBHOOK_SECRET_KEY_FILE: string = '.data/webhook-secret-key';

@@ -56,4 +56,50 @@ describe('webhook secrets', () => {
     tampered[20] ^= 1;
     expect(() => box.open('wh_1', tampered)).toThrow(/does not open/);
   });
+
+  describe('across a change of WEBHOOK_SECRET_KEY', () => {
+    const OLD_KEY = 'an-old-unit-test-key-of-32-characters-or-more';
+    const NEW_KEY = 'the-new-unit-test-key-of-32-characters-or-more';
+    const old = SecretBox.fromEnv({ WEBHOOK_SECRET_KEY: OLD_KEY, WEBHOOK_SECRET_KEY_FILE: '' });
+    const rotated = SecretBox.fromEnv({
+      WEBHOOK_SECRET_KEY: NEW_KEY,
+      WEBHOOK_SECRET_PREVIOUS_KEYS: `some-other-retired-key-of-32-characters,${OLD_KEY}`,
+      WEBHOOK_SECRET_KEY_FILE: '',
+    });
+    const alone = SecretBox.fromEnv({ WEBHOOK_SECRET_KEY: NEW_KEY, WEBHOOK_SECRET_KEY_FILE: '' });
+
+    it('a previous key opens what it sealed; new secrets are sealed with the current key only', () => {
+      const secret = newSecret();
+      const sealedBefore = old.seal('wh_1', secret);
+      expect(rotated.open('wh_1', sealedBefore)).toBe(secret);
+      expect(rotated.isCurrent(sealedBefore)).toBe(false);
+      expect(() => alone.open('wh_1', sealedBefore)).toThrow(/does not open with this WEBHOOK_SECRET_KEY$/);
+
+      const sealedAfter = rotated.seal('wh_1', secret);
+      expect(rotated.isCurrent(sealedAfter)).toBe(true);
+      expect(alone.open('wh_1', sealedAfter)).toBe(secret);
+      expect(() => old.open('wh_1', sealedAfter)).toThrow(/does not open with this WEBHOOK_SECRET_KEY/);
+      // The key id names the key: an altered ciphertext is told apart from a missing key.
+      const tampered = Buffer.from(sealedAfter);
+      tampered[tampered.length - 1] ^= 1;
+      expect(() => alone.open('wh_1', tampered)).toThrow(/does not open: it was altered/);
+      expect(() => alone.open('wh_2', sealedAfter)).toThrow(/does not open: it was altered/);
+    });
+
+    it('secrets sealed before ciphertexts named their key (format 1) still open, with the current or a previous key', () => {
+      // Sealed by the code before key ids, with OLD_KEY, for webhook wh_v1.
+      const v1 = Buffer.from(
+        'ActGoqic9qYJywKAj6Y4lGDOKomMmmtn9pz+isJP1xhCRNCiI+ogFU7T7LrBCGRMDgDeFjj8935RC7EAIDKV7RHiN7Y1k0Zw0sWXxSCgq+EbdE3acMy1',
+        'base64',
+      );
+      const secret = 'whsec_c2VhbGVkIGJlZm9yZSBrZXkgaWRzLCBieSB0aGUgdjEgY29kZQ==';
+      expect(old.open('wh_v1', v1)).toBe(secret);
+      expect(rotated.open('wh_v1', v1)).toBe(secret);
+      expect(rotated.isCurrent(v1)).toBe(false);
+      expect(() => alone.open('wh_v1', v1)).toThrow(/does not open with this WEBHOOK_SECRET_KEY$/);
+      expect(() => rotated.open('wh_other', v1)).toThrow(
+        /does not open with this WEBHOOK_SECRET_KEY nor WEBHOOK_SECRET_PREVIOUS_KEYS/,
+      );
+    });
+  });
 });

@@ -44,6 +44,16 @@ export interface DeliveryView {
   attempt_log: AttemptView[];
 }
 
+/** What `webhook reseal-secrets` did. */
+export interface ResealReport {
+  /** Webhooks whose secrets were sealed again with WEBHOOK_SECRET_KEY. */
+  resealed: number;
+  /** Webhooks already sealed with it: left alone. */
+  current: number;
+  /** Webhooks whose secret no configured key opens: left as they are (they need `rotate-secret`). */
+  unreadable: string[];
+}
+
 /** Deliveries listed at most, newest first. */
 const DELIVERIES_LISTED = 100;
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
@@ -139,6 +149,56 @@ export class WebhooksStore {
     const row = await query.returningAll().executeTakeFirst();
     if (!row) throw new NotFoundError(`no webhook ${id}`);
     return { ...view(row), secret };
+  }
+
+  /**
+   * After a change of WEBHOOK_SECRET_KEY (the old key in WEBHOOK_SECRET_PREVIOUS_KEYS):
+   * every secret opened with the key that sealed it and sealed again with the
+   * current one, in one transaction that locks the rows (a concurrent
+   * rotate-secret waits). A previous secret whose window is over is dropped, not
+   * resealed. Once `unreadable` is empty, no stored secret needs an old key.
+   */
+  async resealSecrets(): Promise<ResealReport> {
+    const box = this.secrets;
+    return this.db.transaction().execute(async (tx) => {
+      const rows = await tx
+        .selectFrom('webhooks')
+        .select(['id', 'secret', 'previous_secret', sql<boolean>`previous_secret_expires_at > now()`.as('in_window')])
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+      const report: ResealReport = { resealed: 0, current: 0, unreadable: [] };
+      for (const row of rows) {
+        const previous = row.in_window ? row.previous_secret : null;
+        const stale = [row.secret, previous].some((sealed) => sealed && !box.isCurrent(sealed));
+        if (!stale && previous === row.previous_secret) {
+          report.current++;
+          continue;
+        }
+        let secret: Buffer;
+        let previousSecret: Buffer | null;
+        try {
+          const reseal = (sealed: Buffer) =>
+            box.isCurrent(sealed) ? sealed : box.seal(row.id, box.open(row.id, sealed));
+          secret = reseal(row.secret);
+          previousSecret = previous && reseal(previous);
+        } catch {
+          report.unreadable.push(row.id);
+          continue;
+        }
+        await tx
+          .updateTable('webhooks')
+          .set({
+            secret,
+            previous_secret: previousSecret,
+            ...(previousSecret ? {} : { previous_secret_expires_at: null }),
+          })
+          .where('id', '=', row.id)
+          .execute();
+        report.resealed++;
+      }
+      return report;
+    });
   }
 
   /** A webhook's newest deliveries, each with its attempts. */
