@@ -252,6 +252,7 @@ function webhookEndpoints(
     { name: 'webhooks REST: GET (list)', refusal, send: send('', 'GET') },
     { name: 'webhooks REST: DELETE', refusal, send: send('/wh_any', 'DELETE') },
     { name: 'webhooks REST: POST rotate-secret', refusal, send: send('/wh_any/rotate-secret', 'POST') },
+    { name: 'webhooks REST: POST enable', refusal, send: send('/wh_any/enable', 'POST') },
     { name: 'webhooks REST: GET deliveries', refusal, send: send('/wh_any/deliveries', 'GET') },
     { name: 'webhooks REST: POST redeliver', refusal, send: send('/deliveries/msg_any/redeliver', 'POST') },
   ];

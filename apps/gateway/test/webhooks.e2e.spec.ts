@@ -291,6 +291,31 @@ describe('webhooks', () => {
     expect(receiver.at('/gone')).toHaveLength(1);
   });
 
+  it('a webhook disabled by 410 is enabled again (REST, CLI): events reach it again, same id and secret', async () => {
+    receiver.on('/revived', (n) => (n === 0 ? 410 : 200));
+    const hook = await addWebhook('/revived', 'tool_call.completed');
+    receiver.verify('/revived', { secret: hook.secret });
+    const listed = async () =>
+      (await rest(''))
+        .json()
+        .then((hooks: { id: string; disabled_at: string | null }[]) => hooks.find((h) => h.id === hook.id));
+    await echo(fresh('revived gone'));
+    await expect.poll(async () => (await listed())?.disabled_at, { timeout: 10_000 }).toEqual(expect.any(String));
+
+    const enabled = await rest(`/${hook.id}/enable`, { method: 'POST' });
+    expect(enabled.status).toBe(200);
+    expect(await enabled.json()).toMatchObject({ id: hook.id, disabled_at: null, disabled_reason: null });
+    expect((await rest('/wh_unknown/enable', { method: 'POST' })).status).toBe(404);
+    // Enabling an active webhook changes nothing.
+    expect(await env.stack.admin('webhook', 'enable', hook.id)).toMatchObject({ id: hook.id, disabled_at: null });
+
+    await echo(fresh('revived back'));
+    await expect.poll(() => receiver.at('/revived').length, { timeout: 10_000 }).toBe(2);
+    expect(receiver.at('/revived')[1]).toMatchObject({ status: 200, verifiedWith: ['secret'] });
+    // The delivery the 410 failed stays failed; the new one is delivered.
+    expect((await deliveries(hook.id)).map((d) => d.status).sort()).toEqual(['delivered', 'failed']);
+  });
+
   it('rotate-secret: during the window both signatures are sent, and each secret verifies', async () => {
     const hook = await addWebhook('/rotate', 'tool_call.completed');
     const rotated = await env.stack.admin<Created>('webhook', 'rotate-secret', hook.id);

@@ -78,6 +78,8 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               tool_call.failed, task.*); its secret is printed once
   webhook list [--agent <agent>]              list webhooks (never secrets)
   webhook remove <webhook-id>                 remove a webhook and its delivery log
+  webhook enable <webhook-id>                 send to a webhook a 410 Gone disabled again (same id
+                                              and secret; its failed deliveries stay failed)
   webhook rotate-secret <webhook-id>          a new secret (printed once); the old one keeps
                                               signing beside it for WEBHOOK_ROTATION_WINDOW_SECONDS
   webhook reseal-secrets                      after a change of WEBHOOK_SECRET_KEY (the old key in
@@ -280,6 +282,10 @@ export const COMMANDS: Record<string, Command> = {
   'webhook remove': async ({ webhooks }, { words }) => {
     const removed = await webhooks.remove(requireWord(words, 'webhook remove needs the webhook id'));
     return { json: removed, text: `removed webhook ${removed.id} (agent ${removed.agent_id})` };
+  },
+  'webhook enable': async ({ webhooks }, { words }) => {
+    const enabled = await webhooks.enable(requireWord(words, 'webhook enable needs the webhook id'));
+    return { json: enabled, text: `webhook ${enabled.id} enabled: events are sent to ${enabled.url} again` };
   },
   'webhook rotate-secret': async ({ webhooks }, { words }) => {
     const rotated = await webhooks.rotateSecret(requireWord(words, 'webhook rotate-secret needs the webhook id'));

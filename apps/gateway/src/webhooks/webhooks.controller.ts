@@ -53,6 +53,17 @@ export class WebhooksController {
     return this.webhooks.rotateSecret(id, agentId);
   }
 
+  @Post(':id/enable')
+  @HttpCode(200)
+  async enable(
+    @Param('agentId') agentId: string,
+    @Param('id') id: string,
+    @Headers('x-agent-api-key') key?: string,
+  ): Promise<WebhookView> {
+    await this.authenticate(key, agentId);
+    return this.webhooks.enable(id, agentId);
+  }
+
   @Get(':id/deliveries')
   async deliveries(
     @Param('agentId') agentId: string,

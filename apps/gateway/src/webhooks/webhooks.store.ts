@@ -131,6 +131,24 @@ export class WebhooksStore {
   }
 
   /**
+   * Enable again a webhook that a 410 Gone disabled: events are sent to it from
+   * now on, with its id and secret unchanged. The deliveries failed by the
+   * disabling stay failed (`redeliver` sends one again). Enabling an active
+   * webhook changes nothing.
+   */
+  async enable(id: string, agentId?: string): Promise<WebhookView> {
+    const row = await this.db.transaction().execute(async (tx) => {
+      let query = tx.updateTable('webhooks').set({ disabled_at: null, disabled_reason: null }).where('id', '=', id);
+      if (agentId) query = query.where('agent_id', '=', agentId);
+      const updated = await query.returningAll().executeTakeFirst();
+      if (updated) await notifyChange('webhook', updated.agent_id).execute(tx);
+      return updated;
+    });
+    if (!row) throw new NotFoundError(`no webhook ${id}`);
+    return view(row);
+  }
+
+  /**
    * A new secret, shown once. The previous one keeps signing beside it (both
    * signatures are sent) for WEBHOOK_ROTATION_WINDOW_SECONDS; a rotation during
    * a window drops the oldest.
