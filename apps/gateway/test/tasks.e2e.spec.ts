@@ -315,6 +315,24 @@ describe('tasks (2026-07-28)', () => {
     await expect.poll(() => deliveries(hook.id, 'task.completed', taskId), { timeout: 5_000 }).toBe(1);
   });
 
+  it('a question asked while no replica follows the task is asked again by the replica that takes it over', async () => {
+    // confirm_delete asks 1.5 s after it starts: its task exists by then, its follower is gone.
+    const taskId = await start(0, 'confirm_delete', { filename: 'b.txt' });
+    const port = new URL(env.gatewayUrls[0]).port;
+    await env.stack.serving(env.gatewayUrls[0]).kill();
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await get(1, taskId)).status).toBe('working'); // asked, and nobody heard it
+    await env.stack.startGateway({ ...GATEWAY_ENV, ...ENV, GATEWAY_PORT: port });
+    const asking = await settled(1, taskId, ['input_required']);
+    expect(asking.inputRequests).toMatchObject({ confirm: { method: 'elicitation/create' } });
+    const ack = await post(1, 'tasks/update', {
+      taskId,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(ack.body.result).toEqual({ resultType: 'complete' });
+    expect((await settled(0, taskId)).result?.content?.[0].text).toBe('deleted b.txt');
+  });
+
   describe('the 2025-11-25 shape, in a session', () => {
     const LEGACY = '2025-11-25';
     let session: string;

@@ -53,6 +53,15 @@ export class ClientRequestsService {
       throw new ClientRequestError(`a question key must match ${QUESTION_KEY.source}`);
     }
     const key = options.key ?? randomUUID();
+    const publishQuestion = () =>
+      this.events.publish({
+        type: 'input_request',
+        in_reply_to: messageId,
+        key,
+        method,
+        params,
+        ...(options.channelId ? { channel_id: options.channelId } : {}),
+      });
     let subscription: BusSubscription | undefined;
     const answer = new Promise<InputResponse>((resolve, reject) => {
       const timer = deadline
@@ -63,20 +72,15 @@ export class ClientRequestsService {
           );
       signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
       subscription = this.bus.subscribe(CallInput.at(this.env.AGENT_ID, messageId), ({ payload }) => {
+        // A gateway replica that took the call over may have missed the question: ask it again.
+        if (payload.resend) return publishQuestion();
         if (payload.key !== key) return;
         clearTimeout(timer);
         resolve(payload);
       });
     });
     try {
-      this.events.publish({
-        type: 'input_request',
-        in_reply_to: messageId,
-        key,
-        method,
-        params,
-        ...(options.channelId ? { channel_id: options.channelId } : {}),
-      });
+      publishQuestion();
       const response = await answer;
       if (response.error) throw new ClientRequestError(response.error.message, response.error.code);
       return response.result ?? {};

@@ -303,6 +303,11 @@ export class CallPipeline {
     this.bus.publish(CallInput.at(agentId, messageId), response);
   }
 
+  /** Ask the agent to publish again the questions of this call it still waits on (a task taken over, which may have missed them). */
+  askAgain(agentId: string, messageId: string): void {
+    this.bus.publish(CallInput.at(agentId, messageId), { key: '', resend: true });
+  }
+
   /** Bus failures become typed call errors; anything unexpected is logged once, here. */
   private async onBus<T>(step: () => Promise<T>): Promise<T> {
     try {

@@ -314,6 +314,8 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
       watching ??
       new CallWatch(this.bus, row.agent_id, row.message_id, (event) => void this.heard(row, event, capabilities));
     try {
+      // Taken over: questions asked while no replica followed went unheard; ask again once the watch is in place.
+      if (!watching) await this.bus.flush().then(() => this.pipeline.askAgain(row.agent_id, row.message_id));
       for (;;) {
         const remaining = row.ends_at.getTime() - Date.now();
         if (remaining <= 0) {

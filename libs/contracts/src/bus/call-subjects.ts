@@ -27,7 +27,8 @@ export const CallEvents = defineSubject({
 });
 
 /**
- * The MCP client's answers to the agent's input requests (gateway -> agent).
+ * The MCP client's answers to the agent's input requests (gateway -> agent),
+ * and `resend` requests (publish your open questions of this call again).
  * The agent's id is in the subject: only its credentials may hear them.
  */
 export const CallInput = defineSubject({

@@ -62,6 +62,7 @@ export const checkInputResponse: PayloadCheck<InputResponse> = bySchema<InputRes
       required: ['code', 'message'],
       properties: { code: { type: 'number' }, message: { type: 'string' } },
     },
+    resend: { type: 'boolean' },
   },
 });
 

@@ -99,11 +99,17 @@ export class PollEvent {
   in_reply_to: string;
 }
 
-/** The client's answer to an input request, published on `CallInput.subject`. */
+/**
+ * The client's answer to an input request, published on `CallInput.subject`.
+ * Or, with `resend`, no answer: a request to the agent to publish the questions
+ * of this call it is still waiting on again (a gateway replica that took over
+ * a task may have missed them); `key` is empty then.
+ */
 export interface InputResponse {
   key: string;
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
+  resend?: boolean;
 }
 
 export type CallEvent = ProgressEvent | LogEvent | InputRequestEvent | PollEvent;
