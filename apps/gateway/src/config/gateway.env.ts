@@ -9,6 +9,7 @@ import {
   validateEnv,
 } from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { WebhookSettings } from './webhook.env';
 
 export class GatewaySettings {
   /** Admin CLI, NATS credentials: the deployment's NATS account public key, or a file holding it (libs/bus/src/auth). */
@@ -197,89 +198,6 @@ export class GatewaySettings {
   @IsInt()
   @Min(1_000)
   AUTH_CACHE_TTL_MS: number = 60_000;
-
-  /**
-   * Encrypts webhook secrets at rest (AES-256-GCM under a key derived from it; at
-   * least 32 characters; the same for every replica and the admin CLI). Unset:
-   * the key in WEBHOOK_SECRET_KEY_FILE, made on first use; NODE_ENV=production requires it.
-   */
-  @ValidateIf((env: GatewaySettings) => env.WEBHOOK_SECRET_KEY !== '' || env.NODE_ENV === 'production')
-  @MinLength(32, { message: 'WEBHOOK_SECRET_KEY must be set (32 characters or more)' })
-  WEBHOOK_SECRET_KEY: string = '';
-
-  /**
-   * Keys that encrypted webhook secrets before a rotation, comma-separated: they
-   * still open what they sealed, never seal. Remove one once `webhook reseal-secrets`
-   * reports nothing left that needs it.
-   */
-  @Matches(/^([^,]{32,}(,[^,]{32,})*)?$/, { message: 'must be comma-separated keys of 32 characters or more' })
-  WEBHOOK_SECRET_PREVIOUS_KEYS: string = '';
-
-  /** Without WEBHOOK_SECRET_KEY (development): the file holding the key, made on first use (mode 0600). */
-  @IsString()
-  WEBHOOK_SECRET_KEY_FILE: string = '.data/webhook-secret-key';
-
-  /**
-   * Hosts or IP addresses webhooks may reach although they are private, loopback
-   * or link-local (comma list). Empty: only public addresses.
-   */
-  @IsString()
-  WEBHOOK_ALLOWED_HOSTS: string = '';
-
-  /** How long one delivery attempt may take (connect to the end of the response). */
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
-  WEBHOOK_TIMEOUT_MS: number = 10_000;
-
-  /** Attempts of a delivery before it is marked failed (`webhook redeliver` sends it again). */
-  @IsInt()
-  @Min(1)
-  @Max(50)
-  WEBHOOK_MAX_ATTEMPTS: number = 8;
-
-  /** The first retry's delay; each next one doubles, with jitter, up to WEBHOOK_RETRY_MAX_MS. */
-  @IsInt()
-  @Min(10)
-  WEBHOOK_RETRY_BASE_MS: number = 5_000;
-
-  @IsInt()
-  @Min(10)
-  WEBHOOK_RETRY_MAX_MS: number = 3_600_000;
-
-  /**
-   * How long a replica holds a delivery it claimed: a replica that dies holding
-   * it lets another take it after this. Must exceed WEBHOOK_TIMEOUT_MS (checked at start).
-   */
-  @IsInt()
-  @Min(1_000)
-  WEBHOOK_LEASE_MS: number = 60_000;
-
-  /** How often a replica looks for due deliveries besides the notices of new ones (retries, lost notices). */
-  @IsInt()
-  @Min(50)
-  WEBHOOK_POLL_INTERVAL_MS: number = 1_000;
-
-  /** Deliveries a replica claims and sends at once. */
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  WEBHOOK_DISPATCH_BATCH: number = 32;
-
-  /** How long finished deliveries (delivered or failed), with their attempts, are kept for `webhook deliveries`. */
-  @IsInt()
-  @Min(1)
-  WEBHOOK_RETENTION_SECONDS: number = 604_800;
-
-  /** How often a replica deletes finished deliveries older than WEBHOOK_RETENTION_SECONDS (in batches). */
-  @IsInt()
-  @Min(100)
-  WEBHOOK_PURGE_INTERVAL_MS: number = 3_600_000;
-
-  /** After `webhook rotate-secret`, how long the previous secret still signs (both signatures are sent). */
-  @IsInt()
-  @Min(0)
-  WEBHOOK_ROTATION_WINDOW_SECONDS: number = 86_400;
 }
 
 /** Files and attachments (apps/gateway/src/files/README.md). */
@@ -397,6 +315,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
     HttpEnv,
     ShutdownEnv,
     GatewaySettings,
+    WebhookSettings,
     FilesSettings,
   );
 }
