@@ -88,6 +88,16 @@ describe('tasks (2026-07-28)', () => {
       .toBeOneOf(until);
     return get(gateway, taskId);
   };
+  /** confirm_delete's question shows on `gateway`, which takes the answer (yes). */
+  const confirmOn = async (gateway: number, taskId: string) => {
+    const asking = await settled(gateway, taskId, ['input_required']);
+    expect(asking.inputRequests).toMatchObject({ confirm: { method: 'elicitation/create' } });
+    const ack = await post(gateway, 'tasks/update', {
+      taskId,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(ack.body.result).toEqual({ resultType: 'complete' });
+  };
   const pod = () => env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
   const messageOf = async (taskId: string) =>
     (await db.query(`SELECT message_id FROM gateway.mcp_tasks WHERE id = $1`, [taskId])).rows[0].message_id as string;
@@ -169,13 +179,7 @@ describe('tasks (2026-07-28)', () => {
 
   it("the agent's question shows on the other replica, and tasks/update there lets the task complete", async () => {
     const taskId = await start(0, 'confirm_delete', { filename: 'a.txt' });
-    const asking = await settled(1, taskId, ['input_required']);
-    expect(asking.inputRequests).toMatchObject({ confirm: { method: 'elicitation/create' } });
-    const ack = await post(1, 'tasks/update', {
-      taskId,
-      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
-    });
-    expect(ack.body.result).toEqual({ resultType: 'complete' });
+    await confirmOn(1, taskId);
     const done = await settled(0, taskId);
     expect(done.result?.content?.[0].text).toBe('deleted a.txt');
   });
@@ -323,13 +327,7 @@ describe('tasks (2026-07-28)', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect((await get(1, taskId)).status).toBe('working'); // asked, and nobody heard it
     await env.stack.startGateway({ ...GATEWAY_ENV, ...ENV, GATEWAY_PORT: port });
-    const asking = await settled(1, taskId, ['input_required']);
-    expect(asking.inputRequests).toMatchObject({ confirm: { method: 'elicitation/create' } });
-    const ack = await post(1, 'tasks/update', {
-      taskId,
-      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
-    });
-    expect(ack.body.result).toEqual({ resultType: 'complete' });
+    await confirmOn(1, taskId);
     expect((await settled(0, taskId)).result?.content?.[0].text).toBe('deleted b.txt');
   });
 
