@@ -12,9 +12,17 @@ import { text } from '../skills/skill';
 import { PodStoppingError, SkillRunner } from './skill-runner';
 import { RecentlySeen } from './recently-seen';
 
-const FETCH_EXPIRES_MS = 5_000;
-/** Not ready when no pull has ended for this long while there were free slots (a pull ends within FETCH_EXPIRES_MS). */
-const FETCH_STALL_MS = 3 * FETCH_EXPIRES_MS;
+/**
+ * How long one pull waits for messages: 5 s, and no more than half the ack wait
+ * (but the 1 s nats.js requires). A pod killed outright leaves its pull behind
+ * at the server until it expires; nats-server 2.9 offers a redelivery that
+ * comes due to that dead pull first and then delivers it as a first delivery
+ * (count 1), so the message would escape INBOX_MAX_DELIVER. Expired by then, a
+ * dead pull takes nothing.
+ */
+function fetchExpiresMs(ackWaitMs: number): number {
+  return Math.max(1_000, Math.min(5_000, Math.floor(ackWaitMs / 2)));
+}
 /** The consumer's counts on /metrics are asked of JetStream at most this often (one API request each). */
 const CONSUMER_STATE_MAX_AGE_MS = 5_000;
 
@@ -140,7 +148,9 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         if (!this.loop || !this.running) return 'not consuming';
         if (this.fetchFailure) return 'last pull failed';
         const busy = this.inFlight.size >= this.env.POD_CONCURRENCY;
-        if (!busy && Date.now() - this.lastPullAt > FETCH_STALL_MS) return 'not fetching';
+        // A pull ends within fetchExpiresMs: none ended for three of them, with slots free, is a stall.
+        const stalled = Date.now() - this.lastPullAt > 3 * fetchExpiresMs(this.env.INBOX_ACK_WAIT_MS);
+        if (!busy && stalled) return 'not fetching';
       },
     };
   }
@@ -190,7 +200,7 @@ export class InboxConsumerService implements OnApplicationBootstrap, OnApplicati
         continue;
       }
       try {
-        const batch = await consumer.fetch(free, FETCH_EXPIRES_MS);
+        const batch = await consumer.fetch(free, fetchExpiresMs(this.env.INBOX_ACK_WAIT_MS));
         this.batch = batch;
         for await (const msg of batch) {
           // Pulled as the pod began to stop: straight back, for another pod.
