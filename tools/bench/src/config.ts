@@ -2,6 +2,9 @@
  * The knobs of `npm run bench`, read once from the environment.
  *
  *   BENCH_SECONDS=10            measured seconds per system and concurrency
+ *   BENCH_PRIME_SECONDS=5       once per system, before its first measurement: load at 64
+ *                               clients, so that V8 has optimized the call path
+ *                               (0: measure a cold process, as before)
  *   BENCH_WARMUP_SECONDS=2      warm-up before each measurement
  *   BENCH_CONCURRENCY=1,16,64   simulated clients
  *   BENCH_SYSTEMS=stack,stack-2x2,sdk-stateless,sdk-stateful,mcp-proxy,supergateway
@@ -21,6 +24,7 @@ export type SystemId = (typeof ALL_SYSTEMS)[number];
 
 export interface BenchConfig {
   seconds: number;
+  primeSeconds: number;
   warmupSeconds: number;
   concurrency: number[];
   systems: SystemId[];
@@ -35,6 +39,12 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   return value;
 }
 
+function nonNegative(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be zero or a positive number`);
+  return value;
+}
+
 export function readConfig(env = process.env): BenchConfig {
   const concurrency = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map((c) => Number(c.trim()));
   if (concurrency.some((c) => !Number.isInteger(c) || c < 1))
@@ -45,6 +55,7 @@ export function readConfig(env = process.env): BenchConfig {
     throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${ALL_SYSTEMS.join(', ')})`);
   return {
     seconds: positive(env, 'BENCH_SECONDS', 10),
+    primeSeconds: nonNegative(env, 'BENCH_PRIME_SECONDS', 5),
     warmupSeconds: positive(env, 'BENCH_WARMUP_SECONDS', 2),
     concurrency,
     systems,

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { readConfig, type SystemId } from './config';
-import { measure, type Measurement } from './measure';
+import { measure, prime, PRIME_CLIENTS, type Measurement } from './measure';
 import { describeMachine } from './report/machine';
 import { render } from './report/print';
 import { fixed } from './report/table';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const machine = await describeMachine();
   process.stderr.write(
     `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGb} GB, Node ${machine.node}, ${machine.natsServer}, PostgreSQL ${machine.postgresql}\n` +
-      `systems ${config.systems.join(', ')}; clients ${config.concurrency.join(', ')}; ${config.warmupSeconds} s warm-up + ${config.seconds} s each; text ${config.textBytes} bytes\n`,
+      `systems ${config.systems.join(', ')}; clients ${config.concurrency.join(', ')}; each system primed ${config.primeSeconds} s at ${PRIME_CLIENTS} clients, then ${config.warmupSeconds} s warm-up + ${config.seconds} s each; text ${config.textBytes} bytes\n`,
   );
   const results: Measurement[] = [];
   for (const id of config.systems) {
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     process.stderr.write(`starting ${id}…\n`);
     const system = await startSystem(id as SystemId, config);
     try {
+      await prime(system, config);
       for (const concurrency of levels) {
         const m = await measure(system, concurrency, config);
         results.push(m);

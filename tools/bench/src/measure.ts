@@ -47,6 +47,34 @@ export interface Measurement {
 
 const MB = 1024;
 
+/** Priming runs at this many clients whatever is measured after: the load that warms the call path fastest. */
+export const PRIME_CLIENTS = 64;
+
+/**
+ * Load at PRIME_CLIENTS for `config.primeSeconds`, measured by nobody. A
+ * Node.js process runs its call path in V8's interpreter and baseline tiers
+ * until each function has run often enough to be optimized: at 1 client
+ * (~100 calls/s through the stack) the 2 s warm-up is ~200 calls, not
+ * enough, and the figure measured JIT warm-up rather than latency. Every
+ * system is primed the same way before its first measurement.
+ */
+export async function prime(system: RunningSystem, config: BenchConfig): Promise<void> {
+  if (config.primeSeconds === 0) return;
+  const text = realisticText(config.textBytes);
+  await runLoad(
+    {
+      target: system.target,
+      concurrency: PRIME_CLIENTS,
+      warmupMs: config.primeSeconds * 1000,
+      tool: TOOL,
+      args: { text },
+      expectText: text,
+    },
+    1,
+    () => Promise.resolve(),
+  );
+}
+
 export async function measure(system: RunningSystem, concurrency: number, config: BenchConfig): Promise<Measurement> {
   const text = realisticText(config.textBytes);
   const sample = async () => ({
