@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { readConfig, type SystemId } from './config';
+import { measureMachineFloor, type MachineFloor } from './floor/machine-floor';
 import { measure, prime, PRIME_CLIENTS, type Measurement } from './measure';
 import { describeMachine } from './report/machine';
 import { render } from './report/print';
@@ -25,6 +26,11 @@ async function main(): Promise<void> {
       `systems ${config.systems.join(', ')}; clients ${config.concurrency.join(', ')}; each system primed ${config.primeSeconds} s at ${PRIME_CLIENTS} clients, then ${config.warmupSeconds} s warm-up + ${config.seconds} s each; text ${config.textBytes} bytes\n`,
   );
   const results: Measurement[] = [];
+  let floor: MachineFloor | undefined;
+  if (config.systems.includes('stack') && !config.external) {
+    floor = await measureMachineFloor();
+    process.stderr.write(`machine floor: (a)'s critical path without its work ${fixed(floor.pathMs, 2)} ms\n`);
+  }
   for (const id of config.systems) {
     // The scaled-out stack is compared with the single replica at the highest concurrency only.
     const levels = id === 'stack-2x2' ? [Math.max(...config.concurrency)] : config.concurrency;
@@ -44,11 +50,11 @@ async function main(): Promise<void> {
       await system.stop();
     }
   }
-  console.log(render(results));
+  console.log(render(results, floor));
   if (config.jsonPath) {
     writeFileSync(
       config.jsonPath,
-      `${JSON.stringify({ date: new Date().toISOString(), machine, config, results }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), machine, config, floor, results }, null, 2)}\n`,
     );
     process.stderr.write(`figures written to ${config.jsonPath}\n`);
   }

@@ -1,3 +1,4 @@
+import type { MachineFloor } from '../floor/machine-floor';
 import type { Measurement } from '../measure';
 import { fixed, ratio, table } from './table';
 
@@ -116,8 +117,16 @@ function targets(all: Measurement[]): string | undefined {
   );
 }
 
+function floorLines(floor: MachineFloor): string[] {
+  return [
+    'Machine floor (1 client, sequential round trips between two processes, p50, no application work):',
+    `  HTTP ${fixed(floor.httpMs, 3)} ms, NATS request ${fixed(floor.natsMs, 3)} ms, PostgreSQL one-row insert + commit ${fixed(floor.commitMs, 3)} ms`,
+    `  (a)'s critical path of these alone (1 HTTP + 2 NATS + 2 commits): ${fixed(floor.pathMs, 2)} ms`,
+  ];
+}
+
 /** The whole report, as printed at the end of a run. */
-export function render(all: Measurement[]): string {
+export function render(all: Measurement[], floor?: MachineFloor): string {
   const out: string[] = [];
   for (const concurrency of [...new Set(all.map((m) => m.concurrency))].sort((a, b) => a - b)) {
     const rows = all.filter((m) => m.concurrency === concurrency);
@@ -134,6 +143,7 @@ export function render(all: Measurement[]): string {
   }
   const rep = replicas(all);
   if (rep) out.push('', rep);
+  if (floor) out.push('', ...floorLines(floor));
   const t = targets(all);
   if (t) out.push('', 'Targets:', t);
   return out.join('\n');
