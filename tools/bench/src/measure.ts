@@ -60,37 +60,30 @@ export const PRIME_CLIENTS = 64;
  */
 export async function prime(system: RunningSystem, config: BenchConfig): Promise<void> {
   if (config.primeSeconds === 0) return;
+  await runLoad(echoLoad(system, PRIME_CLIENTS, config.primeSeconds, config), 1, () => Promise.resolve());
+}
+
+/** `concurrency` clients calling echo with the run's text, after `warmupSeconds`. */
+function echoLoad(system: RunningSystem, concurrency: number, warmupSeconds: number, config: BenchConfig) {
   const text = realisticText(config.textBytes);
-  await runLoad(
-    {
-      target: system.target,
-      concurrency: PRIME_CLIENTS,
-      warmupMs: config.primeSeconds * 1000,
-      tool: TOOL,
-      args: { text },
-      expectText: text,
-    },
-    1,
-    () => Promise.resolve(),
-  );
+  return {
+    target: system.target,
+    concurrency,
+    warmupMs: warmupSeconds * 1000,
+    tool: TOOL,
+    args: { text },
+    expectText: text,
+  };
 }
 
 export async function measure(system: RunningSystem, concurrency: number, config: BenchConfig): Promise<Measurement> {
-  const text = realisticText(config.textBytes);
   const sample = async () => ({
     metrics: await scrape(system.metrics),
     procs: sampleGroups(system.groups),
     machine: machineCpu(),
   });
   const { result, before, after } = await runLoad(
-    {
-      target: system.target,
-      concurrency,
-      warmupMs: config.warmupSeconds * 1000,
-      tool: TOOL,
-      args: { text },
-      expectText: text,
-    },
+    echoLoad(system, concurrency, config.warmupSeconds, config),
     config.seconds * 1000,
     sample,
   );
