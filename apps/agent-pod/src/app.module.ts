@@ -49,7 +49,8 @@ class PodModule {}
     DrainingModule,
     BusModule.forRootAsync({
       inject: [AGENT_POD_ENV],
-      useFactory: (env: AgentPodEnv) => busOptionsFromEnv(env, `agent-pod-${env.POD_ID}`),
+      useFactory: (env: AgentPodEnv) =>
+        busOptionsFromEnv(env, `agent-pod-${env.POD_ID}`, { role: 'agent', agentId: env.AGENT_ID }),
     }),
     MetricsModule.forService('agent-pod', [busMessagesMetric, busDroppedMetric, natsConnectionEventsMetric]),
     HealthModule.forChecks({

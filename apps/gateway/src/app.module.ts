@@ -24,7 +24,7 @@ import { McpModule } from './mcp/mcp.module';
     DatabaseModule,
     BusModule.forRootAsync({
       inject: [GATEWAY_ENV],
-      useFactory: (env: GatewayEnv) => busOptionsFromEnv(env, `gateway-${env.SERVICE_INSTANCE}`),
+      useFactory: (env: GatewayEnv) => busOptionsFromEnv(env, `gateway-${env.SERVICE_INSTANCE}`, { role: 'gateway' }),
     }),
     CacheModule,
     MetricsModule.forService('gateway', [

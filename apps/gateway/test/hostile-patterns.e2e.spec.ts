@@ -58,8 +58,13 @@ describe('patterns and templates from agents run in linear time', () => {
 
   beforeAll(async () => {
     env = await startTestStack();
-    nc = await env.connectNats();
-    bus = new BusClient(nc, { url: env.stack.settings.natsUrl, prefix: env.stack.settings.busPrefix, name: ROGUE });
+    nc = await env.connectNats({ role: 'agent', agentId: ROGUE });
+    bus = new BusClient(nc, {
+      url: env.stack.settings.natsUrl,
+      prefix: env.stack.settings.busPrefix,
+      name: ROGUE,
+      identity: { role: 'agent', agentId: ROGUE },
+    });
     await register([evil], [{ uriTemplate: 'x{a}{b}{c}{d}{e}', name: 'evil template' }]);
     const key = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', ROGUE);
     rogue = await connectMcp(env.mcpUrl(0, ROGUE), key.key);

@@ -67,7 +67,8 @@ describe('tool schemas and the definitions that hang on them', () => {
   beforeAll(async () => {
     env = await startTestStack();
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
-    nc = await env.connectNats();
+    // Plays the agent 'header-agent' (its registrations are answered in that agent's inbox).
+    nc = await env.connectNats({ role: 'agent', agentId: 'header-agent' });
   });
 
   afterAll(async () => {
@@ -155,6 +156,7 @@ describe('tool schemas and the definitions that hang on them', () => {
       url: env.stack.settings.natsUrl,
       prefix: env.stack.settings.busPrefix,
       name: 'header-agent',
+      identity: { role: 'agent', agentId: 'header-agent' },
     });
     const register = (input_schema: Record<string, unknown>) =>
       bus.requestAs('header-agent', BusPattern.RegisterAgent, {

@@ -21,6 +21,7 @@ import { MessagesStore } from './messages/messages.store';
 import { DirectRepliesService } from './replies/direct-replies.service';
 import { replicaRepliesSubject } from './replies/replica-replies.subject';
 import { RetentionService, retentionPurgedMetric } from './retention/retention.service';
+import { InboxWatchService, inboxTamperingMetric } from './delivery/inbox-watch.service';
 import { RetentionStore } from './retention/retention.store';
 import { ReplyNotices } from './wait/reply-notices.service';
 import { WaitService } from './wait/wait.service';
@@ -32,13 +33,15 @@ import { WaitService } from './wait/wait.service';
     DatabaseModule,
     BusModule.forRootAsync({
       inject: [MESSAGE_SERVICE_ENV],
-      useFactory: (env: MessageServiceEnv) => busOptionsFromEnv(env, `message-service-${env.SERVICE_INSTANCE}`),
+      useFactory: (env: MessageServiceEnv) =>
+        busOptionsFromEnv(env, `message-service-${env.SERVICE_INSTANCE}`, { role: 'message-service' }),
     }),
     MetricsModule.forService('message-service', [
       busMessagesMetric,
       busDroppedMetric,
       natsConnectionEventsMetric,
       retentionPurgedMetric,
+      inboxTamperingMetric,
       ...sqlMetrics,
     ]),
     HealthModule.forChecks({
@@ -57,6 +60,7 @@ import { WaitService } from './wait/wait.service';
     MessagesStore,
     MessagesService,
     AgentDeliveryService,
+    InboxWatchService,
     DirectRepliesService,
     ReplyNotices,
     WaitService,

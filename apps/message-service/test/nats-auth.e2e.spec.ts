@@ -50,7 +50,7 @@ describe('the bus trusts nobody without credentials', () => {
 
   const asGateway = async () => {
     const nc = await connectAs({ role: 'gateway' });
-    return new BusClient(nc, { url: env.nats!.url, prefix, name: 'test-gateway' });
+    return new BusClient(nc, { url: env.nats!.url, prefix, name: 'test-gateway', identity: { role: 'gateway' } });
   };
 
   const reply = (channelId: string, inReplyTo: string, agentId: string): AgentReply => ({
@@ -209,6 +209,7 @@ describe('the bus trusts nobody without credentials', () => {
       url: env.nats!.url,
       prefix,
       name: 'rogue',
+      identity: { role: 'agent', agentId: A },
     });
     // Its own subject, with the lonely agent's name in the envelope; then its own name on the lonely agent's channel.
     await expect(
@@ -224,6 +225,7 @@ describe('the bus trusts nobody without credentials', () => {
       url: env.nats!.url,
       prefix,
       name: 'lonely',
+      identity: { role: 'agent', agentId: LONELY },
     });
     const mine = reply(channel.id, message.id, LONELY);
     await lonely.requestAs(LONELY, BusPattern.StoreReply, { envelope: mine });
@@ -261,7 +263,12 @@ describe('the bus trusts nobody without credentials', () => {
     expect(out).toMatchObject({ agent_id: A, user: expect.stringMatching(/^U/) });
     const creds = readFileSync(out.file, 'utf8');
     const nc = await connectAs({ role: 'agent', agentId: A }, creds);
-    const bus = new BusClient(nc, { url: env.nats!.url, prefix, name: 'cli-pod' });
+    const bus = new BusClient(nc, {
+      url: env.nats!.url,
+      prefix,
+      name: 'cli-pod',
+      identity: { role: 'agent', agentId: A },
+    });
     const registered = await bus.requestAs(A, BusPattern.RegisterAgent, {
       workspace_id: 'demo',
       agent_id: A,

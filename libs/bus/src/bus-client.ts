@@ -23,7 +23,8 @@ import {
   type RequestOptions,
   type Subscription,
 } from 'nats';
-import { admit } from './bus-edge';
+import { admit, refuseOnBus } from './bus-edge';
+import { replyAllowed } from './auth/reply-inboxes';
 import { traceReceive, traceSend, withRequestId } from './bus-tracing';
 import { connectionState, type ConnectionState } from './connection-status';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
@@ -167,7 +168,10 @@ export class BusClient {
   /**
    * Hear a subject until `unsubscribe`. Each payload is checked against the
    * subject's contract first; an invalid one is dropped (counted, logged), or
-   * refused with `invalid_request` when it was a request.
+   * refused with `invalid_request` when it was a request. A message with a
+   * reply subject is taken only on a request family, and only when that
+   * subject is the asker's own reply inbox (auth/reply-inboxes.ts): anything
+   * else is dropped and counted, never answered.
    */
   subscribe<T, R = never>(
     from: Address<T, R>,
@@ -178,6 +182,14 @@ export class BusClient {
       queue: options.queue,
       callback: (error, msg) => {
         if (error) return logger.warn(`subscription ${from.family}: ${error.message}`);
+        if (msg.reply && !replyAllowed(this.options.prefix, from.family, msg.subject, msg.reply)) {
+          // Not the asker's own inbox (or no request is taken here): neither handled nor answered.
+          return refuseOnBus(
+            from.family,
+            'message with a foreign reply subject',
+            "reply subject outside the asker's inbox",
+          );
+        }
         const parsed = admit(from, msg.data);
         if (parsed.ok) {
           const kind = msg.reply ? 'request' : 'message';

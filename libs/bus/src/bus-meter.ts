@@ -64,15 +64,16 @@ export function subjectFamily(subject: string, prefix: string): string {
   if (!subject.startsWith(`${prefix}.`)) return 'other';
   const tokens = subject.slice(prefix.length + 1).split('.');
   // agents.<agent>.inbox, calls.<message>.stored, calls.<agent>.<message>.events,
-  // ms.replicas.<replica>.replies.<agent>, ms.agents.<agent>.replies, registry.agents.<agent>.register
+  // ms.replicas.<replica>.replies.<agent>, ms.agents.<agent>.replies, registry.agents.<agent>.register,
+  // gateway.agents.<agent>.notices
   if (tokens[0] === 'agents' || tokens[0] === 'calls') tokens[1] = '*';
   if (tokens[0] === 'calls' && tokens.length === 4) tokens[2] = '*';
   if (tokens[0] === 'ms' && tokens[1] === 'replicas') {
     tokens[2] = '*';
     if (tokens.length === 5) tokens[4] = '*';
   }
-  if ((tokens[0] === 'ms' || tokens[0] === 'registry') && tokens[1] === 'agents' && tokens.length === 4)
-    tokens[2] = '*';
+  if ((tokens[0] === 'ms' || tokens[0] === 'registry' || tokens[0] === 'gateway') && tokens[1] === 'agents')
+    if (tokens.length === 4) tokens[2] = '*';
   return tokens.join('.');
 }
 

@@ -1,3 +1,5 @@
+import type { BusIdentity } from './auth/permissions';
+
 export interface BusOptions {
   /** nats://host:port, comma-separated for a cluster. */
   url: string;
@@ -7,14 +9,20 @@ export interface BusOptions {
   name: string;
   /** Path of a NATS credentials file (user JWT and seed); unset: connect without credentials. */
   credsFile?: string;
+  /**
+   * Who this app is on the bus: its replies come to `_INBOX.<prefix>.<identity>`
+   * (with or without credentials), the only inbox the services answer for it.
+   */
+  identity: BusIdentity;
 }
 
 /** Bus options from the shared NATS settings (libs/config `NatsEnv`). */
 export function busOptionsFromEnv(
   env: { NATS_URL: string; BUS_PREFIX: string; NATS_CREDS: string },
   name: string,
+  identity: BusIdentity,
 ): BusOptions {
-  return { url: env.NATS_URL, prefix: env.BUS_PREFIX, name, credsFile: env.NATS_CREDS || undefined };
+  return { url: env.NATS_URL, prefix: env.BUS_PREFIX, name, credsFile: env.NATS_CREDS || undefined, identity };
 }
 
 export const BUS_OPTIONS = Symbol('BUS_OPTIONS');

@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import { subject, type BusReply, type EventSpec } from '@mcpgw/contracts';
 import { defaultIfEmpty, isObservable, lastValueFrom } from 'rxjs';
-import { admit } from './bus-edge';
+import { admit, refuseOnBus } from './bus-edge';
+import { replyAllowed } from './auth/reply-inboxes';
 import { failureFrame } from './bus-reply';
 import { callIdsOf, markActiveFailed, traceReceive, type CallIds } from './bus-tracing';
 import type { Msg, NatsConnection, Subscription } from 'nats';
@@ -37,7 +38,9 @@ export function onEvent<T>(spec: EventSpec<T>): BusHandlerExtras {
  * A Nest transport strategy for our bus contract. Handlers are ordinary
  * `@MessagePattern(BusPattern.X)` / `@EventPattern(Event.pattern, onEvent(Event))` methods; this
  * strategy adds the deployment prefix, puts request handlers in one queue group
- * per app (replicas share the work) and answers with `BusReply` frames.
+ * per app (replicas share the work) and answers with `BusReply` frames, only
+ * ever to the asker's own reply inbox: a message whose reply subject is
+ * anything else is dropped before its handler runs (auth/reply-inboxes.ts).
  *
  * Why not Nest's built-in NATS transport: its subjects are fixed at decoration
  * time (no per-deployment prefix) and its wire frames are Nest-specific, while
@@ -115,6 +118,10 @@ export class BusServer extends Server implements CustomTransportStrategy {
   }
 
   private async dispatch(pattern: string, handler: MessageHandler, msg: Msg): Promise<void> {
+    if (msg.reply && !replyAllowed(this.prefix, pattern, msg.subject, msg.reply)) {
+      // Answered nowhere and not handled: the reply subject is not the asker's own inbox.
+      return refuseOnBus(pattern, 'request with a foreign reply subject', "reply subject outside the asker's inbox");
+    }
     const event = (handler.extras as BusHandlerExtras | undefined)?.event;
     if (event) {
       const parsed = admit(event, msg.data);

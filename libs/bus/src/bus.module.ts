@@ -9,6 +9,7 @@ import { connectionEvents } from './connection-status';
 import { coalesceWrites } from './write-coalescing';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
 import { credsClaims } from './auth/authority';
+import { inboxPrefix } from './auth/permissions';
 
 export interface BusModuleAsyncOptions {
   imports?: DynamicModule['imports'];
@@ -20,12 +21,13 @@ export interface BusModuleAsyncOptions {
 const logger = new Logger('Bus');
 
 async function connectNats(options: BusOptions): Promise<NatsConnection> {
-  const credentials = options.credsFile ? credentialsFrom(options.credsFile) : undefined;
+  const inbox = inboxPrefix(options.prefix, options.identity);
+  const authenticator = options.credsFile ? credentialsFrom(options.credsFile, inbox) : undefined;
   const nc = await connect({
     servers: options.url.split(','),
     name: options.name,
-    authenticator: credentials?.authenticator,
-    inboxPrefix: credentials?.inboxPrefix,
+    authenticator,
+    inboxPrefix: inbox,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // No stack capture per request: it costs on every call and only helps debugging.
@@ -49,24 +51,30 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
 
 /**
  * The credentials file is read once, at start-up; a missing one stops the app
- * with its name. Replies to our requests come to the private inbox prefix
- * that the credentials allow (`_INBOX.<prefix>.<identity>`, auth/permissions.ts):
- * nobody else may subscribe there.
+ * with its name, and so do credentials of another identity. Replies to our
+ * requests come to the identity's private inbox prefix
+ * (`_INBOX.<prefix>.<identity>`, auth/permissions.ts): nobody else may
+ * subscribe there, and the services answer nowhere else.
  */
-function credentialsFrom(path: string): { authenticator: Authenticator; inboxPrefix?: string } {
+function credentialsFrom(path: string, inbox: string): Authenticator {
   let creds: Uint8Array;
   try {
     creds = readFileSync(path);
   } catch (error) {
     throw new Error(`NATS_CREDS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
-  let inbox: string | undefined;
+  let allowed: string[];
   try {
-    inbox = credsClaims(new TextDecoder().decode(creds)).subAllow.find((s) => s.startsWith('_INBOX.'));
+    allowed = credsClaims(new TextDecoder().decode(creds)).subAllow;
   } catch {
     throw new Error(`NATS_CREDS: ${path} is not a NATS credentials file`);
   }
-  return { authenticator: credsAuthenticator(creds), inboxPrefix: inbox?.replace(/\.>$/, '') };
+  const theirs = allowed.find((s) => s.startsWith('_INBOX.'));
+  // An unrestricted user (no allow list) may use any inbox.
+  if (allowed.length && theirs !== `${inbox}.>`) {
+    throw new Error(`NATS_CREDS: ${path} holds credentials for ${theirs ?? 'no reply inbox'}, not for ${inbox}`);
+  }
+  return credsAuthenticator(creds);
 }
 
 class BusLifecycle implements OnApplicationShutdown {

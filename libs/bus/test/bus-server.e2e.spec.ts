@@ -15,7 +15,8 @@ import { BusExceptionFilter } from '../src/bus-exception.filter';
 import { BusServer } from '../src/bus-server';
 import type { BusContext } from '../src/bus-server';
 import type { CallIds } from '../src/bus-tracing';
-import { decodeJson } from '../src/json';
+import { busMeter } from '../src/bus-meter';
+import { decodeJson, encodeJson } from '../src/json';
 
 const seen: unknown[] = [];
 
@@ -56,13 +57,17 @@ describe('BusServer and BusClient over NATS', () => {
 
   beforeAll(async () => {
     Logger.overrideLogger(false);
-    nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+    // The test asks as the gateway would: the server answers only in the asker's own inbox.
+    nc = await connect({
+      servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      inboxPrefix: `_INBOX.${prefix}.gateway`,
+    });
     const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] }).compile();
     server = new BusServer(nc, prefix, 'probe');
     const app = moduleRef.createNestMicroservice({ strategy: server });
     app.useGlobalFilters(new BusExceptionFilter());
     await app.listen();
-    client = new BusClient(nc, { url: '', prefix, name: 'test' });
+    client = new BusClient(nc, { url: '', prefix, name: 'test', identity: { role: 'gateway' } });
     close = () => app.close();
   });
 
@@ -97,8 +102,30 @@ describe('BusServer and BusClient over NATS', () => {
     expect(decodeJson(answer.data)).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
   });
 
+  it("answers only in the asker's own inbox: any other reply subject is dropped unhandled, and counted", async () => {
+    const dropped = () =>
+      [...busMeter.dropped()].find(([labels]) => labels.family === BusPattern.CreateChannel)?.[1] ?? 0;
+    const before = dropped();
+    const elsewhere = `_INBOX.${prefix}.agent.a1.stolen`;
+    const heard: unknown[] = [];
+    const sub = nc.subscribe(elsewhere, { callback: (_e, msg) => heard.push(msg.data) });
+    nc.publish(`${prefix}.${BusPattern.CreateChannel}`, encodeJson({ agent_id: 'a1' }), { reply: elsewhere });
+    nc.publish(`${prefix}.${BusPattern.CreateChannel}`, encodeJson({ agent_id: 'a1' }), {
+      reply: '$JS.API.STREAM.PURGE.X',
+    });
+    await expect.poll(dropped, { timeout: 2_000 }).toBe(before + 2);
+    await nc.flush();
+    sub.unsubscribe();
+    expect(heard).toEqual([]);
+  });
+
   it('reports "no service is listening" as unavailable', async () => {
-    const other = new BusClient(nc, { url: '', prefix: `${prefix}_nobody`, name: 'test' });
+    const other = new BusClient(nc, {
+      url: '',
+      prefix: `${prefix}_nobody`,
+      name: 'test',
+      identity: { role: 'gateway' },
+    });
     await expect(other.request(BusPattern.CreateChannel, { agent_id: 'a' }, 1_000)).rejects.toMatchObject({
       code: 'unavailable',
     });
@@ -164,8 +191,8 @@ describe('essential subscriptions', () => {
   });
 
   it('a closed essential subscription makes the bus not ready; a plain one does not', async () => {
-    const client = new BusClient(nc, { url: '', prefix: 'forbidden', name: 'test' });
-    const allowed = new BusClient(nc, { url: '', prefix: 'allowed', name: 'test' });
+    const client = new BusClient(nc, { url: '', prefix: 'forbidden', name: 'test', identity: { role: 'gateway' } });
+    const allowed = new BusClient(nc, { url: '', prefix: 'allowed', name: 'test', identity: { role: 'gateway' } });
     allowed.subscribe(probeEvent, () => undefined, { essential: true });
     client.subscribe(probeEvent, () => undefined); // not essential: refused, but /ready does not care
     await nc.flush();

@@ -1,5 +1,6 @@
 import {
   createAuthority,
+  inboxPrefix,
   issueCredentials,
   serverConfig,
   type BusIdentity,
@@ -39,9 +40,11 @@ export interface AuthenticatedNats {
   /**
    * A connection for a test that plays every part (a fake pod, a rogue
    * publisher, the stream's janitor): a user of the account with no
-   * permission limits. Never issued outside tests.
+   * permission limits. Never issued outside tests. Its requests are answered
+   * as `as`'s (its reply inbox is that identity's; the gateway's by default):
+   * the services answer nowhere else.
    */
-  connectUnrestricted(): Promise<NatsConnection>;
+  connectUnrestricted(as?: BusIdentity): Promise<NatsConnection>;
   /**
    * Kill the server (SIGKILL: no goodbye to its clients), stay down `downMs`,
    * and start it again on the same port with the same store and resolver (a
@@ -112,7 +115,7 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
     issueCredentials({ account: authority.account, signingSeed: authority.accountSigningSeed, prefix, identity });
   const files = new Map<string, Promise<string>>();
   const url = `nats://127.0.0.1:${port}`;
-  const connectUnrestricted = async () => {
+  const connectUnrestricted = async (as: BusIdentity = { role: 'gateway' }) => {
     const user = createUser();
     const jwt = await encodeUser(
       'test-unrestricted',
@@ -123,7 +126,11 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
         signer: fromSeed(new TextEncoder().encode(authority.accountSigningSeed)),
       },
     );
-    return connect({ servers: url, authenticator: credsAuthenticator(fmtCreds(jwt, user)) });
+    return connect({
+      servers: url,
+      authenticator: credsAuthenticator(fmtCreds(jwt, user)),
+      inboxPrefix: inboxPrefix(prefix, as),
+    });
   };
   return {
     connectUnrestricted,

@@ -1,4 +1,4 @@
-import { removeInboxStream } from '@mcpgw/bus';
+import { inboxPrefix, removeInboxStream, type BusIdentity } from '@mcpgw/bus';
 import { connect, type NatsConnection } from 'nats';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,8 +36,8 @@ export interface TestStack {
   grantKeyFile: string;
   /** With `auth`: the stack's own nats-server, its authority and credentials. */
   nats?: AuthenticatedNats;
-  /** A NATS connection for a test that plays every part (unrestricted; see `AuthenticatedNats`). */
-  connectNats(): Promise<NatsConnection>;
+  /** A NATS connection for a test that plays every part (unrestricted; see `AuthenticatedNats`), asking as `as`. */
+  connectNats(as?: BusIdentity): Promise<NatsConnection>;
   mcpUrl(gateway?: number, agentId?: string): string;
   stop(): Promise<void>;
 }
@@ -55,8 +55,12 @@ export interface Isolation {
   nats?: AuthenticatedNats;
   /** The creds file of each app (with `auth`). */
   natsCreds?: (app: AppName, agentId: string) => Promise<string>;
-  /** A NATS connection for a test that plays every part (unrestricted with `auth`). */
-  connectNats(): Promise<NatsConnection>;
+  /**
+   * A NATS connection for a test that plays every part (unrestricted with `auth`).
+   * Its requests are answered as `as`'s (the gateway's by default): services answer
+   * only in the asker's own reply inbox.
+   */
+  connectNats(as?: BusIdentity): Promise<NatsConnection>;
   /** Drop the database and the bus prefix's stream (or stop the own nats-server). */
   remove(): Promise<void>;
 }
@@ -82,7 +86,8 @@ export async function isolatedEnvironment(label = 'run', options: { auth?: boole
     nats,
     natsCreds:
       nats && ((app, agentId) => nats.credsFile(app === 'agent-pod' ? { role: 'agent', agentId } : { role: app })),
-    connectNats: () => (nats ? nats.connectUnrestricted() : connect({ servers: NATS_URL })),
+    connectNats: (as: BusIdentity = { role: 'gateway' }) =>
+      nats ? nats.connectUnrestricted(as) : connect({ servers: NATS_URL, inboxPrefix: inboxPrefix(busPrefix, as) }),
     remove: async () => {
       rmSync(dirname(grantKeyFile), { recursive: true, force: true });
       await dropDatabase(ADMIN_URL, database).catch(() => undefined);

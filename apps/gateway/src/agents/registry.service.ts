@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  AgentNotices,
+  GatewayNotices,
   InvalidRequestError,
   UNSTORABLE_TEXT_REFUSAL,
   RegisterAgentRequest,
@@ -44,12 +44,12 @@ export class RegistryService {
   }
 
   /**
-   * Tell every gateway replica which of the agent's lists changed (AgentNotices):
+   * Tell every gateway replica which of the agent's lists changed (GatewayNotices):
    * their `subscriptions/listen` streams pass it on (mcp/subscriptions/README.md).
    */
   private announce(agentId: string, before: Lists, after: Lists): void {
     for (const list of ['tools', 'prompts', 'resources'] as const) {
-      if (before[list] !== after[list]) this.bus.publish(AgentNotices.at(agentId), { kind: `${list}_list_changed` });
+      if (before[list] !== after[list]) this.bus.publish(GatewayNotices.at(agentId), { kind: `${list}_list_changed` });
     }
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { AgentNotices, BusPattern, waitRequestTimeout, type CallEvent } from '@mcpgw/contracts';
+import { BusPattern, GatewayNotices, waitRequestTimeout, type CallEvent } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
@@ -155,7 +155,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
 
   /** Tell every replica the task changed: its listen streams send `notifications/tasks` (../mcp/subscriptions/). */
   private changed(row: Pick<TaskRow, 'id' | 'agent_id'>): void {
-    this.bus.publish(AgentNotices.at(row.agent_id), { kind: 'task_status', task_id: row.id });
+    this.bus.publish(GatewayNotices.at(row.agent_id), { kind: 'task_status', task_id: row.id });
   }
 
   async get(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {

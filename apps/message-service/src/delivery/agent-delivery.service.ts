@@ -3,6 +3,7 @@ import { UnavailableError, type InboxMessage } from '@mcpgw/contracts';
 import { InboxPublisher } from '@mcpgw/bus';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from '../replies/replica-replies.subject';
+import { InboxWatchService } from './inbox-watch.service';
 
 /** How often the inbox stream is checked (and made again if it was lost). */
 const STREAM_CHECK_MS = 3_000;
@@ -27,10 +28,12 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
     private readonly inboxes: InboxPublisher,
     @Inject(MESSAGE_SERVICE_ENV) private readonly env: MessageServiceEnv,
     @Inject(REPLICA_REPLIES_SUBJECT) private readonly replies: ReplicaRepliesSubjects,
+    private readonly watch: InboxWatchService,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.inboxes.ensureStream(this.env.INBOX_STORAGE);
+    await this.watch.start();
     this.streamCheck = setInterval(() => void this.checkStream(), STREAM_CHECK_MS).unref();
   }
 

@@ -1,13 +1,15 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { ReplicaReplies, ReplyHeaders, type AgentReply, type BusPattern, type BusResponse } from '@mcpgw/contracts';
 import {
-  AgentInbox,
-  ReplicaReplies,
-  ReplyHeaders,
-  type AgentReply,
-  type BusPattern,
-  type BusResponse,
-} from '@mcpgw/contracts';
-import { BusClient, InboxPublisher, failureFrame, refuseOnBus, type BusSubscription, type Received } from '@mcpgw/bus';
+  BusClient,
+  InboxPublisher,
+  ackSubjectShape,
+  failureFrame,
+  refuseOnBus,
+  subjectOfShape,
+  type BusSubscription,
+  type Received,
+} from '@mcpgw/bus';
 import { ForeignReplyError, MessagesService } from '../messages/messages.service';
 import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from './replica-replies.subject';
 
@@ -22,7 +24,8 @@ import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from './replica-
  * Verified envelopes: the subject's last token is the sending agent (only its
  * NATS credentials may publish there); the reply is stored only when it is
  * that agent's, on a channel of that agent, and the ack subject it sends must
- * be of that agent's consumer. Anything else is dropped and counted
+ * be exactly the shape of that agent's consumer's (`ackSubjectShape`: no
+ * space, no extra token, no wildcard). Anything else is dropped and counted
  * (`mcpgw_bus_dropped_total`), and never reaches a waiter.
  */
 @Injectable()
@@ -56,11 +59,8 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
     try {
       if (!sender) throw new ForeignReplyError(`a reply on ${received.subject}, which names no agent`);
       const ack = received.header(ReplyHeaders.ack);
-      if (
-        ack &&
-        !ack.startsWith(`$JS.ACK.${AgentInbox.streamName(this.bus.prefix)}.${AgentInbox.consumerName(sender)}.`)
-      ) {
-        throw new ForeignReplyError(`agent ${sender} sent the ack subject of another consumer`);
+      if (ack !== undefined && !subjectOfShape(ack, ackSubjectShape(this.bus.prefix, sender))) {
+        throw new ForeignReplyError(`agent ${sender} sent an ack subject that is not one of its own consumer's`);
       }
       const stored = await this.messages.postReplyFrom(sender, received.payload, received.raw);
       if (respond) return respond({ ok: true, data: stored });

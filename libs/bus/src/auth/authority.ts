@@ -84,7 +84,6 @@ export async function issueCredentials(options: {
     {
       pub: { allow: perms.pub },
       sub: { allow: perms.sub },
-      ...(perms.resp ? { resp: { max: perms.resp.max, ttl: perms.resp.ttlMs * 1_000_000 } } : {}),
     },
     { signer: keyFromSeed(options.signingSeed, 'signing seed') },
   );

@@ -1,3 +1,4 @@
 export * from './permissions';
 export * from './authority';
 export * from './revocation';
+export * from './reply-inboxes';

@@ -3,16 +3,15 @@ import { AgentInbox, BUS_ACCESS, subject, type BusRole, type SubjectAccess } fro
 /** Who a set of NATS credentials is: an app, or the pods of one agent. */
 export type BusIdentity = { role: 'gateway' } | { role: 'message-service' } | { role: 'agent'; agentId: string };
 
-/** NATS user permissions: subjects it may publish to and subscribe to, and whether it may answer requests. */
+/**
+ * NATS user permissions: subjects it may publish to and subscribe to. Answers
+ * to requests are publishes to the askers' reply inboxes, granted like any
+ * other subject (never `allow_responses`).
+ */
 export interface BusPermissions {
   pub: string[];
   sub: string[];
-  /** It answers requests: it may publish once to the reply subject of each request it received, for `ttlMs`. */
-  resp?: { max: number; ttlMs: number };
 }
-
-/** The longest a service may take to answer a request (post-and-wait waits up to WAIT_MAX_MS). */
-const RESPONSE_TTL_MS = 3_600_000;
 
 /** The identity's name: in its user JWT and its inbox prefix. */
 export function identityName(identity: BusIdentity): string {
@@ -38,14 +37,27 @@ export function inboxPrefix(prefix: string, identity: BusIdentity): string {
 export function permissionsFor(prefix: string, identity: BusIdentity): BusPermissions {
   const pub = BUS_ACCESS.flatMap((access) => subjectsFor(prefix, identity, access, access.send));
   const sub = BUS_ACCESS.flatMap((access) => subjectsFor(prefix, identity, access, access.hear));
+  pub.push(...answersFor(prefix, identity));
   sub.push(`${inboxPrefix(prefix, identity)}.>`);
   const stream = AgentInbox.streamName(prefix);
   switch (identity.role) {
     case 'gateway':
-      return { pub, sub, resp: { max: 1, ttlMs: RESPONSE_TTL_MS } };
+      return { pub, sub };
     case 'message-service':
-      pub.push('$JS.API.>', `$JS.ACK.${stream}.>`);
-      return { pub, sub, resp: { max: 1, ttlMs: RESPONSE_TTL_MS } };
+      // Only what it does with the stream: make it, keep its settings, and watch it (inbox-watch.ts).
+      // No purge, no delete, no consumer changes: even a service tricked into
+      // publishing there is refused by the server.
+      pub.push(
+        '$JS.API.INFO',
+        `$JS.API.STREAM.INFO.${stream}`,
+        `$JS.API.STREAM.CREATE.${stream}`,
+        `$JS.API.STREAM.UPDATE.${stream}`,
+        `$JS.API.CONSUMER.LIST.${stream}`,
+        `$JS.API.CONSUMER.INFO.${stream}.*`,
+        `$JS.ACK.${stream}.>`,
+      );
+      sub.push('$JS.EVENT.ADVISORY.API', `$JS.EVENT.ADVISORY.CONSUMER.CREATED.${stream}.*`);
+      return { pub, sub };
     case 'agent': {
       const consumer = AgentInbox.consumerName(identity.agentId);
       pub.push(
@@ -58,6 +70,26 @@ export function permissionsFor(prefix: string, identity: BusIdentity): BusPermis
       return { pub, sub };
     }
   }
+}
+
+/**
+ * The reply inboxes an identity answers to: those of the senders of every
+ * request family it hears (`request` in BUS_ACCESS), each as a wildcard over
+ * that role's inboxes (`_INBOX.<prefix>.agent.*.>` for agents). No identity
+ * gets NATS's `allow_responses`, which would let it answer on whatever reply
+ * subject a request names; the services also check each reply subject against
+ * the one asker's inbox before answering (reply-inboxes.ts).
+ */
+function answersFor(prefix: string, identity: BusIdentity): string[] {
+  const inboxes = new Set<string>();
+  for (const access of BUS_ACCESS) {
+    if (!access.request || !access.hear.includes(identity.role)) continue;
+    for (const role of access.send) {
+      const asker: BusIdentity = role === 'agent' ? { role, agentId: '*' } : ({ role } as BusIdentity);
+      inboxes.add(`${inboxPrefix(prefix, asker)}.>`);
+    }
+  }
+  return [...inboxes];
 }
 
 /** The subjects of one family this identity may use, if its role is among `roles`. */

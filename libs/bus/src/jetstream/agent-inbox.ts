@@ -30,7 +30,10 @@ const DUPLICATE_WINDOW_MS = 600_000;
 /**
  * The stream of agent inboxes: a work queue (a message leaves when acked), with
  * de-duplication by message id over DUPLICATE_WINDOW_MS. File storage survives a NATS
- * restart; memory storage is faster and survives everything but that.
+ * restart; memory storage is faster and survives everything but that. Nobody
+ * may purge it or delete messages from it through the API (`deny_purge`,
+ * `deny_delete`, set again on a stream made before them): pending calls leave
+ * only when a pod acks them or they expire.
  */
 export async function ensureInboxStream(
   nc: NatsConnection,
@@ -46,6 +49,8 @@ export async function ensureInboxStream(
     storage: storage === 'memory' ? StorageType.Memory : StorageType.File,
     duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
     max_age: 24 * 3600_000 * NANOS_PER_MS,
+    deny_purge: true,
+    deny_delete: true,
   };
   try {
     await jsm.streams.info(name);
@@ -110,6 +115,19 @@ export async function ensureAgentConsumer(
  */
 export function ackSubjectOf(msg: JsMsg): string {
   return (msg as unknown as { reply: string }).reply;
+}
+
+/**
+ * The shape of an ack subject of one agent's consumer, as nats-server 2.9
+ * makes them: `$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer
+ * seq>.<time>.<pending>`. A message service acks for a pod only on a subject
+ * of this shape (checked with `subjectOfShape`), never on one a reply names
+ * otherwise: a space in it would add arguments to the PUB line, and another
+ * consumer's ack would drop another agent's work. The agent's own
+ * permissions grant exactly this prefix (auth/permissions.ts).
+ */
+export function ackSubjectShape(prefix: string, agentId: string): string {
+  return `$JS.ACK.${AgentInbox.streamName(prefix)}.${AgentInbox.consumerName(agentId)}.*.*.*.*.*`;
 }
 
 /** Remove a deployment's stream (tests clean up with this). */

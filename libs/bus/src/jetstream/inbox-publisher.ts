@@ -5,6 +5,7 @@ import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
 import { traceSend, withRequestId } from '../bus-tracing';
 import { encodeJson } from '../json';
 import { ensureInboxStream, restoreInboxStream, type InboxStorage } from './agent-inbox';
+import { watchInboxStream, type InboxTamperingEvent } from './inbox-watch';
 
 /** JetStream de-duplicates on this header within the stream's window. */
 const MSG_ID_HEADER = 'Nats-Msg-Id';
@@ -35,6 +36,11 @@ export class InboxPublisher {
   /** Make the stream again if it is gone; true when it had to. */
   restoreStream(storage: InboxStorage): Promise<boolean> {
     return restoreInboxStream(this.nc, this.options.prefix, storage);
+  }
+
+  /** Watch the stream for purges, deletes and consumers that are not agents' own (inbox-watch.ts). */
+  watch(onTampering: (event: InboxTamperingEvent) => void): Promise<() => void> {
+    return watchInboxStream(this.nc, this.options.prefix, onTampering);
   }
 
   /** Resolves once JetStream has the message (its ack). */

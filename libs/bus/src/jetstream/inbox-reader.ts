@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentInbox, ReplicaReplies, ReplyHeaders, type InboxMessage } from '@mcpgw/contracts';
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
-import { admit } from '../bus-edge';
+import { admit, refuseOnBus } from '../bus-edge';
+import { subjectOfShape } from '../subject-guard';
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
 import { callIdsOf, traceReceive, type CallIds } from '../bus-tracing';
 import { ackSubjectOf, ensureAgentConsumer, type InboxConsumerSettings } from './agent-inbox';
@@ -68,7 +69,7 @@ export class InboxReader {
     const durable = await ensureAgentConsumer(await this.nc.jetstreamManager(), this.options.prefix, agentId, settings);
     const consumer = await this.nc.jetstream().consumers.get(AgentInbox.streamName(this.options.prefix), durable);
     return {
-      fetch: (max, expires) => fetchChecked(consumer, max, expires),
+      fetch: (max, expires) => fetchChecked(consumer, max, expires, this.options.prefix),
       state: async () => {
         const info = await consumer.info();
         return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
@@ -77,15 +78,20 @@ export class InboxReader {
   }
 }
 
-async function fetchChecked(consumer: Consumer, maxMessages: number, expiresMs: number): Promise<InboxBatch> {
+async function fetchChecked(
+  consumer: Consumer,
+  maxMessages: number,
+  expiresMs: number,
+  prefix: string,
+): Promise<InboxBatch> {
   const batch = await consumer.fetch({ max_messages: maxMessages, expires: expiresMs });
-  return { stop: () => batch.stop(), [Symbol.asyncIterator]: () => checked(batch) };
+  return { stop: () => batch.stop(), [Symbol.asyncIterator]: () => checked(batch, prefix) };
 }
 
-async function* checked(batch: AsyncIterable<JsMsg>): AsyncGenerator<InboxDelivery> {
+async function* checked(batch: AsyncIterable<JsMsg>, prefix: string): AsyncGenerator<InboxDelivery> {
   for await (const msg of batch) {
     const parsed = admit(AgentInbox, msg.data, 'malformed inbox message');
-    if (parsed.ok) yield new PulledMessage(parsed.value, msg);
+    if (parsed.ok) yield new PulledMessage(parsed.value, msg, prefix);
     else msg.term();
   }
 }
@@ -94,6 +100,7 @@ class PulledMessage implements InboxDelivery {
   constructor(
     readonly message: InboxMessage,
     private readonly msg: JsMsg,
+    private readonly prefix: string,
   ) {}
 
   get seq(): number {
@@ -105,9 +112,23 @@ class PulledMessage implements InboxDelivery {
   get redeliveryCount(): number {
     return this.msg.info.redeliveryCount;
   }
+  /** Taken only when it is a replies subject of this agent (`<prefix>.ms.replicas.<replica>.replies.<agent>`). */
   get replyTo(): ReplicaAddress | undefined {
+    if (this.checkedReplyTo === false) this.checkedReplyTo = this.readReplyTo();
+    return this.checkedReplyTo;
+  }
+  private checkedReplyTo: ReplicaAddress | undefined | false = false;
+  private readReplyTo(): ReplicaAddress | undefined {
     const subject = this.msg.headers?.get(ReplyHeaders.replyTo);
-    return subject ? ReplicaReplies.exact(subject) : undefined;
+    if (!subject) return undefined;
+    const shape = ReplicaReplies.subject(this.prefix, '*', this.message.agent_id);
+    if (subjectOfShape(subject, shape)) return ReplicaReplies.exact(subject);
+    refuseOnBus(
+      AgentInbox.family,
+      'inbox message with a foreign reply subject',
+      `${ReplyHeaders.replyTo} is not ${shape}`,
+    );
+    return undefined;
   }
   get ackSubject(): string {
     return ackSubjectOf(this.msg);

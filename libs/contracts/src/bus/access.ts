@@ -1,5 +1,13 @@
 import { AgentInbox } from './agent-inbox';
-import { AgentCancel, AgentNotices, CallEvents, CallInput, ReplicaReplies, ReplyStored } from './call-subjects';
+import {
+  AgentCancel,
+  AgentNotices,
+  CallEvents,
+  CallInput,
+  GatewayNotices,
+  ReplicaReplies,
+  ReplyStored,
+} from './call-subjects';
 import { CallCancelled, QuotaGossip } from './events';
 import { BusPattern } from './subjects';
 
@@ -17,6 +25,12 @@ export interface SubjectAccess {
   readonly send: readonly BusRole[];
   readonly hear: readonly BusRole[];
   readonly agentToken?: number;
+  /**
+   * Senders ask and hearers answer (request/reply): the answer goes only to
+   * the asker's own reply inbox (`_INBOX.<prefix>.<identity>.…`), never to
+   * any other reply subject a request names (libs/bus/src/auth/reply-inboxes.ts).
+   */
+  readonly request?: true;
 }
 
 /**
@@ -28,22 +42,24 @@ export interface SubjectAccess {
  * added by the permissions code.
  */
 export const BUS_ACCESS: readonly SubjectAccess[] = [
-  { family: BusPattern.CreateChannel, send: ['gateway'], hear: ['message-service'] },
-  { family: BusPattern.PostMessage, send: ['gateway'], hear: ['message-service'] },
-  { family: BusPattern.ListMessages, send: ['gateway'], hear: ['message-service'] },
-  { family: BusPattern.WaitForReply, send: ['gateway'], hear: ['message-service'] },
-  { family: BusPattern.PostAndWait, send: ['gateway'], hear: ['message-service'] },
-  { family: BusPattern.RegisterAgent, send: ['agent'], hear: ['gateway'], agentToken: 0 },
-  { family: BusPattern.StoreReply, send: ['agent'], hear: ['message-service'], agentToken: 0 },
-  { family: BusPattern.AgentHistory, send: ['agent'], hear: ['message-service'], agentToken: 0 },
+  { family: BusPattern.CreateChannel, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.PostMessage, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.ListMessages, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.WaitForReply, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.PostAndWait, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.RegisterAgent, send: ['agent'], hear: ['gateway'], agentToken: 0, request: true },
+  { family: BusPattern.StoreReply, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },
+  { family: BusPattern.AgentHistory, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },
   // Published into JetStream by the message service only; pods read through their consumer, not a subscription.
   { family: AgentInbox.family, send: ['message-service'], hear: [] },
   { family: CallEvents.family, send: ['agent'], hear: ['gateway'], agentToken: 0 },
   { family: CallInput.family, send: ['gateway'], hear: ['agent'], agentToken: 0 },
   { family: AgentCancel.family, send: ['gateway'], hear: ['agent'], agentToken: 0 },
-  { family: AgentNotices.family, send: ['gateway', 'agent'], hear: ['gateway'], agentToken: 0 },
+  // Resource updates from the agent itself, at a bounded rate per agent (the gateways' own notices are GatewayNotices).
+  { family: AgentNotices.family, send: ['agent'], hear: ['gateway'], agentToken: 0 },
+  { family: GatewayNotices.family, send: ['gateway'], hear: ['gateway'] },
   { family: ReplyStored.family, send: ['message-service'], hear: ['message-service'] },
-  { family: ReplicaReplies.family, send: ['agent'], hear: ['message-service'], agentToken: 1 },
+  { family: ReplicaReplies.family, send: ['agent'], hear: ['message-service'], agentToken: 1, request: true },
   { family: CallCancelled.family, send: ['gateway'], hear: ['gateway'] },
   // Only gateways may speak here: a forged count would shift every replica's quota sums.
   { family: QuotaGossip.family, send: ['gateway'], hear: ['gateway'] },

@@ -4,6 +4,7 @@ import type { BusResponse } from './operations';
 import type { BusPattern } from './subjects';
 import {
   checkAgentNotice,
+  checkGatewayNotice,
   checkAgentReply,
   checkCallEvent,
   checkCancelRequest,
@@ -45,15 +46,28 @@ export const AgentCancel = defineSubject({
 });
 
 /**
- * Notices about one agent for the clients watching it (list changes, resource
- * updates), fanned out to every gateway replica (core NATS: a replica that is
- * down has no stream to tell). Sent by gateways (list changes, after a
- * registration) and by the agent's pods (resource updates: only its own).
+ * Notices from an agent's pods for the clients watching it: a resource was
+ * updated (`resource_updated`, nothing else), fanned out to every gateway
+ * replica (core NATS: a replica that is down has no stream to tell). Only the
+ * agent's credentials may publish here; every gateway holds each agent to a
+ * rate (AGENT_NOTICES_PER_SECOND) and drops the rest.
  */
 export const AgentNotices = defineSubject({
   family: 'agents.*.notices',
   subject: (prefix: string, agentId: string) => `${prefix}.agents.${agentId}.notices`,
   check: checkAgentNotice,
+});
+
+/**
+ * Notices about one agent that only gateways send: which of its lists changed
+ * (after a registration) and which task changed state. Apart from the agent's
+ * own subject, so that no agent can make clients re-list or gateways read task
+ * rows by publishing them.
+ */
+export const GatewayNotices = defineSubject({
+  family: 'gateway.agents.*.notices',
+  subject: (prefix: string, agentId: string) => `${prefix}.gateway.agents.${agentId}.notices`,
+  check: checkGatewayNotice,
 });
 
 /**

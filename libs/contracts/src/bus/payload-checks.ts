@@ -100,12 +100,28 @@ const agentNoticeShape = bySchema<AgentNotice>({
   },
 });
 
-export const checkAgentNotice: PayloadCheck<AgentNotice> = (plain) => {
+const checkNotice: PayloadCheck<AgentNotice> = (plain) => {
   const parsed = agentNoticeShape(plain);
   if (parsed.ok && parsed.value.kind === 'resource_updated' && parsed.value.uri === undefined)
     return { ok: false, errors: ['uri is required for resource_updated'] };
   if (parsed.ok && parsed.value.kind === 'task_status' && parsed.value.task_id === undefined)
     return { ok: false, errors: ['task_id is required for task_status'] };
+  return parsed;
+};
+
+/** An agent's own notices (`AgentNotices`): resource updates only. */
+export const checkAgentNotice: PayloadCheck<AgentNotice> = (plain) => {
+  const parsed = checkNotice(plain);
+  if (parsed.ok && parsed.value.kind !== 'resource_updated')
+    return { ok: false, errors: [`an agent may only send resource_updated, not ${parsed.value.kind}`] };
+  return parsed;
+};
+
+/** The gateways' notices (`GatewayNotices`): list changes and task states. */
+export const checkGatewayNotice: PayloadCheck<AgentNotice> = (plain) => {
+  const parsed = checkNotice(plain);
+  if (parsed.ok && parsed.value.kind === 'resource_updated')
+    return { ok: false, errors: ['resource updates come from the agent (AgentNotices)'] };
   return parsed;
 };
 

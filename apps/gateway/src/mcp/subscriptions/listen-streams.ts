@@ -1,10 +1,11 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { AgentNotices, type AgentNotice } from '@mcpgw/contracts';
-import { BusClient, type BusSubscription } from '@mcpgw/bus';
+import { AgentNotices, GatewayNotices, type AgentNotice } from '@mcpgw/contracts';
+import { BusClient, refuseOnBus, type BusSubscription } from '@mcpgw/bus';
 import { Draining } from '@mcpgw/runtime';
 import type { JsonRpcId } from '../protocol/json-rpc';
 import type { SseStream } from '../transport/sse-stream';
 import { TaskService } from '../../tasks/tasks.service';
+import { NoticeRate } from './notice-rate';
 import { SUBSCRIPTION_ID_META, type SubscriptionFilter } from './subscription-filter';
 
 const KEEP_ALIVE_MS = 25_000;
@@ -30,9 +31,10 @@ export type ListChangeHook = (agentId: string, method: string) => void;
 
 /**
  * The `subscriptions/listen` streams (2026-07-28) open on this replica, by
- * agent. Every replica hears every agent's notices on NATS (`AgentNotices`:
- * list changes announced by the gateway that stored a registration, resource
- * updates published by the agent) and writes each to the streams whose
+ * agent. Every replica hears every agent's notices on NATS (`GatewayNotices`:
+ * list changes announced by the gateway that stored a registration, task
+ * states; `AgentNotices`: resource updates published by the agent, at most
+ * `NoticeRate` of them per agent) and writes each to the streams whose
  * filter asks for it, tagged with the stream's subscription id. When the
  * replica drains, every stream is closed gracefully: the listen request's
  * result, then the end of the stream.
@@ -43,7 +45,8 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
   private readonly hooks: ResourceUpdateHook[] = [];
   private readonly taskHooks: TaskStatusHook[] = [];
   private readonly listHooks: ListChangeHook[] = [];
-  private subscription?: BusSubscription;
+  private readonly subscriptions: BusSubscription[] = [];
+  private readonly agentRate = new NoticeRate();
   private readonly keepAlive = setInterval(
     () => this.each(undefined, (l) => l.stream.keepAlive()),
     KEEP_ALIVE_MS,
@@ -65,14 +68,18 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
   }
 
   onModuleInit(): void {
-    this.subscription = this.bus.subscribe(AgentNotices.at('*'), ({ payload, subject }) => {
-      const tokens = subject.split('.');
-      this.deliver(tokens[tokens.length - 2], payload);
-    });
+    this.subscriptions.push(
+      this.bus.subscribe(GatewayNotices.at('*'), ({ payload, subject }) => this.deliver(agentOf(subject), payload)),
+      this.bus.subscribe(AgentNotices.at('*'), ({ payload, subject }) => {
+        const agentId = agentOf(subject);
+        if (this.agentRate.admit(agentId)) return this.deliver(agentId, payload);
+        refuseOnBus(AgentNotices.family, "notice over the agent's rate", `agent ${agentId}`);
+      }),
+    );
   }
 
   onApplicationShutdown(): void {
-    this.subscription?.unsubscribe();
+    for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
     this.closeAll();
   }
 
@@ -169,4 +176,10 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
       if (set.size === 0) this.byAgent.delete(id);
     }
   }
+}
+
+/** The agent a notices subject names (`….agents.<agent>.notices`, either family). */
+function agentOf(subject: string): string {
+  const tokens = subject.split('.');
+  return tokens[tokens.length - 2];
 }
