@@ -1,12 +1,15 @@
-import { BusClient, inboxPrefix, type BusIdentity } from '@mcpgw/bus';
+import { BusClient, credsClaims, inboxPrefix, type BusIdentity } from '@mcpgw/bus';
 import { AgentInbox, BusPattern, ReplicaReplies, subject, type AgentReply } from '@mcpgw/contracts';
-import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -317,6 +320,119 @@ describe('the bus trusts nobody without credentials', () => {
       const text = JSON.stringify(row);
       for (const secret of secrets) expect(text).not.toContain(secret);
       expect(text).not.toMatch(/"SU[A-Z2-7]{56}"|"eyJ|NATS USER JWT/);
+    }
+  });
+
+  it('credentials issued with --ttl carry exp: the server takes them until then, closes them and refuses them after', async () => {
+    const agent = 'agent-ttl';
+    const issued = await env.stack.admin<{ user: string; creds: string; issued_at: number; expires_at: number }>(
+      'agent',
+      'credentials',
+      '--agent',
+      agent,
+      '--ttl',
+      '2',
+    );
+    expect(issued.expires_at - issued.issued_at).toBe(2);
+    expect(credsClaims(issued.creds).exp).toBe(issued.expires_at);
+    // The control: credentials of the same agent issued without --ttl, connected as long.
+    const lasting = await env.stack.admin<{ creds: string; expires_at: number | null }>(
+      'agent',
+      'credentials',
+      '--agent',
+      agent,
+    );
+    expect(lasting.expires_at).toBeNull();
+    expect(credsClaims(lasting.creds).exp).toBeUndefined();
+    const short = await connectAs({ role: 'agent', agentId: agent }, issued.creds);
+    const control = await connectAs({ role: 'agent', agentId: agent }, lasting.creds);
+    await short.flush();
+
+    await short.closed(); // the server closes it when the JWT expires
+    expect(Date.now() / 1000).toBeGreaterThanOrEqual(issued.expires_at - 1);
+    await expect(
+      connect({
+        servers: env.nats!.url,
+        authenticator: credsAuthenticator(new TextEncoder().encode(issued.creds)),
+        maxReconnectAttempts: 0,
+      }),
+    ).rejects.toThrow(/authorization|expired/i);
+    expect(control.isClosed()).toBe(false);
+    await control.flush();
+    const again = await connectAs({ role: 'agent', agentId: agent }, lasting.creds);
+    await again.flush();
+
+    const listed = await env.stack.admin<{ user: string; expires_at: string | null }[]>(
+      'agent',
+      'credentials',
+      'list',
+      '--agent',
+      agent,
+    );
+    expect(listed.find((c) => c.user === issued.user)?.expires_at).toBe(
+      new Date(issued.expires_at * 1000).toISOString(),
+    );
+    expect(listed.find((c) => c.user !== issued.user)?.expires_at).toBeNull();
+    await expect(env.stack.admin('agent', 'credentials', '--agent', agent, '--ttl', '0')).rejects.toThrow(/--ttl/);
+  }, 20_000);
+
+  it("records the agents' users nats-init made, so that revoke --agent finds them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpgw-nats-init-'));
+    try {
+      const agent = 'agent-init';
+      execFileSync(
+        process.execPath,
+        [
+          join(workspaceRoot(), 'apps/gateway/dist/admin/nats-init.js'),
+          dir,
+          '--store',
+          join(dir, 'js'),
+          '--agents',
+          agent,
+        ],
+        { stdio: 'ignore' },
+      );
+      const made = credsClaims(readFileSync(join(dir, `agent-${agent}.creds`), 'utf8')).sub;
+      const file = join(dir, 'agent-users.json');
+      // Public keys only: no seed, no JWT.
+      expect(readFileSync(file, 'utf8')).not.toMatch(/SU[A-Z2-7]{56}|eyJ|SA[A-Z2-7]{56}|SO[A-Z2-7]{56}/);
+      // Without the record step, the agent has no credentials revoke --agent would find (the bug).
+      await expect(env.stack.admin('agent', 'credentials', 'revoke', '--agent', agent)).rejects.toThrow(
+        /no NATS credentials/,
+      );
+
+      const first = await env.stack.admin<{ recorded: string[]; known: number }>(
+        'agent',
+        'credentials',
+        'record',
+        '--file',
+        file,
+      );
+      expect(first).toEqual({ recorded: [made], known: 0 });
+      const second = await env.stack.admin('agent', 'credentials', 'record', '--file', file);
+      expect(second).toEqual({ recorded: [], known: 1 });
+      const listed = await env.stack.admin<{ user: string; agent_id: string }[]>(
+        'agent',
+        'credentials',
+        'list',
+        '--agent',
+        agent,
+      );
+      expect(listed.map((c) => c.user)).toEqual([made]);
+      const revoked = await env.stack.admin<{ revoked: string[] }>('agent', 'credentials', 'revoke', '--agent', agent);
+      expect(revoked.revoked).toEqual([made]);
+      // Recording again leaves it revoked.
+      await env.stack.admin('agent', 'credentials', 'record', '--file', file);
+      const after = await env.stack.admin<{ revoked_at: string | null }[]>(
+        'agent',
+        'credentials',
+        'list',
+        '--agent',
+        agent,
+      );
+      expect(after[0].revoked_at).toEqual(expect.any(String));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -4,8 +4,8 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 /**
  * Run a service's migrations as a one-shot step, safe to start from several
  * replicas at once: a session-level advisory lock per schema serialises them
- * (TypeORM's own `migrationsRun` has no lock). Creates the schema first, since
- * TypeORM keeps its migrations table inside it.
+ * (TypeORM's own `migrationsRun` has no lock). Creates the schema first if it is
+ * missing, since TypeORM keeps its migrations table inside it.
  */
 export async function runMigrations(options: DataSourceOptions & { url?: string; schema?: string }): Promise<string[]> {
   const schema = options.schema ?? 'public';
@@ -13,7 +13,10 @@ export async function runMigrations(options: DataSourceOptions & { url?: string;
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`mcpgw:migrations:${schema}`]);
-    await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '""')}"`);
+    // Only when missing: CREATE SCHEMA (even IF NOT EXISTS) needs CREATE on the database,
+    // which a role that merely owns its schema (deploy/compose/postgres-roles.sh) lacks.
+    const exists = await lock.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '""')}"`);
     const dataSource = new DataSource(options);
     await dataSource.initialize();
     try {

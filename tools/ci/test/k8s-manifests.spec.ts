@@ -380,6 +380,101 @@ function networkProblems(objects: Obj[]): string[] {
   return problems;
 }
 
+/**
+ * Least privilege (issue 22): each pod mounts only its own NATS creds Secret and no seed;
+ * the gateway and the message service read their DATABASE_URL from Secrets of their own
+ * (prod: roles of their own, never the superuser); the agent pods' egress goes to NATS,
+ * the gateway and DNS only, whatever the ports. `auth`: the overlay runs NATS with auth.
+ */
+function leastPrivilegeProblems(objects: Obj[], secrets: Obj[], auth: boolean): string[] {
+  const problems: string[] = [];
+  const secretOf = (name: string) =>
+    objects.find((o) => o.kind === 'Secret' && o.metadata.name === name) ??
+    secrets.find((x) => x.metadata.name === name);
+  const keysOf = (name: string) => Object.keys({ ...secretOf(name)?.data, ...secretOf(name)?.stringData });
+  const SEED = /seed|system\.creds|^NATS_(OPERATOR_SEED_FILE|ACCOUNT_SIGNING_SEED_FILE|SYSTEM_CREDS)$/i;
+  const databaseSecret: Record<string, Set<string>> = {};
+  for (const o of objects.filter(ours)) {
+    const pod = podSpecOf(o);
+    if (!pod) continue;
+    const where = `${o.kind}/${o.metadata.name}`;
+    const name = o.spec.template.metadata?.labels?.['app.kubernetes.io/name'] ?? o.metadata.name;
+    const containers = [...(pod.initContainers ?? []), ...pod.containers];
+    const agentId = (() => {
+      for (const c of containers)
+        for (const f of c.envFrom ?? []) {
+          const cm =
+            f.configMapRef && objects.find((x) => x.kind === 'ConfigMap' && x.metadata.name === f.configMapRef.name);
+          if (cm?.data?.AGENT_ID) return cm.data.AGENT_ID as string;
+        }
+      return undefined;
+    })();
+    const own = name === 'agent-pod' ? `mcpgw-nats-agent-${agentId}` : `mcpgw-nats-${name}`;
+    const natsSecrets = (pod.volumes ?? [])
+      .filter((v: any) => v.secret?.secretName?.startsWith('mcpgw-nats-'))
+      .map((v: any) => v.secret.secretName as string);
+    const expected = auth && ['gateway', 'message-service', 'agent-pod'].includes(name) ? [own] : [];
+    if (natsSecrets.join() !== expected.join())
+      problems.push(
+        `${where}: mounts NATS creds ${natsSecrets.join(', ') || 'none'}, expected ${expected.join(', ') || 'none'}`,
+      );
+    const referenced = [
+      ...(pod.volumes ?? []).filter((v: any) => v.secret).map((v: any) => v.secret.secretName as string),
+      ...containers.flatMap((c) =>
+        (c.envFrom ?? []).filter((f: any) => f.secretRef).map((f: any) => f.secretRef.name as string),
+      ),
+    ];
+    for (const secret of referenced)
+      for (const key of keysOf(secret)) if (SEED.test(key)) problems.push(`${where}: Secret ${secret} holds ${key}`);
+    for (const c of containers) {
+      for (const e of c.env ?? []) if (SEED.test(e.name)) problems.push(`${where}: ${e.name} on ${c.name}`);
+      for (const f of c.envFrom ?? []) {
+        const cm =
+          f.configMapRef && objects.find((x) => x.kind === 'ConfigMap' && x.metadata.name === f.configMapRef.name);
+        for (const key of Object.keys(cm?.data ?? {}))
+          if (SEED.test(key)) problems.push(`${where}: ${key} in ${cm.metadata.name}`);
+        if (f.secretRef && keysOf(f.secretRef.name).includes('DATABASE_URL'))
+          (databaseSecret[`${name}/${c.command?.[1] ?? c.name}`] ??= new Set()).add(f.secretRef.name);
+      }
+    }
+  }
+  // The database: one Secret (so one role) per service, the migrations of a service with its own.
+  const byService = (service: string) =>
+    new Set(
+      Object.entries(databaseSecret)
+        .filter(([k]) => k.includes(`apps/${service}/`) || k.startsWith(`${service}/`))
+        .flatMap(([, v]) => [...v]),
+    );
+  const gatewayDb = byService('gateway');
+  const messagingDb = byService('message-service');
+  if (gatewayDb.size !== 1 || messagingDb.size !== 1 || [...gatewayDb][0] === [...messagingDb][0])
+    problems.push(
+      `DATABASE_URL: the gateway (${[...gatewayDb].join(', ')}) and the message service (${[...messagingDb].join(', ')}) need one Secret each, not shared`,
+    );
+  if (byService('agent-pod').size) problems.push('agent-pod: reads a DATABASE_URL');
+  if (auth) {
+    const users = [...gatewayDb, ...messagingDb].map((n) => {
+      const url = (secretOf(n)?.stringData ?? {}).DATABASE_URL as string | undefined;
+      return url ? decodeURIComponent(new URL(url).username) : '';
+    });
+    if (users.some((u) => !u || u === 'postgres') || users[0] === users[1])
+      problems.push(`DATABASE_URL: roles ${users.join(', ')}: one per service, never the superuser`);
+  }
+  // Agent pods: NATS, the gateway and DNS, nothing else.
+  const agentLabels = { 'app.kubernetes.io/name': 'agent-pod' };
+  for (const p of objects.filter((o) => o.kind === 'NetworkPolicy' && selects(o.spec.podSelector, agentLabels))) {
+    for (const rule of p.spec.egress ?? []) {
+      for (const peer of rule.to ?? [{}]) {
+        const target =
+          peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] ?? peer.podSelector?.matchLabels?.['k8s-app'];
+        if (!['nats', 'gateway', 'kube-dns'].includes(target) || peer.ipBlock)
+          problems.push(`NetworkPolicy/${p.metadata.name}: agent pods may reach ${JSON.stringify(peer)}`);
+      }
+    }
+  }
+  return problems;
+}
+
 /** Prod only: two replicas or more of everything (directly or through an autoscaler), each under a disruption budget. */
 function availabilityProblems(objects: Obj[]): string[] {
   const problems: string[] = [];
@@ -488,6 +583,10 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
     it('agrees with the apps: entry files, env variables, management port, probes, security, network', () => {
       expect(consistencyProblems(get(overlay), envNames, exampleSecrets())).toEqual([]);
     });
+
+    it('least privilege: own NATS creds only, no seed, a database Secret per service, agent pods to NATS and the gateway only', () => {
+      expect(leastPrivilegeProblems(get(overlay), exampleSecrets(), overlay === 'prod')).toEqual([]);
+    });
   });
 
   it('prod: two replicas or more, disruption budgets, CPU autoscaling of the gateway and agent pods', () => {
@@ -588,6 +687,32 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
         expect.stringContaining('management port is open to more than the monitoring namespace'),
       );
       expect(problems).toContainEqual(expect.stringContaining('agent-pod may reach ports 3000, 4222, 53, 5432'));
+    });
+
+    it("another app's NATS creds, a seed, a shared database Secret, an agent pod's way to PostgreSQL fail", () => {
+      const objects = structuredClone(get('prod'));
+      const agent = objects.find((x) => x.kind === 'Deployment' && x.metadata.name === 'agent-pod-demo-agent')!;
+      agent.spec.template.spec.volumes.push({ name: 'stolen', secret: { secretName: 'mcpgw-nats-gateway' } });
+      const ms = objects.find((x) => x.kind === 'Deployment' && x.metadata.name === 'message-service')!;
+      ms.spec.template.spec.containers[0].envFrom.push({ secretRef: { name: 'mcpgw-gateway' } });
+      gateway(objects).env.push({ name: 'NATS_OPERATOR_SEED_FILE', value: '/seeds/operator.seed' });
+      objects
+        .find((x) => x.metadata.name === 'allow-egress-nats')!
+        .spec.egress[0].to.push({
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'postgresql' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'postgresql' } },
+        });
+      const problems = leastPrivilegeProblems(objects, exampleSecrets(), true);
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining(
+            'Deployment/agent-pod-demo-agent: mounts NATS creds mcpgw-nats-agent-demo-agent, mcpgw-nats-gateway,',
+          ),
+          expect.stringContaining('Deployment/gateway: NATS_OPERATOR_SEED_FILE'),
+          expect.stringContaining('need one Secret each'),
+          expect.stringContaining('NetworkPolicy/allow-egress-nats: agent pods may reach'),
+        ]),
+      );
     });
 
     it('a single replica without an autoscaler fails in prod', () => {

@@ -10,7 +10,7 @@ import type { ApiKeysStore } from '../auth/api-keys.store';
 import type { GrantKeysService } from '../grants/grant-keys.service';
 import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
-import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import type { IssuedAgentUser, NatsCredentialsStore, NatsCredentialView } from '../nats/nats-credentials.store';
 import type { DeliveryView, WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
 
 export interface AdminDeps {
@@ -66,10 +66,14 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               mint a task-scoped RuntimeGrant (prints it)
   grant revoke <grant-id>                     revoke a grant at once on every gateway
   pat create [--label L]                      mint a personal access token (printed once)
-  agent credentials --agent <agent> [--out <file>]
+  agent credentials --agent <agent> [--out <file>] [--ttl <seconds>]
                                               issue NATS credentials for the agent's pods (a creds
-                                              file; printed only without --out)
+                                              file; printed only without --out); with --ttl the
+                                              servers refuse them after that many seconds
   agent credentials list [--agent <agent>]    the NATS users issued to agents (public keys only)
+  agent credentials record --file <agent-users.json>
+                                              record the agents' users nats-init made (public keys),
+                                              so that revoke --agent finds them; once is enough
   agent credentials revoke --agent <agent> | --user <U…>
                                               revoke all of an agent's NATS credentials, or one user:
                                               the servers close its connections at once
@@ -206,10 +210,17 @@ export const COMMANDS: Record<string, Command> = {
       return {
         json: list,
         text: list.length
-          ? list
-              .map((c) => `${c.user}\tagent=${c.agent_id}\t${c.revoked_at ? `revoked ${c.revoked_at}` : 'active'}`)
-              .join('\n')
+          ? list.map((c) => `${c.user}\tagent=${c.agent_id}\t${credentialState(c)}`).join('\n')
           : '(no NATS credentials issued)',
+      };
+    }
+    if (words[2] === 'record') {
+      const file = requireFlag(flags, 'file');
+      const users = issuedAgentUsers(file);
+      const recorded = await natsCredentials.recordIssued(users);
+      return {
+        json: { recorded, known: users.length - recorded.length },
+        text: `recorded ${recorded.length} NATS user(s) from ${file} (${users.length - recorded.length} known already)`,
       };
     }
     if (words[2] === 'revoke') {
@@ -240,17 +251,32 @@ export const COMMANDS: Record<string, Command> = {
     if (words.length > 2) throw new InvalidRequestError(`unknown: agent credentials ${words.slice(2).join(' ')}`);
     const agentId = requireFlag(flags, 'agent');
     if (!AGENT_ID_PATTERN.test(agentId)) throw new InvalidRequestError(`${agentId}: use 1-64 of A-Z a-z 0-9 _ -`);
+    const ttlFlag = optionalFlag(flags, 'ttl');
+    const ttl = ttlFlag === undefined ? undefined : Number(ttlFlag);
+    if (
+      ttl !== undefined &&
+      (!/^\d+$/.test(ttlFlag!) || !Number.isSafeInteger(ttl) || ttl < 1 || ttl > MAX_CREDENTIALS_TTL)
+    ) {
+      throw new InvalidRequestError(`--ttl must be 1 to ${MAX_CREDENTIALS_TTL} seconds`);
+    }
     const issued = await issueCredentials({
       account: accountKey(env.NATS_ACCOUNT_PUBLIC_KEY),
       signingSeed: readSecret('NATS_ACCOUNT_SIGNING_SEED_FILE', env.NATS_ACCOUNT_SIGNING_SEED_FILE),
       prefix: env.BUS_PREFIX,
       identity: { role: 'agent', agentId },
+      expiresInSeconds: ttl,
     }).catch((error: Error) => {
       throw new InvalidRequestError(error.message);
     });
-    await natsCredentials.record(issued.user, agentId);
+    await natsCredentials.record(issued.user, agentId, issued.expiresAt);
     const out = optionalFlag(flags, 'out');
-    const view = { agent_id: agentId, user: issued.user, bus_prefix: env.BUS_PREFIX, issued_at: issued.issuedAt };
+    const view = {
+      agent_id: agentId,
+      user: issued.user,
+      bus_prefix: env.BUS_PREFIX,
+      issued_at: issued.issuedAt,
+      expires_at: issued.expiresAt ?? null,
+    };
     if (out) {
       writeFileSync(out, issued.creds, { mode: 0o600 });
       return {
@@ -360,6 +386,46 @@ function quotaValue(name: string, value: string): number | null {
     );
   }
   return n;
+}
+
+/** The longest `agent credentials --ttl`: a year (rotate sooner; without --ttl they never expire). */
+const MAX_CREDENTIALS_TTL = 366 * 86_400;
+
+function credentialState(c: NatsCredentialView): string {
+  if (c.revoked_at) return `revoked ${c.revoked_at}`;
+  if (c.expires_at) return `${Date.parse(c.expires_at) <= Date.now() ? 'expired' : 'expires'} ${c.expires_at}`;
+  return 'active, never expires';
+}
+
+/** nats-init's agent-users.json: [{user, agent_id, issued_at, expires_at?}], checked entry by entry. */
+function issuedAgentUsers(file: string): IssuedAgentUser[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InvalidRequestError(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new InvalidRequestError(`${file}: not a list of users`);
+  return parsed.map((entry: Record<string, unknown>, i) => {
+    const { user, agent_id: agentId, issued_at: issuedAt, expires_at: expiresAt } = entry ?? {};
+    const whole = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
+    if (
+      typeof user !== 'string' ||
+      !/^U[A-Z2-7]{55}$/.test(user) ||
+      typeof agentId !== 'string' ||
+      !AGENT_ID_PATTERN.test(agentId) ||
+      !whole(issuedAt) ||
+      (expiresAt !== undefined && !whole(expiresAt))
+    ) {
+      throw new InvalidRequestError(`${file}: entry ${i} is not {user: U…, agent_id, issued_at[, expires_at]}`);
+    }
+    return {
+      user,
+      agent_id: agentId,
+      issued_at: issuedAt as number,
+      ...(expiresAt ? { expires_at: expiresAt as number } : {}),
+    };
+  });
 }
 
 /** A secret from the file a setting names; the secret itself is never printed. */

@@ -82,6 +82,7 @@ const FLAGS = {
   sessions: { type: 'string' },
   streams: { type: 'string' },
   out: { type: 'string' },
+  file: { type: 'string' },
   user: { type: 'string' },
   url: { type: 'string' },
   events: { type: 'string' },

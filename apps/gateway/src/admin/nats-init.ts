@@ -1,6 +1,6 @@
-import { createAuthority, issueCredentials, serverConfig, type BusIdentity } from '@mcpgw/bus';
+import { createAuthority, credsClaims, issueCredentials, serverConfig, type BusIdentity } from '@mcpgw/bus';
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -15,9 +15,13 @@ import { parseArgs } from 'node:util';
  *   account-signing.seed     NATS_ACCOUNT_SIGNING_SEED_FILE (signs agent credentials)
  *   operator.seed            NATS_OPERATOR_SEED_FILE (re-signs the account to revoke; keep offline)
  *   account.pub              NATS_ACCOUNT_PUBLIC_KEY (may name this file)
+ *   agent-users.json         the agents' users made here, public keys only: [{user, agent_id, issued_at}];
+ *                            `admin agent credentials record --file` records them in the gateway's
+ *                            database once it is migrated, so that `revoke --agent` finds them
  *
- * Does nothing when <dir>/nats-server.conf exists: the authority is made once.
- * Prints file names only, never a secret.
+ * Does nothing when <dir>/nats-server.conf exists: the authority is made once (it then
+ * only writes agent-users.json if missing, from the agent-*.creds files in <dir>, for a
+ * directory made before that file existed). Prints file names only, never a secret.
  */
 function main(argv: string[]): number {
   const { positionals, values } = parseArgs({
@@ -44,6 +48,7 @@ function main(argv: string[]): number {
   }
   if (existsSync(join(dir, 'nats-server.conf'))) {
     process.stderr.write(`${dir}/nats-server.conf exists: the NATS authority is already made\n`);
+    if (!existsSync(join(dir, AGENT_USERS))) writeAgentUsers(dir, agentUsersOfCredsFiles(dir));
     return 0;
   }
   void write(dir, values, agents).then(
@@ -69,6 +74,7 @@ async function write(
     ['message-service', { role: 'message-service' }],
     ...agents.map((agentId): [string, BusIdentity] => [`agent-${agentId}`, { role: 'agent', agentId }]),
   ];
+  const agentUsers: AgentUser[] = [];
   for (const [name, identity] of identities) {
     const issued = await issueCredentials({
       account: authority.account,
@@ -77,7 +83,10 @@ async function write(
       identity,
     });
     file(`${name}.creds`, issued.creds);
+    if (identity.role === 'agent')
+      agentUsers.push({ user: issued.user, agent_id: identity.agentId, issued_at: issued.issuedAt });
   }
+  writeAgentUsers(dir, agentUsers);
   file('system.creds', authority.systemCreds);
   file('account-signing.seed', authority.accountSigningSeed);
   file('operator.seed', authority.operatorSeed);
@@ -94,6 +103,37 @@ async function write(
     }),
   );
   process.stderr.write(`NATS authority made in ${dir} (account ${authority.account})\n`);
+}
+
+/** What `admin agent credentials record` reads: public keys only, no secret. */
+const AGENT_USERS = 'agent-users.json';
+interface AgentUser {
+  user: string;
+  agent_id: string;
+  issued_at: number;
+  expires_at?: number;
+}
+
+function writeAgentUsers(dir: string, users: AgentUser[]): void {
+  writeFileSync(join(dir, AGENT_USERS), `${JSON.stringify(users, null, 2)}\n`, { mode: 0o644 });
+}
+
+/** The users of the agent-<id>.creds files in <dir> (their JWTs' claims; the seeds are not read out). */
+function agentUsersOfCredsFiles(dir: string): AgentUser[] {
+  const users: AgentUser[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const agentId = /^agent-(.+)\.creds$/.exec(name)?.[1];
+    if (!agentId || !AGENT_ID_PATTERN.test(agentId) || !statSync(join(dir, name)).isFile()) continue;
+    const claims = credsClaims(readFileSync(join(dir, name), 'utf8'));
+    if (claims.name !== `agent.${agentId}` || !claims.sub || !claims.iat) continue;
+    users.push({
+      user: claims.sub,
+      agent_id: agentId,
+      issued_at: claims.iat,
+      ...(claims.exp ? { expires_at: claims.exp } : {}),
+    });
+  }
+  return users;
 }
 
 const code = main(process.argv.slice(2));

@@ -14,6 +14,7 @@ import { Webhooks1764610000000 } from './migrations/1764610000000-webhooks';
 import { ResumableStreams1764620000000 } from './migrations/1764620000000-resumable-streams';
 import { Tasks1764630000000 } from './migrations/1764630000000-tasks';
 import { FilesOwnerIndex1764640000000 } from './migrations/1764640000000-files-owner-index';
+import { NatsCredentialsExpiry1764652200000 } from './migrations/1764652200000-nats-credentials-expiry';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -46,6 +47,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       ResumableStreams1764620000000,
       Tasks1764630000000,
       FilesOwnerIndex1764640000000,
+      NatsCredentialsExpiry1764652200000,
     ],
   });
 }

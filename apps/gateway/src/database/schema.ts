@@ -101,6 +101,8 @@ export interface NatsCredentialsTable {
   agent_id: string;
   issued_at: Generated<Timestamp>;
   revoked_at: Timestamp | null;
+  /** The user JWT's `exp`; null: never expires. */
+  expires_at: Timestamp | null;
 }
 
 /** A webhook of an agent (webhooks/README.md); secrets are encrypted (webhook-secrets.ts). */

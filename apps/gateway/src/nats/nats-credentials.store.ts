@@ -8,6 +8,17 @@ export interface NatsCredentialView {
   agent_id: string;
   issued_at: string;
   revoked_at: string | null;
+  /** When the servers stop taking the user (its JWT's `exp`); null: never. */
+  expires_at: string | null;
+}
+
+/** A user issued elsewhere (nats-init) to record: public key and agent only, never a secret. */
+export interface IssuedAgentUser {
+  user: string;
+  agent_id: string;
+  /** Seconds since the epoch, from the user JWT. */
+  issued_at: number;
+  expires_at?: number;
 }
 
 /** The NATS users issued to agents (public keys only), for listing and revoking by agent. */
@@ -15,8 +26,33 @@ export interface NatsCredentialView {
 export class NatsCredentialsStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
-  async record(user: string, agentId: string): Promise<void> {
-    await this.db.insertInto('nats_credentials').values({ user_key: user, agent_id: agentId }).execute();
+  async record(user: string, agentId: string, expiresAt?: number): Promise<void> {
+    await this.db
+      .insertInto('nats_credentials')
+      .values({ user_key: user, agent_id: agentId, expires_at: expiresAt ? new Date(expiresAt * 1000) : null })
+      .execute();
+  }
+
+  /**
+   * Record users issued without the database (nats-init runs before the migrations); a
+   * user already recorded is left as it is (a revoked one stays revoked). The users newly recorded.
+   */
+  async recordIssued(users: IssuedAgentUser[]): Promise<string[]> {
+    if (users.length === 0) return [];
+    const rows = await this.db
+      .insertInto('nats_credentials')
+      .values(
+        users.map((u) => ({
+          user_key: u.user,
+          agent_id: u.agent_id,
+          issued_at: new Date(u.issued_at * 1000),
+          expires_at: u.expires_at ? new Date(u.expires_at * 1000) : null,
+        })),
+      )
+      .onConflict((conflict) => conflict.column('user_key').doNothing())
+      .returning('user_key')
+      .execute();
+    return rows.map((row) => row.user_key);
   }
 
   async list(agentId?: string): Promise<NatsCredentialView[]> {
@@ -27,6 +63,7 @@ export class NatsCredentialsStore {
       agent_id: row.agent_id,
       issued_at: row.issued_at.toISOString(),
       revoked_at: row.revoked_at?.toISOString() ?? null,
+      expires_at: row.expires_at?.toISOString() ?? null,
     }));
   }
 

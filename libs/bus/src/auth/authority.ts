@@ -65,16 +65,27 @@ export interface IssuedCredentials {
   identity: string;
   user: string;
   creds: string;
+  /** Seconds since the epoch (the JWT's `iat`). */
   issuedAt: number;
+  /** Seconds since the epoch (the JWT's `exp`), after which the servers refuse and disconnect the user; absent: never. */
+  expiresAt?: number;
 }
 
-/** Credentials for one identity under one bus prefix, signed with the account's signing key. */
+/**
+ * Credentials for one identity under one bus prefix, signed with the account's signing key.
+ * With `expiresInSeconds` the user JWT carries `exp`: the servers refuse it from then on
+ * and close its connections when it expires, with no revocation needed.
+ */
 export async function issueCredentials(options: {
   account: string;
   signingSeed: string;
   prefix: string;
   identity: BusIdentity;
+  expiresInSeconds?: number;
 }): Promise<IssuedCredentials> {
+  const ttl = options.expiresInSeconds;
+  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0))
+    throw new Error('expiresInSeconds must be a whole number of seconds above 0');
   const user = createUser();
   const perms = permissionsFor(options.prefix, options.identity);
   const jwt = await encodeUser(
@@ -85,13 +96,18 @@ export async function issueCredentials(options: {
       pub: { allow: perms.pub },
       sub: { allow: perms.sub },
     },
-    { signer: keyFromSeed(options.signingSeed, 'signing seed') },
+    {
+      signer: keyFromSeed(options.signingSeed, 'signing seed'),
+      ...(ttl !== undefined ? { exp: Math.floor(Date.now() / 1000) + ttl } : {}),
+    },
   );
+  const claims = decode<unknown>(jwt);
   return {
     identity: identityName(options.identity),
     user: user.getPublicKey(),
     creds: decoder.decode(fmtCreds(jwt, user)),
-    issuedAt: decode<unknown>(jwt).iat,
+    issuedAt: claims.iat,
+    ...(claims.exp ? { expiresAt: claims.exp } : {}),
   };
 }
 
@@ -147,11 +163,23 @@ export function serverConfig(options: {
 }
 
 /** The user JWT's claims of a creds file, not verified (the server verifies): for the inbox prefix and logs. */
-export function credsClaims(creds: string): { name?: string; sub?: string; subAllow: string[] } {
+export function credsClaims(creds: string): {
+  name?: string;
+  sub?: string;
+  subAllow: string[];
+  iat?: number;
+  exp?: number;
+} {
   const match = /-----BEGIN NATS USER JWT-----\s*([^\s-][^\s]*)\s*-/.exec(creds);
   if (!match) throw new Error('not a NATS credentials file');
   const claims = decode<{ sub?: { allow?: string[] } }>(match[1]);
-  return { name: claims.name, sub: claims.sub, subAllow: claims.nats.sub?.allow ?? [] };
+  return {
+    name: claims.name,
+    sub: claims.sub,
+    subAllow: claims.nats.sub?.allow ?? [],
+    ...(claims.iat ? { iat: claims.iat } : {}),
+    ...(claims.exp ? { exp: claims.exp } : {}),
+  };
 }
 
 function seedOf(kp: KeyPair): string {
