@@ -21,8 +21,14 @@ import {
 export const GRANT_TYPE = 'rg+jwt';
 export const GRANT_ISSUER = 'mcpgw';
 const ALGORITHM = 'EdDSA';
+/**
+ * A grant's id (`jti`) is a UUID, in either case: the only ids `grant revoke` takes,
+ * so a grant with any other id, which could never be revoked, is refused.
+ */
+const GRANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface RuntimeGrant {
+  /** The `jti`, a UUID, lower case once verified (as revocations are stored). */
   id: string;
   workspaceId: string;
   agentId: string;
@@ -165,6 +171,7 @@ export async function verifyRuntimeGrant(
     const claims = payload as unknown as Partial<GrantClaims>;
     if (
       typeof payload.jti !== 'string' ||
+      !GRANT_ID.test(payload.jti) ||
       typeof claims.ws !== 'string' ||
       typeof claims.agt !== 'string' ||
       typeof claims.tsk !== 'string' ||
@@ -177,7 +184,8 @@ export async function verifyRuntimeGrant(
     return {
       ok: true,
       grant: {
-        id: payload.jti,
+        // Revocations are stored lower case (grant revoke): an upper-case id must meet its revocation.
+        id: payload.jti.toLowerCase(),
         workspaceId: claims.ws,
         agentId: claims.agt,
         taskId: claims.tsk,
