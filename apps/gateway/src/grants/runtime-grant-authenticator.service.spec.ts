@@ -62,6 +62,19 @@ describe('RuntimeGrantAuthenticator', () => {
     });
   });
 
+  it('refuses a grant for another audience, or naming none', async () => {
+    const authenticator = await authenticatorWith([]);
+    const withAudience = async (aud?: string) =>
+      authenticator.authenticate(bearer(await grantToken(signing, { jti: randomUUID(), aud })), 'ws-1', 'agent-1');
+    expect(await withAudience('https://other-service.example/api')).toEqual({
+      ok: false,
+      reason: "the grant's audience (aud) is not mcpgw:ws-1/agent-1",
+    });
+    expect(await withAudience('mcpgw:ws-1/agent-2')).toMatchObject({ ok: false });
+    expect(await withAudience(undefined)).toEqual({ ok: false, reason: 'the grant names no audience (aud)' });
+    expect((await withAudience('mcpgw:ws-1/agent-1')).ok).toBe(true);
+  });
+
   it('refuses a grant whose id is not a UUID (grant revoke could never reach it)', async () => {
     const token = await grantToken(signing, { jti: 'grant-42', aud: 'mcpgw:ws-1/agent-1' });
     expect(await (await authenticatorWith([])).authenticate(bearer(token), 'ws-1', 'agent-1')).toMatchObject({
