@@ -1,5 +1,12 @@
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
-import { generateSigningJwk, importSigningKey, mintRuntimeGrant, publicJwk, type GrantRequest } from '@mcpgw/grants';
+import {
+  generateSigningJwk,
+  grantAudience,
+  importSigningKey,
+  mintRuntimeGrant,
+  publicJwk,
+  type GrantRequest,
+} from '@mcpgw/grants';
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
@@ -61,19 +68,26 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       )
     ).token;
 
-  /** A grant with every claim right but an issue time an hour ahead (a forged or mis-clocked minter). */
-  const issuedInTheFuture = async () => {
+  /**
+   * A grant signed by hand with the gateway's own key, every claim right unless
+   * `claims` says otherwise: `aud` (undefined: none), the issue time.
+   */
+  const signedByHand = async (claims: { aud?: string; iat?: number } = {}) => {
     const jwk = JSON.parse(readFileSync(env.grantKeyFile, 'utf8'));
     const { key, kid } = await importSigningKey(jwk);
-    const soon = Math.floor(Date.now() / 1000) + 3_600;
-    return new SignJWT({ ws, agt: agent, tsk: 't', tools: ['echo'], creds: [] })
+    const iat = claims.iat ?? Math.floor(Date.now() / 1000);
+    const jwt = new SignJWT({ ws, agt: agent, tsk: 't', tools: ['echo'], creds: [] })
       .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'rg+jwt' })
       .setJti(randomUUID())
       .setIssuer('mcpgw')
-      .setIssuedAt(soon)
-      .setExpirationTime(soon + 60)
-      .sign(key);
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60);
+    if (claims.aud !== undefined) jwt.setAudience(claims.aud);
+    return jwt.sign(key);
   };
+  /** Every claim right but an issue time an hour ahead (a forged or mis-clocked minter). */
+  const issuedInTheFuture = () =>
+    signedByHand({ aud: grantAudience(ws, agent), iat: Math.floor(Date.now() / 1000) + 3_600 });
 
   const list = { jsonrpc: '2.0', id: 'req_list', method: 'tools/list' };
   const call = (name: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
@@ -127,6 +141,11 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
         'a grant signed by a key this gateway does not know',
         async () => post(list, await mintWithKey({}, await generateSigningJwk())),
       ],
+      [
+        'a grant for another audience (aud), signed with the right key',
+        async () => post(list, await signedByHand({ aud: 'https://billing.example.com/api' })),
+      ],
+      ['a grant naming no audience (aud)', async () => post(list, await signedByHand({}))],
       ['a grant for another workspace than the path', async () => post(list, grant, { path: path('other-ws') })],
       ['a grant for another agent than the path', async () => post(list, grant, { path: path(ws, 'other-agent') })],
       ['an agent API key', () => post(list, env.apiKey)],
@@ -135,6 +154,12 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
       const answer = await send();
       expect(answer.status).toBe(401);
       expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
+    });
+
+    it('the same hand-signed grant naming this surface as its audience is accepted (the control)', async () => {
+      const answer = await post(list, await signedByHand({ aud: grantAudience(ws, agent) }));
+      expect(answer.status).toBe(200);
+      expect(answer.body.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['echo']);
     });
 
     it('a personal access token, with a message that names the reason', async () => {

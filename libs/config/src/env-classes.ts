@@ -1,4 +1,15 @@
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { isProduction } from './secrets';
+
+/**
+ * What kind of deployment this is. `production` (the Docker image sets it)
+ * refuses what only a development machine may run with: secrets missing or left
+ * at a placeholder, a NATS connection without credentials.
+ */
+export class DeploymentEnv {
+  @IsString()
+  NODE_ENV: string = 'development';
+}
 
 /** NATS: where the bus is, and the subject namespace of this deployment. */
 export class NatsEnv {
@@ -8,9 +19,24 @@ export class NatsEnv {
   @Matches(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, { message: 'must be dot-separated subject tokens' })
   BUS_PREFIX: string = 'mcpgw';
 
-  /** A NATS credentials file (user JWT and seed) for this process; empty: connect without. */
-  @IsString()
+  /**
+   * A NATS credentials file (user JWT and seed) for this process; empty: connect
+   * without, which NODE_ENV=production refuses unless NATS_ALLOW_ANONYMOUS=true.
+   */
+  @ValidateIf((env: NatsEnv) => env.NATS_CREDS !== '' || (isProduction(env) && env.NATS_ALLOW_ANONYMOUS !== 'true'))
+  @MinLength(1, {
+    message:
+      'NATS_CREDS must name a credentials file when NODE_ENV=production (set NATS_ALLOW_ANONYMOUS=true to connect without, on purpose)',
+  })
   NATS_CREDS: string = '';
+
+  /**
+   * `true`: NODE_ENV=production may connect to NATS without NATS_CREDS (a server
+   * that authenticates some other way, or none: every process on its network can
+   * then post, reply and read as any app). Set on purpose only.
+   */
+  @IsIn(['true', 'false'])
+  NATS_ALLOW_ANONYMOUS: string = 'false';
 }
 
 /** PostgreSQL. Each service keeps its tables in its own schema of this database. */

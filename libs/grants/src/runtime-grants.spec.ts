@@ -99,8 +99,9 @@ describe('RuntimeGrants', () => {
   async function grantIssuedAt(signing: Awaited<ReturnType<typeof keys>>['signing'], iat: number | undefined) {
     let jwt = new SignJWT({ ws: 'ws1', agt: 'agent1', tsk: 'task1', tools: ['echo'], creds: [] })
       .setProtectedHeader({ alg: 'EdDSA', kid: signing.kid, typ: 'rg+jwt' })
-      .setJti('g-1')
+      .setJti('6f1c0b1e-3d52-4f7a-9a0e-2b8c4d5e6f70')
       .setIssuer('mcpgw')
+      .setAudience('mcpgw:ws1/agent1')
       .setExpirationTime(Math.floor(Date.now() / 1000) + 30 * 86_400);
     if (iat !== undefined) jwt = jwt.setIssuedAt(iat);
     return jwt.sign(signing.key);

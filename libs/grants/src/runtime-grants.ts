@@ -20,9 +20,27 @@ import {
  */
 export const GRANT_TYPE = 'rg+jwt';
 export const GRANT_ISSUER = 'mcpgw';
+
+/**
+ * The audience (`aud`) of a grant: the gateway's grant surface for one workspace
+ * and agent, `mcpgw:<workspace>/<agent>`. Every grant is minted with it and a
+ * gateway accepts only a grant whose `aud` names it (one of several, if `aud` is
+ * a list), so a token that the same key signed for another recipient (another
+ * service trusting that issuer, another agent) is refused here. A grant without
+ * `aud` is refused.
+ */
+export function grantAudience(workspaceId: string, agentId: string): string {
+  return `mcpgw:${workspaceId}/${agentId}`;
+}
 const ALGORITHM = 'EdDSA';
+/**
+ * A grant's id (`jti`) is a UUID, in either case: the only ids `grant revoke` takes,
+ * so a grant with any other id, which could never be revoked, is refused.
+ */
+const GRANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface RuntimeGrant {
+  /** The `jti`, a UUID, lower case once verified (as revocations are stored). */
   id: string;
   workspaceId: string;
   agentId: string;
@@ -52,7 +70,8 @@ export interface SigningKey {
 /** Verification keys by kid. */
 export type KeyRing = ReadonlyMap<string, KeyLike | Uint8Array>;
 
-export type GrantFailure = 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'not_a_grant';
+export type GrantFailure =
+  'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'not_a_grant' | 'wrong_audience';
 
 export interface GrantChecks {
   /** A grant issued longer ago than this is refused, whatever its expiry says. */
@@ -130,6 +149,7 @@ export async function mintRuntimeGrant(
     .setProtectedHeader({ alg: ALGORITHM, kid: signing.kid, typ: GRANT_TYPE })
     .setJti(grant.id)
     .setIssuer(GRANT_ISSUER)
+    .setAudience(grantAudience(grant.workspaceId, grant.agentId))
     .setIssuedAt(now)
     .setExpirationTime(now + request.ttlSeconds)
     .sign(signing.key);
@@ -137,8 +157,9 @@ export async function mintRuntimeGrant(
 }
 
 /**
- * Verify signature, type, issuer, expiry and issue time (not in the future, not
- * older than `maxAgeSeconds`); never throws. Revocation is the caller's check.
+ * Verify signature, type, issuer, audience (grantAudience of its own workspace and
+ * agent, which the caller then checks against what it serves), expiry and issue
+ * time (not in the future, not older than `maxAgeSeconds`); never throws. Revocation is the caller's check.
  */
 export async function verifyRuntimeGrant(
   token: string,
@@ -165,6 +186,7 @@ export async function verifyRuntimeGrant(
     const claims = payload as unknown as Partial<GrantClaims>;
     if (
       typeof payload.jti !== 'string' ||
+      !GRANT_ID.test(payload.jti) ||
       typeof claims.ws !== 'string' ||
       typeof claims.agt !== 'string' ||
       typeof claims.tsk !== 'string' ||
@@ -174,10 +196,18 @@ export async function verifyRuntimeGrant(
     ) {
       return { ok: false, failure: 'not_a_grant', message: 'the token lacks RuntimeGrant claims' };
     }
+    const audience = grantAudience(claims.ws, claims.agt);
+    if (payload.aud === undefined) {
+      return { ok: false, failure: 'wrong_audience', message: 'the grant names no audience (aud)' };
+    }
+    if (!(Array.isArray(payload.aud) ? payload.aud : [payload.aud]).includes(audience)) {
+      return { ok: false, failure: 'wrong_audience', message: `the grant's audience (aud) is not ${audience}` };
+    }
     return {
       ok: true,
       grant: {
-        id: payload.jti,
+        // Revocations are stored lower case (grant revoke): an upper-case id must meet its revocation.
+        id: payload.jti.toLowerCase(),
         workspaceId: claims.ws,
         agentId: claims.agt,
         taskId: claims.tsk,

@@ -10,8 +10,9 @@ export function requestIdOf(req: IncomingMessage | Http2ServerRequest): string {
 }
 
 /**
- * Every answer carries `X-Request-Id` (`request.id`). The header is set on the
- * raw response, so that it survives error replies and streams written by hand.
+ * Every answer carries `X-Request-Id` (`request.id`) and `X-Content-Type-Options:
+ * nosniff`. Both are set on the raw response, so that they survive error
+ * replies and streams written by hand.
  * Handlers pass `request.id` on to the log lines about the request (`request_id`;
  * libs/observability/README.md says which). At debug level each answered
  * request is one line (`request done`), with its headers: the logger redacts
@@ -21,6 +22,8 @@ export function installRequestIds(fastify: FastifyInstance, debugEnabled: () => 
   const logger = new Logger('Http');
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    // No answer of ours is to be content-sniffed (JSON, SSE, a file's bytes): each says its type.
+    reply.raw.setHeader('x-content-type-options', 'nosniff');
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {

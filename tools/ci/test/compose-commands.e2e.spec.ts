@@ -1,12 +1,15 @@
 import { freePort, isolatedEnvironment, ServiceProcess, workspaceRoot, type Isolation } from '@mcpgw/devstack';
 import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 /**
  * docker-compose.yml run without Docker: each service's own command, with the
- * environment compose resolves for it (from .env.example), on this machine's
+ * environment compose resolves for it (from .env.example, its secrets replaced), on this machine's
  * PostgreSQL and NATS; then each service's own healthcheck command must pass.
  * Only what cannot hold outside a container is rewritten: the hosts (postgres,
  * nats), this run's database and bus prefix, free ports in place of the
@@ -26,8 +29,21 @@ const APPS = ['message-service', 'gateway', 'agent-pod'] as const;
 const IMAGE_ENV = { NODE_ENV: 'production' };
 const PORT_VARIABLES = ['GATEWAY_PORT', 'MESSAGE_SERVICE_PORT', 'MANAGEMENT_PORT'];
 
+/**
+ * .env.example as its readers are told to use it: every secret replaced (the image
+ * runs with NODE_ENV=production, which refuses its placeholders).
+ */
+function replacedEnvFile(): string {
+  const lines = readFileSync(join(root, '.env.example'), 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/replace-me[\w-]*/g, () => randomBytes(36).toString('base64url')));
+  const file = join(mkdtempSync(join(tmpdir(), 'compose-env-')), '.env');
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
 function resolvedCompose(): Record<string, ComposeService> | undefined {
-  const args = ['-f', join(root, 'docker-compose.yml'), '--env-file', join(root, '.env.example'), 'config'];
+  const args = ['-f', join(root, 'docker-compose.yml'), '--env-file', replacedEnvFile(), 'config'];
   const run = spawnSync('docker-compose', args, { cwd: root, encoding: 'utf8' });
   if (run.error) return undefined;
   if (run.status !== 0) throw new Error(`docker-compose config failed: ${run.stderr}`);

@@ -1,5 +1,5 @@
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
-import { LogEnv, ManagementEnv, NatsEnv, ShutdownEnv, TracingEnv, validateEnv } from '@mcpgw/config';
+import { DeploymentEnv, LogEnv, ManagementEnv, NatsEnv, ShutdownEnv, TracingEnv, validateEnv } from '@mcpgw/config';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 
@@ -36,7 +36,16 @@ export class AgentPodManagementEnv extends ManagementEnv {
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
-  return validateEnv(env, NatsEnv, LogEnv, TracingEnv, AgentPodManagementEnv, ShutdownEnv, AgentPodSettings);
+  return validateEnv(
+    env,
+    DeploymentEnv,
+    NatsEnv,
+    LogEnv,
+    TracingEnv,
+    AgentPodManagementEnv,
+    ShutdownEnv,
+    AgentPodSettings,
+  );
 }
 export type AgentPodEnv = ReturnType<typeof loadEnv>;
 export const AGENT_POD_ENV = Symbol('AGENT_POD_ENV');

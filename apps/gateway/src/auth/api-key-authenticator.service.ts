@@ -48,13 +48,23 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
   private readonly missing = new Map<string, number>();
   private lookups = { second: 0, count: 0 };
   private reloadTimer?: NodeJS.Timeout;
+  /**
+   * Per reload in flight, the ids of the notices heard while it reads the table:
+   * its snapshot may predate them (a key revoked meanwhile would come back for up
+   * to AUTH_CACHE_TTL_MS), so for these ids the index keeps what the notices made of it.
+   */
+  private readonly heardDuringReloads = new Set<Set<string>>();
 
   constructor(
     private readonly keys: ApiKeysStore,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     invalidation: CacheInvalidationService,
   ) {
-    invalidation.on('apikey', (id) => (id ? void this.refresh(id) : void this.reload()));
+    invalidation.on('apikey', (id) => {
+      if (!id) return void this.reload();
+      for (const heard of this.heardDuringReloads) heard.add(id);
+      void this.refresh(id);
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -113,13 +123,24 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
     }
   }
 
+  /** Read every active key again, except those a notice told about meanwhile (refresh has them right). */
   private async reload(): Promise<void> {
+    const heard = new Set<string>();
+    this.heardDuringReloads.add(heard);
     try {
       const rows = await this.keys.listActiveDigests();
-      this.index = new Map(rows.map((row) => [row.id, { agentId: row.agent_id, digest: row.digest }]));
+      const index = new Map(rows.map((row) => [row.id, { agentId: row.agent_id, digest: row.digest }]));
+      for (const id of heard) {
+        const current = this.index.get(id);
+        if (current) index.set(id, current);
+        else index.delete(id);
+      }
+      this.index = index;
     } catch (error) {
       // Keys the index lacks are still looked up (within the budget) until a reload works.
       this.logger.warn(`loading API keys: ${(error as Error).message}`);
+    } finally {
+      this.heardDuringReloads.delete(heard);
     }
   }
 }

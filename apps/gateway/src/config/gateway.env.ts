@@ -1,9 +1,11 @@
 import {
   DatabaseEnv,
+  DeploymentEnv,
   HttpEnv,
   LogEnv,
   ManagementEnv,
   NatsEnv,
+  NoPlaceholderInProduction,
   ShutdownEnv,
   TracingEnv,
   validateEnv,
@@ -118,20 +120,21 @@ export class GatewaySettings {
   @IsString()
   MCP_ALLOWED_HOSTS: string = '';
 
-  /** `production` requires the secrets a fleet of replicas must share (CONVERSATION_HANDLE_SECRET). */
-  @IsString()
-  NODE_ENV: string = 'development';
-
   /**
    * Signs 2026-07-28 conversation handles (at least 32 characters; the same on
    * every replica). Unset: a random one per process, which NODE_ENV=production refuses.
    */
-  @ValidateIf((env: GatewaySettings) => env.CONVERSATION_HANDLE_SECRET !== '' || env.NODE_ENV === 'production')
+  @ValidateIf(
+    (env: GatewaySettings & { NODE_ENV?: string }) =>
+      env.CONVERSATION_HANDLE_SECRET !== '' || env.NODE_ENV === 'production',
+  )
   @MinLength(32, { message: 'CONVERSATION_HANDLE_SECRET must be set (32 characters or more)' })
+  @NoPlaceholderInProduction()
   CONVERSATION_HANDLE_SECRET: string = '';
 
   /** Secrets that signed handles before a rotation, comma-separated: still accepted, never used to sign. */
   @Matches(/^([^,]{32,}(,[^,]{32,})*)?$/, { message: 'must be comma-separated secrets of 32 characters or more' })
+  @NoPlaceholderInProduction()
   CONVERSATION_HANDLE_PREVIOUS_SECRETS: string = '';
 
   /** How long a conversation handle is valid; one in use is renewed when half of it has passed. */
@@ -277,6 +280,7 @@ export class FilesSettings {
    * key per process, which NODE_ENV=production refuses. Never logged.
    */
   @IsString()
+  @NoPlaceholderInProduction()
   FILES_URL_SIGNING_KEYS: string = '';
 
   /** `s3` storage: the bucket (3 characters or more; created if missing). */
@@ -301,12 +305,14 @@ export class FilesSettings {
 
   /** Never logged. */
   @IsString()
+  @NoPlaceholderInProduction()
   FILES_S3_SECRET_ACCESS_KEY: string = '';
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
   return validateEnv(
     env,
+    DeploymentEnv,
     NatsEnv,
     DatabaseEnv,
     LogEnv,

@@ -1,3 +1,4 @@
+import { NoPlaceholderInProduction } from '@mcpgw/config';
 import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 /** Webhooks: signing secrets at rest, SSRF, retries, the outbox (apps/gateway/src/webhooks/README.md). */
@@ -11,6 +12,7 @@ export class WebhookSettings {
     (env: WebhookSettings & { NODE_ENV?: string }) => env.WEBHOOK_SECRET_KEY !== '' || env.NODE_ENV === 'production',
   )
   @MinLength(32, { message: 'WEBHOOK_SECRET_KEY must be set (32 characters or more)' })
+  @NoPlaceholderInProduction()
   WEBHOOK_SECRET_KEY: string = '';
 
   /**
@@ -19,6 +21,7 @@ export class WebhookSettings {
    * reports nothing left that needs it.
    */
   @Matches(/^([^,]{32,}(,[^,]{32,})*)?$/, { message: 'must be comma-separated keys of 32 characters or more' })
+  @NoPlaceholderInProduction()
   WEBHOOK_SECRET_PREVIOUS_KEYS: string = '';
 
   /** Without WEBHOOK_SECRET_KEY (development): the file holding the key, made on first use (mode 0600). */

@@ -70,6 +70,7 @@ export class FileContentRoutes implements OnModuleInit {
   }
 
   private async refuse(req: FastifyRequest, reply: FastifyReply, error: unknown): Promise<void> {
+    reply.header('x-content-type-options', 'nosniff');
     if (error instanceof FileHttpError) {
       await reply.headers(error.headers).status(error.status).send(error.body());
       return;
@@ -88,6 +89,8 @@ function writeHeaders(reply: FastifyReply, { file, range }: Download): void {
     .header('content-type', file.contentType)
     .header('content-length', String(length))
     .header('content-disposition', contentDisposition(file.filename))
+    // The bytes are the uploader's: a browser must take them as the declared type, never sniff HTML or script in them.
+    .header('x-content-type-options', 'nosniff')
     .header('accept-ranges', 'bytes')
     .header('cache-control', 'private, no-store');
   if (file.sha256) reply.header('etag', `"${file.sha256}"`);

@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import { isPlaceholderSecret } from '@mcpgw/config';
 import type { PresignedUpload, UploadedFile } from '@mcpgw/files-client';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -242,8 +243,20 @@ function mediaType(value: string | undefined): string {
   return (value ?? '').split(';')[0].trim().toLowerCase();
 }
 
-function signingKeys(env: GatewayEnv) {
-  if (env.FILES_URL_SIGNING_KEYS) return parseSigningKeys(env.FILES_URL_SIGNING_KEYS);
+/**
+ * The URL signing keys. In production they must be set, and not the placeholder of
+ * .env.example: the env check sees the variable, this one also the keys of a file it names.
+ */
+export function signingKeys(env: Pick<GatewayEnv, 'FILES_URL_SIGNING_KEYS' | 'NODE_ENV'>) {
+  if (env.FILES_URL_SIGNING_KEYS) {
+    const keys = parseSigningKeys(env.FILES_URL_SIGNING_KEYS);
+    if (env.NODE_ENV === 'production' && keys.some((key) => isPlaceholderSecret(key.secret.toString('utf8')))) {
+      throw new Error(
+        'FILES_URL_SIGNING_KEYS holds a placeholder (as in .env.example), not a secret: NODE_ENV=production refuses it',
+      );
+    }
+    return keys;
+  }
   if (env.NODE_ENV === 'production')
     throw new Error('FILES_URL_SIGNING_KEYS must be set in production (the same on every replica)');
   new Logger(FilesService.name).warn(

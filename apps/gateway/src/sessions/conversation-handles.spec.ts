@@ -48,8 +48,12 @@ describe('ConversationHandles', () => {
 
   it('refuses to start in production without a secret, naming the variable', () => {
     expect(() => loadEnv({ NODE_ENV: 'production' })).toThrow(/CONVERSATION_HANDLE_SECRET must be set/);
-    // The other secrets production asks for (webhooks, file URLs) given, so only this one is tested.
-    const others = { WEBHOOK_SECRET_KEY: OLD_SECRET, FILES_URL_SIGNING_KEYS: `k1:${OLD_SECRET}` };
+    // What else production asks for (webhook and file URL keys, NATS credentials) given, so only this one is tested.
+    const others = {
+      WEBHOOK_SECRET_KEY: OLD_SECRET,
+      FILES_URL_SIGNING_KEYS: `k1:${OLD_SECRET}`,
+      NATS_CREDS: '/auth/gateway.creds',
+    };
     expect(() => loadEnv({ NODE_ENV: 'production', ...others })).toThrow(/CONVERSATION_HANDLE_SECRET must be set/);
     expect(() => loadEnv({ NODE_ENV: 'production', ...others, CONVERSATION_HANDLE_SECRET: SECRET })).not.toThrow();
   });

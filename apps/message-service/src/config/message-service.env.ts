@@ -1,9 +1,11 @@
 import {
   DatabaseEnv,
+  DeploymentEnv,
   HttpEnv,
   LogEnv,
   ManagementEnv,
   NatsEnv,
+  NoPlaceholderInProduction,
   ShutdownEnv,
   TracingEnv,
   validateEnv,
@@ -26,6 +28,7 @@ export class MessageServiceSettings {
   /** What the REST mirror's callers present (`Authorization: Bearer …`, 32+ characters); unset: the mirror is off. */
   @ValidateIf((env: MessageServiceSettings) => env.MESSAGE_SERVICE_TOKEN !== '')
   @MinLength(32)
+  @NoPlaceholderInProduction()
   MESSAGE_SERVICE_TOKEN: string = '';
 
   /** Where JetStream keeps agent inboxes: `file` (survives a NATS restart) or `memory` (faster). */
@@ -74,6 +77,7 @@ export class MessageServiceManagementEnv extends ManagementEnv {
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
   return validateEnv(
     env,
+    DeploymentEnv,
     NatsEnv,
     DatabaseEnv,
     LogEnv,

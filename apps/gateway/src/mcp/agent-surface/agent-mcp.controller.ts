@@ -24,6 +24,7 @@ import { SessionStreams } from './session-streams';
 import { whenClientLeaves } from '../../cancellation/client-disconnect';
 import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-requests';
 import { QuotasService } from '../../quotas/quotas.service';
+import { jsonDeeperThan, TOO_DEEP_MESSAGE } from '../transport/json-depth';
 
 const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -77,6 +78,9 @@ export class AgentMcpController {
         body = JSON.parse(String(req.body ?? ''));
       } catch {
         return send(400, null, AgentSurfaceCode.ParseError, 'Parse error: the body is not valid JSON');
+      }
+      if (jsonDeeperThan(String(req.body))) {
+        return send(400, null, AgentSurfaceCode.InvalidRequest, `Invalid Request: ${TOO_DEEP_MESSAGE}`);
       }
       const version = header(req, VERSION_HEADER);
       if (!Array.isArray(body) && isStatelessRequest(body, version)) {

@@ -11,6 +11,7 @@ import { GrantMcpHandler, taskCaller } from './grant-mcp.handler';
 import { QuotasService } from '../../quotas/quotas.service';
 import { retryAfterHeader } from '../../quotas/quota-refusal';
 import { parseGrantRequest } from './grant-request';
+import { jsonDeeperThan, TOO_DEEP_MESSAGE } from '../transport/json-depth';
 
 /**
  * Surface B: `/workspaces/{ws}/agents/{agent}/mcp/http`, a task-scoped
@@ -61,6 +62,7 @@ export class GrantMcpController {
       } catch {
         return fail(400, null, JsonRpcCode.ParseError, 'parse error: the body is not valid JSON');
       }
+      if (jsonDeeperThan(String(req.body))) return fail(400, null, JsonRpcCode.InvalidRequest, TOO_DEEP_MESSAGE);
       id = echoableId(body);
       const auth = await this.auth.authenticate(req.raw.rawHeaders, workspaceId, agentId);
       if (!auth.ok) return fail(401, id, GrantSurfaceError.Unauthorized.code, `unauthorized: ${auth.reason}`);
