@@ -3,7 +3,7 @@ import { AgentInbox, BusPattern, ReplyHeaders, subject, type AgentReply, type Ch
 import { parsePrometheus, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { connect, credsAuthenticator, headers, type JsMsg, type NatsConnection } from 'nats';
+import { AckPolicy, connect, credsAuthenticator, headers, type JsMsg, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,30 @@ describe('a hostile agent', () => {
     const jsm = await janitor.jetstreamManager();
     await expect(jsm.streams.purge(stream)).rejects.toThrow(/purge not permitted/);
     await expect(jsm.streams.deleteMessage(stream, 1)).rejects.toThrow(/delete not permitted/);
+    expect(await lonelyPending()).toBe(PENDING);
+  });
+
+  it('the message service says so when the stream is purged or a foreign consumer appears', async () => {
+    const tampering = async (kind: string) => {
+      const text = await (await fetch(`${messageServiceManagement()}/metrics`)).text();
+      return (
+        parsePrometheus(text).find((s) => s.name === 'mcpgw_inbox_tampering_total' && s.labels.kind === kind)?.value ??
+        0
+      );
+    };
+    const jsm = await janitor.jetstreamManager();
+    const purges = await tampering('purge');
+    await jsm.streams.purge(stream).catch(() => undefined); // refused by the stream, but attempted
+    await expect.poll(() => tampering('purge'), { timeout: 5_000 }).toBe(purges + 1);
+    // A consumer on the lonely agent's inbox under another name: it could take that agent's calls.
+    await jsm.consumers.add(stream, {
+      durable_name: 'reads_everything',
+      filter_subject: AgentInbox.subject(prefix, LONELY),
+      ack_policy: AckPolicy.Explicit,
+    });
+    await expect.poll(() => tampering('foreign_consumer'), { timeout: 5_000 }).toBe(1);
+    await jsm.consumers.delete(stream, 'reads_everything');
+    // An agent's own consumer is not reported (the hostile agent makes its own below).
     expect(await lonelyPending()).toBe(PENDING);
   });
 
