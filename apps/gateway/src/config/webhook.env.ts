@@ -1,5 +1,30 @@
 import { NoPlaceholderInProduction } from '@mcpgw/config';
-import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import { parseAllowedHosts } from '../webhooks/ssrf-guard';
+
+/** WEBHOOK_ALLOWED_HOSTS parses (the same parser the SSRF guard uses), so a typo stops the start. */
+function AllowedHostsList(): PropertyDecorator {
+  return ValidateBy({
+    name: 'allowedHostsList',
+    validator: {
+      validate: (value: unknown) => {
+        try {
+          return typeof value === 'string' && (parseAllowedHosts(value), true);
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: (args) => {
+        try {
+          parseAllowedHosts(String(args?.value));
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'WEBHOOK_ALLOWED_HOSTS must be a string';
+      },
+    },
+  });
+}
 
 /** Webhooks: signing secrets at rest, SSRF, retries, the outbox (apps/gateway/src/webhooks/README.md). */
 export class WebhookSettings {
@@ -29,10 +54,15 @@ export class WebhookSettings {
   WEBHOOK_SECRET_KEY_FILE: string = '.data/webhook-secret-key';
 
   /**
-   * Hosts or IP addresses webhooks may reach although they are private, loopback
-   * or link-local (comma list). Empty: only public addresses.
+   * Hosts or IP addresses webhooks may reach although they are private, loopback,
+   * link-local or IPv4-in-IPv6 (comma list). Each entry is `host`, `host:port`,
+   * `address`, `address:port`, `[v6]` or `[v6]:port`: with a port it admits that
+   * port only; without one, ports 80 and 443 only (the URL's port, or its scheme's
+   * default). Matched against the URL's host or any address it resolves to.
+   * Empty: only public addresses.
    */
   @IsString()
+  @AllowedHostsList()
   WEBHOOK_ALLOWED_HOSTS: string = '';
 
   /** How long one delivery attempt may take (connect to the end of the response). */
