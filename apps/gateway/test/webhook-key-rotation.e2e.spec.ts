@@ -1,4 +1,4 @@
-import { connectMcp, startTestStack, type TestStack } from '@mcpgw/devstack';
+import { connectMcp, freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -6,7 +6,8 @@ import { WebhookReceiver } from './support/webhook-receiver';
 const OLD_KEY = 'webhook-rotation-old-key-0123456789abcdef';
 const NEW_KEY = 'webhook-rotation-new-key-0123456789abcdef';
 /** The stack (and the admin CLI) start on the old key. */
-const ENV = { WEBHOOK_SECRET_KEY: OLD_KEY, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+const RECEIVER_PORT = await freePort();
+const ENV = { WEBHOOK_SECRET_KEY: OLD_KEY, WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${RECEIVER_PORT}` };
 const GATEWAY_ENV = { WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '400', WEBHOOK_POLL_INTERVAL_MS: '100' };
 /** Mid-rotation: the new key seals, the old one still opens. */
 const ROTATING = { WEBHOOK_SECRET_KEY: NEW_KEY, WEBHOOK_SECRET_PREVIOUS_KEYS: OLD_KEY };
@@ -65,7 +66,7 @@ describe('WEBHOOK_SECRET_KEY rotated in place', () => {
 
   beforeAll(async () => {
     env = await startTestStack({ env: ENV, gatewayEnv: GATEWAY_ENV });
-    receiver = await new WebhookReceiver().start();
+    receiver = await new WebhookReceiver().start(RECEIVER_PORT);
     db = new Client({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
   });

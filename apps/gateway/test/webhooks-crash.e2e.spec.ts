@@ -3,7 +3,16 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookReceiver, eventOf } from './support/webhook-receiver';
 
-const ENV = { WEBHOOK_SECRET_KEY: 'webhooks-crash-secret-key-0123456789abcdef', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+/** The receivers' ports, chosen first: WEBHOOK_ALLOWED_HOSTS admits a loopback receiver on the ports it names only. */
+const [DOWN_PORT, HANG_PORT, QUIET_PORT, PROMPT_PORT, SLOW_PORT] = await Promise.all(
+  Array.from({ length: 5 }, freePort),
+);
+const ENV = {
+  WEBHOOK_SECRET_KEY: 'webhooks-crash-secret-key-0123456789abcdef',
+  WEBHOOK_ALLOWED_HOSTS: [DOWN_PORT, HANG_PORT, QUIET_PORT, PROMPT_PORT, SLOW_PORT]
+    .map((p) => `127.0.0.1:${p}`)
+    .join(','),
+};
 const GATEWAY_ENV = {
   WEBHOOK_RETRY_BASE_MS: '300',
   WEBHOOK_RETRY_MAX_MS: '600',
@@ -40,7 +49,7 @@ describe('webhooks across a gateway crash', () => {
 
   it('kill -9 after the call, before the delivery: on restart the event is delivered exactly once', async () => {
     // The receiver is down: the call commits its outbox row, the first attempts find nobody.
-    const port = await freePort();
+    const port = DOWN_PORT;
     const hook = await env.stack.admin<{ id: string; secret: string }>(
       'webhook',
       'add',
@@ -82,7 +91,7 @@ describe('webhooks across a gateway crash', () => {
 
   it('kill -9 during an attempt: its lease ends, the restarted gateway sends it, one answered delivery', async () => {
     // The first request is never answered: the gateway dies holding the delivery's lease.
-    hanging = await new WebhookReceiver().start();
+    hanging = await new WebhookReceiver().start(HANG_PORT);
     hanging.on('/hang', (n) => (n === 0 ? 0 : 200));
     const hook = await env.stack.admin<{ id: string; secret: string }>(
       'webhook',
@@ -128,7 +137,7 @@ describe('webhooks across a gateway crash', () => {
   it('a gateway whose WEBHOOK_SECRET_KEY cannot open the secret sends nothing, and the attempt says why', async () => {
     const restart = await restartGateway();
     await restart({ WEBHOOK_SECRET_KEY: 'a-different-key-that-opens-nothing-0123456789' });
-    const quiet = await new WebhookReceiver().start();
+    const quiet = await new WebhookReceiver().start(QUIET_PORT);
     try {
       const hook = await env.stack.admin<{ id: string }>(
         'webhook',
@@ -181,7 +190,7 @@ describe('webhooks across a gateway crash', () => {
   it('a new event wakes the dispatcher at once (LISTEN/NOTIFY), not at its next poll', async () => {
     const restart = await restartGateway();
     await restart({ WEBHOOK_POLL_INTERVAL_MS: '600000' });
-    const prompt = await new WebhookReceiver().start();
+    const prompt = await new WebhookReceiver().start(PROMPT_PORT);
     try {
       await env.stack.admin(
         'webhook',
@@ -210,7 +219,7 @@ describe('webhooks across a gateway crash', () => {
   // flight) made the dispatcher's settle loop spin on microtasks, starving the query it waited for
   // and the drain's own deadline timer. The timing is narrow; reproduced with three files at once.
   it('SIGTERM during an attempt: the attempt ends and is recorded before the gateway exits, cleanly', async () => {
-    const slow = await new WebhookReceiver().start();
+    const slow = await new WebhookReceiver().start(SLOW_PORT);
     let answering!: () => void;
     const answered = new Promise<void>((resolve) => (answering = resolve));
     slow.on('/slow', async () => {

@@ -1,4 +1,11 @@
-import { connectMcp, scrapeMetric, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  connectMcp,
+  freePort,
+  scrapeMetric,
+  startTestStack,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +25,12 @@ interface Delivery {
   attempt_log: { outcome: string; response_code: number | null; duration_ms: number; error: string | null }[];
 }
 
-/** Both the admin CLI and the gateways: the key that encrypts secrets, and the receivers' address allowed. */
-const ENV = { WEBHOOK_SECRET_KEY: 'webhooks-e2e-secret-key-0123456789abcdef', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+/** Both the admin CLI and the gateways: the key that encrypts secrets, and the receivers' address and port allowed. */
+const RECEIVER_PORT = await freePort();
+const ENV = {
+  WEBHOOK_SECRET_KEY: 'webhooks-e2e-secret-key-0123456789abcdef',
+  WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${RECEIVER_PORT}`,
+};
 const GATEWAY_ENV = {
   WEBHOOK_RETRY_BASE_MS: '100',
   WEBHOOK_RETRY_MAX_MS: '400',
@@ -65,7 +76,7 @@ describe('webhooks', () => {
 
   beforeAll(async () => {
     env = await startTestStack({ gateways: 2, env: ENV, gatewayEnv: GATEWAY_ENV });
-    receiver = await new WebhookReceiver().start();
+    receiver = await new WebhookReceiver().start(RECEIVER_PORT);
     mcp = await connectMcp(env.mcpUrl(0), env.apiKey);
     db = new Client({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
