@@ -1,6 +1,6 @@
 // A webhook receiver that verifies every delivery with the `standardwebhooks` package.
 //   WEBHOOK_SECRET=whsec_… PORT=8787 node docs/examples/webhook-receiver.mjs
-// then register it (127.0.0.1 must be in WEBHOOK_ALLOWED_HOSTS of the gateway and the admin CLI):
+// then register it (127.0.0.1:8787 must be in WEBHOOK_ALLOWED_HOSTS of the gateway and the admin CLI):
 //   npm run admin -- webhook add --agent demo-agent --url http://127.0.0.1:8787/hooks --events tool_call.completed,tool_call.failed
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
