@@ -24,6 +24,7 @@ export function deliveryLine(w: WebhookFigures): string {
     parts.push(`${w.afterWindow} first arrived after the window (waited ${fixed(w.waitedSeconds, 1)} s)`);
     parts.push(`${w.missing} never arrived`);
     if (w.duplicates) parts.push(`${w.duplicates} duplicates`);
+    if (w.otherDeliveries) parts.push(`${w.otherDeliveries} deliveries of warm-up and earlier calls meanwhile`);
   }
   if (w.outbox)
     parts.push(
