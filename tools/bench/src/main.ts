@@ -3,7 +3,7 @@ import { readConfig, type SystemId } from './config';
 import { measureMachineFloor, type MachineFloor } from './floor/machine-floor';
 import { measure, prime, PRIME_CLIENTS, type Measurement } from './measure';
 import { describeMachine } from './report/machine';
-import { render } from './report/print';
+import { deliveryLine, render } from './report/print';
 import { fixed } from './report/table';
 import { startSystem } from './systems';
 
@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   for (const id of config.systems) {
     // The scaled-out stack is compared with the single replica at the highest concurrency only.
     const levels = id === 'stack-2x2' ? [Math.max(...config.concurrency)] : config.concurrency;
-    if (id === 'stack-2x2' && config.external) continue;
+    // The private stacks exist only without MCP_URL.
+    if (id !== 'stack' && id.startsWith('stack') && config.external) continue;
     process.stderr.write(`starting ${id}…\n`);
     const system = await startSystem(id as SystemId, config);
     try {
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
         process.stderr.write(
           `  ${m.label}, ${concurrency} clients: ${fixed(m.callsPerSecond, 0)} calls/s, p50 ${fixed(m.latencyMs.p50)} p99 ${fixed(m.latencyMs.p99)} ms, ${m.errors} errors, CPU ${fixed(m.cpuMsPerCall, 3)} ms/call\n`,
         );
+        if (m.webhook) process.stderr.write(`    ${deliveryLine(m.webhook)}\n`);
       }
     } finally {
       await system.stop();

@@ -7,7 +7,8 @@ import type { LoadResult } from './load/protocol';
 import { runLoad } from './load/run-load';
 import { machineCpu } from './proc/machine-cpu';
 import { sampleGroups, usageBetween } from './proc/sampler';
-import { TOOL, type RunningSystem } from './systems';
+import { TOOL, type RunningSystem, type WebhookProbe } from './systems';
+import { awaitDeliveries, deliveryFigures, type WebhookFigures } from './webhooks/deliveries';
 
 export interface GroupFigures {
   name: string;
@@ -43,6 +44,8 @@ export interface Measurement {
   stealCores: number;
   loadAverage: string;
   costs?: CallCosts;
+  /** "stack + 1 webhook" systems: what the webhook did for the window's calls. */
+  webhook?: WebhookFigures;
 }
 
 const MB = 1024;
@@ -73,7 +76,27 @@ function echoLoad(system: RunningSystem, concurrency: number, warmupSeconds: num
     tool: TOOL,
     args: { text },
     expectText: text,
+    // Every system gets the same tagged texts; only the webhook systems need the calls back.
+    tagText: true,
+    recordCalls: !!system.webhook,
   };
+}
+
+/** After the window: waits (bounded) for the deliveries of its calls, matches them, reads the outbox. */
+async function webhookFigures(probe: WebhookProbe, result: LoadResult): Promise<WebhookFigures> {
+  const callEnds = result.callEnds ?? [];
+  // Nothing can reach a receiver that does not exist: no wait for the dead one.
+  const { arrivals, waitedMs } =
+    probe.receiver === 'live'
+      ? await awaitDeliveries(() => probe.collect(), new Set(callEnds.map(([tag]) => tag)))
+      : { arrivals: [], waitedMs: 0 };
+  const figures = deliveryFigures(probe.receiver, callEnds, arrivals, result.endedAtMs, waitedMs);
+  try {
+    figures.outbox = await probe.outbox();
+  } catch (error) {
+    figures.outboxError = (error as Error).message;
+  }
+  return figures;
 }
 
 export async function measure(system: RunningSystem, concurrency: number, config: BenchConfig): Promise<Measurement> {
@@ -82,6 +105,7 @@ export async function measure(system: RunningSystem, concurrency: number, config
     procs: sampleGroups(system.groups),
     machine: machineCpu(),
   });
+  await system.webhook?.collect(); // what earlier loads caused is not this window's
   const { result, before, after } = await runLoad(
     echoLoad(system, concurrency, config.warmupSeconds, config),
     config.seconds * 1000,
@@ -119,5 +143,6 @@ export async function measure(system: RunningSystem, concurrency: number, config
     stealCores: (after.machine.stealMs - before.machine.stealMs) / windowMs,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     costs: system.metrics.length ? callCosts(before.metrics, after.metrics, result.calls) : undefined,
+    webhook: system.webhook ? await webhookFigures(system.webhook, result) : undefined,
   };
 }

@@ -32,17 +32,33 @@ async function run(plan: LoadPlan): Promise<void> {
   let errors = 0;
   let errorKinds: Record<string, number> = {};
 
-  const loop = async (client: LeanMcpClient) => {
+  let callEnds: [string, number][] = [];
+  const runId = Math.random().toString(36).slice(2, 8);
+  const text = typeof plan.args.text === 'string' ? plan.args.text : undefined;
+
+  const loop = async (client: LeanMcpClient, index: number) => {
+    let seq = 0;
     while (!stopping) {
+      let args = plan.args;
+      let expect = plan.expectText;
+      let tag: string | undefined;
+      if (plan.tagText && text !== undefined) {
+        tag = `${runId}.${index.toString(36)}.${(seq++).toString(36)}`;
+        const prefix = `#${tag} `;
+        args = { ...plan.args, text: prefix + text.slice(prefix.length) };
+        expect = args.text as string;
+      }
       const started = performance.now();
       let failure: string | undefined;
       try {
-        failure = await client.callTool(plan.tool, plan.args, plan.expectText);
+        failure = await client.callTool(plan.tool, args, expect);
       } catch (error) {
         failure = (error as Error).message;
       }
       if (!measuring) continue;
-      recorder.add(performance.now() - started);
+      const ended = performance.now();
+      recorder.add(ended - started);
+      if (!failure && tag !== undefined && plan.recordCalls) callEnds.push([tag, performance.timeOrigin + ended]);
       if (failure) {
         errors++;
         if (Object.keys(errorKinds).length < 5 || failure in errorKinds)
@@ -50,20 +66,22 @@ async function run(plan: LoadPlan): Promise<void> {
       }
     }
   };
-  const loops = clients.map(loop);
+  const loops = clients.map((client, index) => loop(client, index));
 
   await new Promise((resolve) => setTimeout(resolve, plan.warmupMs));
   const go = await exchange<LoadGo>({ type: 'warm' });
   recorder = new LatencyRecorder();
   errors = 0;
   errorKinds = {};
+  callEnds = [];
   measuring = true;
   const cpuStart = process.cpuUsage();
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, go.durationMs));
   stopping = true;
   await Promise.all(loops);
-  const elapsedMs = performance.now() - started;
+  const ended = performance.now();
+  const elapsedMs = ended - started;
   const cpu = process.cpuUsage(cpuStart);
 
   const result: LoadResult = {
@@ -71,8 +89,10 @@ async function run(plan: LoadPlan): Promise<void> {
     errors,
     errorKinds,
     elapsedMs,
+    endedAtMs: performance.timeOrigin + ended,
     latencyMs: recorder.summary(),
     loadGenCpuMs: (cpu.user + cpu.system) / 1000,
+    callEnds: plan.recordCalls ? callEnds : undefined,
   };
   // The sessions stay open until the parent has sampled the processes (supergateway ends a child per session).
   await exchange<LoadClose>({ type: 'done', result });

@@ -1,11 +1,61 @@
 import type { MachineFloor } from '../floor/machine-floor';
 import type { Measurement } from '../measure';
+import { ON_TIME_MS, type WebhookFigures } from '../webhooks/deliveries';
 import { fixed, ratio, table } from './table';
 
 const PEERS = ['sdk-stateless', 'sdk-stateful', 'mcp-proxy', 'supergateway'] as const;
 const find = (all: Measurement[], system: string, concurrency: number) =>
   all.find((m) => m.system === system && m.concurrency === concurrency);
 const stackOf = (all: Measurement[], c: number) => find(all, 'stack', c) ?? find(all, 'external', c);
+const WEBHOOK_SYSTEMS = ['stack-webhook-live', 'stack-webhook-dead'] as const;
+/** The issue's target for each webhook system at the top level: at least this share of the stack's calls/s. */
+const WEBHOOK_MIN_RATIO = 0.9;
+
+/** What one webhook system's deliveries were for one window, in a line. */
+export function deliveryLine(w: WebhookFigures): string {
+  const parts = [`deliveries: ${w.delivered} of ${w.calls} calls`];
+  if (w.receiver === 'dead') parts[0] += ' (nothing listens: every attempt refused)';
+  else {
+    parts.push(`${w.onTime} within ${ON_TIME_MS / 1000} s`);
+    if (w.lagMs)
+      parts.push(
+        `lag p50 ${fixed(w.lagMs.p50)} / p99 ${fixed(w.lagMs.p99)} / max ${fixed(w.lagMs.max)} ms (receiver arrival - call end at the load generator)`,
+      );
+    parts.push(`${w.afterWindow} first arrived after the window (waited ${fixed(w.waitedSeconds, 1)} s)`);
+    parts.push(`${w.missing} never arrived`);
+    if (w.duplicates) parts.push(`${w.duplicates} duplicates`);
+    if (w.otherDeliveries) parts.push(`${w.otherDeliveries} deliveries of warm-up and earlier calls meanwhile`);
+  }
+  if (w.outbox)
+    parts.push(
+      `outbox now: ${w.outbox.pending} pending, ${w.outbox.delivered} delivered, ${w.outbox.failed} failed, ${w.outbox.attempts} attempts (since the system started)`,
+    );
+  if (w.outboxError) parts.push(`outbox unreadable: ${w.outboxError}`);
+  return parts.join('; ');
+}
+
+/** Each webhook system against the stack at one concurrency, and what its deliveries were. */
+function webhooks(all: Measurement[], concurrency: number): string[] {
+  const stack = find(all, 'stack', concurrency);
+  const rows = WEBHOOK_SYSTEMS.map((id) => find(all, id, concurrency)).filter((m): m is Measurement => !!m);
+  if (!rows.length) return [];
+  return [
+    '',
+    table(
+      ['relative to stack (a)', 'calls/s', 'p50', 'p99', 'CPU/call'],
+      rows.map((m) => [
+        m.label,
+        ratio(m.callsPerSecond, stack?.callsPerSecond),
+        ratio(m.latencyMs.p50, stack?.latencyMs.p50),
+        ratio(m.latencyMs.p99, stack?.latencyMs.p99),
+        ratio(m.cpuMsPerCall, stack?.cpuMsPerCall),
+      ]),
+    ),
+    '',
+    "Webhook deliveries of the window's calls:",
+    ...rows.flatMap((m) => [`  ${m.label}`, ...(m.webhook ? [`    ${deliveryLine(m.webhook)}`] : [])]),
+  ];
+}
 
 function mainTable(rows: Measurement[]): string {
   return table(
@@ -110,6 +160,25 @@ function targets(all: Measurement[]): string | undefined {
       scaled.callsPerSecond >= 0.9 * single.callsPerSecond,
       ratio(scaled.callsPerSecond, single.callsPerSecond),
     ]);
+  const top = 64; // the issue's level, as for (a)'s own targets
+  const stackTop = find(all, 'stack', top);
+  for (const id of WEBHOOK_SYSTEMS) {
+    const m = find(all, id, top);
+    if (!m) continue;
+    if (stackTop)
+      checks.push([
+        `${top} clients: ${m.label} >= ${WEBHOOK_MIN_RATIO}x stack (a)`,
+        m.callsPerSecond >= WEBHOOK_MIN_RATIO * stackTop.callsPerSecond,
+        ratio(m.callsPerSecond, stackTop.callsPerSecond),
+      ]);
+    const w = m.webhook;
+    if (w?.receiver === 'live')
+      checks.push([
+        `${top} clients: live receiver, every delivery within ${ON_TIME_MS / 1000} s`,
+        w.calls > 0 && w.onTime === w.calls,
+        `${w.onTime} of ${w.calls}`,
+      ]);
+  }
   if (!checks.length) return undefined;
   return table(
     ['target', 'met', 'measured'],
@@ -140,6 +209,7 @@ export function render(all: Measurement[], floor?: MachineFloor): string {
     for (const m of rows) out.push(`  ${m.label}`, ...processLines(m));
     const r = ratios(all, concurrency);
     if (r) out.push('', r);
+    out.push(...webhooks(all, concurrency));
   }
   const rep = replicas(all);
   if (rep) out.push('', rep);

@@ -80,10 +80,31 @@ for (const s of systems().filter((x) => x.id !== 'stack')) {
     const a = find(run, 'stack', top);
     const o = find(run, s.id, top);
     if (!a || !o) return '';
-    return s.id === 'stack-2x2'
-      ? `${(o.callsPerSecond / a.callsPerSecond).toFixed(2)}x (2x2 / single)`
-      : `${(a.callsPerSecond / o.callsPerSecond).toFixed(2)}x`;
+    if (s.id === 'stack-2x2') return `${(o.callsPerSecond / a.callsPerSecond).toFixed(2)}x (2x2 / single)`;
+    if (o.webhook) return `${(o.callsPerSecond / a.callsPerSecond).toFixed(2)}x (with webhook / without)`;
+    return `${(a.callsPerSecond / o.callsPerSecond).toFixed(2)}x`;
   });
   out.push(`| ${s.label} | ${cells.join(' | ')} |`);
+}
+
+const hooked = systems().filter((s) => runs.some((run) => run.results.some((m) => m.system === s.id && m.webhook)));
+if (hooked.length) {
+  out.push(
+    '',
+    "Webhook deliveries of each window's calls: delivered / calls (within 2 s); lag p50 / p99 / max ms from the end of the call at the load generator to the arrival at the receiver; never arrived; outbox pending after the wait.",
+    '',
+  );
+  out.push(...head(['system', 'clients']));
+  for (const s of hooked) {
+    for (const c of levels) {
+      const cells = runs.map((run) => {
+        const w = find(run, s.id, c)?.webhook;
+        if (!w) return '';
+        const lag = w.lagMs ? `${f(w.lagMs.p50, 1)} / ${f(w.lagMs.p99, 1)} / ${f(w.lagMs.max, 1)} ms` : 'no lag';
+        return `${w.delivered} / ${w.calls} (${w.onTime}); ${lag}; ${w.missing} missing; ${w.outbox?.pending ?? 'n/a'} pending`;
+      });
+      if (cells.some(Boolean)) out.push(`| ${s.label} | ${c} | ${cells.join(' | ')} |`);
+    }
+  }
 }
 console.log(out.join('\n'));

@@ -1,10 +1,10 @@
 import type { BenchConfig, SystemId } from '../config';
 import { startBareSdk } from './bare-sdk';
 import { startPeerGateway } from './peer-gateways';
-import { externalStack, startScaledStack, startStack } from './stack';
+import { externalStack, startScaledStack, startStack, startWebhookStack } from './stack';
 import type { RunningSystem } from './system';
 
-export type { RunningSystem } from './system';
+export type { RunningSystem, WebhookProbe } from './system';
 export { TOOL } from './system';
 
 /** Starts one system under test, each in processes of its own. */
@@ -12,6 +12,10 @@ export function startSystem(id: SystemId, config: BenchConfig): Promise<RunningS
   switch (id) {
     case 'stack':
       return config.external ? Promise.resolve(externalStack(config.external.url, config.external.key)) : startStack();
+    case 'stack-webhook-live':
+      return startWebhookStack('live');
+    case 'stack-webhook-dead':
+      return startWebhookStack('dead');
     case 'stack-2x2':
       return startScaledStack();
     case 'sdk-stateless':

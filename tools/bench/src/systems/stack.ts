@@ -2,6 +2,8 @@ import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { join } from 'node:path';
 import { processTable, topProcessesNamed } from '../proc/proc-table';
 import type { ProcessGroup } from '../proc/sampler';
+import { LiveReceiver } from '../webhooks/live-receiver';
+import { readOutbox } from '../webhooks/outbox';
 import { ChildService } from './child-service';
 import type { RunningSystem } from './system';
 
@@ -43,6 +45,67 @@ export async function startStack(): Promise<RunningSystem> {
     metrics: appMetrics(stack),
     stop: () => stack.stop(),
   };
+}
+
+const WEBHOOK_EVENTS = 'tool_call.completed,tool_call.failed';
+
+/**
+ * (a) with one webhook on the bench agent for tool_call.completed and
+ * tool_call.failed: the same stack, settings and quotas as `startStack`, in a
+ * database of its own (so the webhook exists for this system only), pointing at
+ * the live receiver (a process of the bench on loopback, answering 204 at once)
+ * or at a loopback port where nothing listens (every attempt: connection
+ * refused, then retried with backoff). The receiver is the customer's side: its
+ * CPU is charged to no system, like the load generator's.
+ *
+ * The gateway and the admin CLI must admit the loopback URL: WEBHOOK_ALLOWED_HOSTS
+ * names `127.0.0.1:<port>` (a rule that admits a named port) and `127.0.0.1` (the
+ * rule that matches hosts only; under the rule with ports a bare host admits 80 and
+ * 443, where nothing of the bench listens).
+ */
+export async function startWebhookStack(receiverKind: 'live' | 'dead'): Promise<RunningSystem> {
+  const receiver = receiverKind === 'live' ? await LiveReceiver.start() : undefined;
+  let stack: TestStack | undefined;
+  try {
+    const port = receiver?.port ?? (await freePort());
+    const allowed = { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port},127.0.0.1` };
+    stack = await startTestStack({ env: STACK_ENV, gatewayEnv: allowed });
+    const url = `http://127.0.0.1:${port}/hooks`;
+    await stack.stack.adminWith(
+      allowed,
+      'webhook',
+      'add',
+      '--agent',
+      stack.agentId,
+      '--url',
+      url,
+      '--events',
+      WEBHOOK_EVENTS,
+    );
+    const running = stack;
+    const databaseUrl = stack.stack.settings.databaseUrl;
+    return {
+      id: receiverKind === 'live' ? 'stack-webhook-live' : 'stack-webhook-dead',
+      label: `stack + 1 webhook (${receiverKind} receiver)`,
+      target: { url: stack.mcpUrl(), headers: { 'X-Agent-API-Key': stack.apiKey }, stateful: true },
+      groups: [...appGroups(stack), ...serverGroups()],
+      metrics: appMetrics(stack),
+      webhook: {
+        receiver: receiverKind,
+        url,
+        collect: () => (receiver ? receiver.collect() : Promise.resolve([])),
+        outbox: () => readOutbox(databaseUrl),
+      },
+      stop: async () => {
+        await running.stop();
+        await receiver?.stop();
+      },
+    };
+  } catch (error) {
+    await stack?.stop();
+    await receiver?.stop();
+    throw error;
+  }
 }
 
 /** (a) scaled out: two gateways and two message services behind a round-robin TCP proxy on one port. */

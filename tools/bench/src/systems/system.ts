@@ -1,6 +1,18 @@
 import type { SystemId } from '../config';
 import type { Target } from '../load/mcp-http';
 import type { ProcessGroup } from '../proc/sampler';
+import type { OutboxState } from '../webhooks/outbox';
+import type { Arrival } from '../webhooks/protocol';
+
+/** The webhook of a "stack + 1 webhook" system, as the bench watches it. */
+export interface WebhookProbe {
+  receiver: 'live' | 'dead';
+  url: string;
+  /** What the receiver got since the last collect (the dead receiver: nothing, ever). */
+  collect(): Promise<Arrival[]>;
+  /** The outbox rows of the system's database, by status. */
+  outbox(): Promise<OutboxState>;
+}
 
 /** A system under test, running: where to send load and which processes to charge. */
 export interface RunningSystem {
@@ -11,6 +23,8 @@ export interface RunningSystem {
   groups: ProcessGroup[];
   /** Apps whose Prometheus /metrics carry mcpgw_bus_* and mcpgw_sql_* (the stack only). */
   metrics: { name: string; url: string }[];
+  /** The stack with one webhook: its receiver and outbox. */
+  webhook?: WebhookProbe;
   stop(): Promise<void>;
 }
 
