@@ -167,19 +167,29 @@ describe('webhooks across a gateway crash', () => {
     }
   });
 
-  it('finished deliveries older than WEBHOOK_RETENTION_SECONDS are purged with their attempts; pending ones stay', async () => {
+  it('finished deliveries older than WEBHOOK_RETENTION_SECONDS are purged with their attempts; young pending ones stay, old ones expire', async () => {
     const restart = await restartGateway();
     await restart({ WEBHOOK_RETENTION_SECONDS: '1', WEBHOOK_PURGE_INTERVAL_MS: '200' });
     const count = async (where: string) =>
       Number((await db.query(`SELECT count(*)::int AS n FROM gateway.webhook_deliveries WHERE ${where}`)).rows[0].n);
     const finished = await count(`status <> 'pending'`);
-    expect(finished).toBeGreaterThan(0); // the earlier tests' deliveries
-    await db.query(
-      `UPDATE gateway.webhook_deliveries SET status = 'pending', finished_at = NULL, next_attempt_at = now() + interval '1 day'
-       WHERE id = (SELECT id FROM gateway.webhook_deliveries WHERE status <> 'pending' LIMIT 1)`,
+    expect(finished).toBeGreaterThan(1); // the earlier tests' deliveries
+    // One pending well within the window (the 1 s window is short: made a day ahead), one pending
+    // since an hour ago (past it).
+    const { rows } = await db.query(
+      `UPDATE gateway.webhook_deliveries d SET status = 'pending', finished_at = NULL,
+         next_attempt_at = now() + interval '1 day',
+         created_at = CASE WHEN d.id = pick.young THEN now() + interval '1 day' ELSE now() - interval '1 hour' END
+       FROM (SELECT min(id) AS young, max(id) AS old FROM gateway.webhook_deliveries WHERE status <> 'pending') pick
+       WHERE d.id IN (pick.young, pick.old)
+       RETURNING d.id, d.id = pick.young AS young`,
     );
+    const young = rows.find((row) => row.young).id;
+    const old = rows.find((row) => !row.young).id;
     await expect.poll(() => count(`status <> 'pending'`), { timeout: 10_000 }).toBe(0);
-    expect(await count(`status = 'pending'`)).toBeGreaterThanOrEqual(1);
+    expect(await count(`id = '${young}' AND status = 'pending'`)).toBe(1);
+    // The old one failed as expired, then went with the finished ones.
+    expect(await count(`id = '${old}'`)).toBe(0);
     const orphans = await db.query(
       `SELECT count(*)::int AS n FROM gateway.webhook_attempts a
        WHERE NOT EXISTS (SELECT 1 FROM gateway.webhook_deliveries d WHERE d.id = a.delivery_id)`,

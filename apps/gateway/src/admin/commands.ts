@@ -302,7 +302,7 @@ export const COMMANDS: Record<string, Command> = {
     };
   },
   'webhook list': async ({ webhooks }, { flags }) => {
-    const hooks = await webhooks.list(optionalFlag(flags, 'agent'));
+    const hooks = await webhooks.list(undefined, optionalFlag(flags, 'agent'));
     return { json: hooks, text: hooks.length ? hooks.map(webhookLine).join('\n') : '(no webhooks)' };
   },
   'webhook remove': async ({ webhooks }, { words }) => {

@@ -89,13 +89,13 @@ export class CallRunner {
       if (!idempotencyKey) {
         const answer = await this.pipeline.call(call, watched);
         // No record to complete: the outbox row is the state change (webhooks/README.md).
-        await this.report(outcomeEvent(facts(), answer), call.agentId);
+        await this.report(outcomeEvent(facts(), answer), call);
         return { ok: true, resultText: renderText(answer), replayed: false };
       }
       const ran = await this.idempotent.run(call, idempotencyKey, renderText, watched, (answer) => {
         const event = outcomeEvent(facts(), answer);
-        return this.outbox.wants(call.agentId, event.type)
-          ? (tx) => this.outbox.record(tx, call.agentId, event)
+        return this.outbox.wants(call.agentId, event.type, call.callerId)
+          ? (tx) => this.outbox.record(tx, call.agentId, call.callerId, event)
           : undefined;
       });
       if (ran.replayed) outcome = 'replayed';
@@ -104,7 +104,7 @@ export class CallRunner {
       if (!(error instanceof CallError)) throw error;
       outcome = error.kind;
       markFailed(span, error);
-      if (REPORTED_ERRORS.has(error.kind)) await this.report(errorEvent(facts(), error), call.agentId);
+      if (REPORTED_ERRORS.has(error.kind)) await this.report(errorEvent(facts(), error), call);
       return { ok: false, error };
     } finally {
       done(outcome);
@@ -135,20 +135,24 @@ export class CallRunner {
       surface,
       durationMs: Math.round(performance.now() - startedAt),
     };
-    if ('outcome' in ended) return this.report(outcomeEvent(facts, ended.outcome), call.agentId);
-    if (REPORTED_ERRORS.has(ended.error.kind)) await this.report(errorEvent(facts, ended.error), call.agentId);
+    if ('outcome' in ended) return this.report(outcomeEvent(facts, ended.outcome), call);
+    if (REPORTED_ERRORS.has(ended.error.kind)) await this.report(errorEvent(facts, ended.error), call);
   }
 
   /**
-   * Write the event to the outbox before the caller gets its answer, when the
-   * agent has a webhook for it (from memory: otherwise no SQL). A failure to
+   * Write the event to the outbox before the caller gets its answer, when a
+   * webhook hears it (from memory: otherwise no SQL); group-committed with other
+   * calls' outcomes, one row per call whichever webhooks hear it. A failure to
    * write is logged, not turned into the call's error: the tool has run, and
    * an error would invite a retry that runs it again.
    */
-  private async report(event: ReturnType<typeof outcomeEvent>, agentId: string): Promise<void> {
-    if (!this.outbox.wants(agentId, event.type)) return;
+  private async report(
+    event: ReturnType<typeof outcomeEvent>,
+    { agentId, callerId }: Pick<CallRequest, 'agentId' | 'callerId'>,
+  ): Promise<void> {
+    if (!this.outbox.wants(agentId, event.type, callerId)) return;
     try {
-      await this.outbox.recordAlone(agentId, event);
+      await this.outbox.recordAlone(agentId, callerId, event);
     } catch (error) {
       this.logger.error({
         msg: 'webhook outbox write failed',

@@ -77,7 +77,10 @@ export class WebhookSettings {
   @Max(50)
   WEBHOOK_MAX_ATTEMPTS: number = 8;
 
-  /** The first retry's delay; each next one doubles, with jitter, up to WEBHOOK_RETRY_MAX_MS. */
+  /**
+   * An endpoint that fails backs off as a whole: the first step's delay; each next
+   * one doubles, with jitter, up to WEBHOOK_RETRY_MAX_MS. One probe per step.
+   */
   @IsInt()
   @Min(10)
   WEBHOOK_RETRY_BASE_MS: number = 5_000;
@@ -99,13 +102,33 @@ export class WebhookSettings {
   @Min(50)
   WEBHOOK_POLL_INTERVAL_MS: number = 1_000;
 
-  /** Deliveries a replica claims and sends at once. */
+  /** Deliveries a replica sends at once, in all. */
   @IsInt()
   @Min(1)
-  @Max(500)
-  WEBHOOK_DISPATCH_BATCH: number = 32;
+  @Max(1_000)
+  WEBHOOK_DISPATCH_BATCH: number = 256;
 
-  /** How long finished deliveries (delivered or failed), with their attempts, are kept for `webhook deliveries`. */
+  /** Deliveries a replica sends at once to one endpoint (a failing one gets one: its probe). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  WEBHOOK_ENDPOINT_CONCURRENCY: number = 32;
+
+  /** An endpoint failing this long (every probe since) is disabled, saying why; `webhook enable` brings it back. */
+  @IsInt()
+  @Min(1)
+  WEBHOOK_DISABLE_AFTER_SECONDS: number = 86_400;
+
+  /** Webhooks one principal (an API key) may hold per agent; the operator's (admin CLI) are not counted. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  WEBHOOK_MAX_PER_OWNER: number = 10;
+
+  /**
+   * How long finished deliveries (delivered or failed), with their attempts, are kept for
+   * `webhook deliveries`; a delivery still pending this long fails as expired.
+   */
   @IsInt()
   @Min(1)
   WEBHOOK_RETENTION_SECONDS: number = 604_800;

@@ -15,6 +15,7 @@ import { ResumableStreams1764620000000 } from './migrations/1764620000000-resuma
 import { Tasks1764630000000 } from './migrations/1764630000000-tasks';
 import { FilesOwnerIndex1764640000000 } from './migrations/1764640000000-files-owner-index';
 import { NatsCredentialsExpiry1764652200000 } from './migrations/1764652200000-nats-credentials-expiry';
+import { WebhookEvents1764660000000 } from './migrations/1764660000000-webhook-events';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -48,6 +49,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       Tasks1764630000000,
       FilesOwnerIndex1764640000000,
       NatsCredentialsExpiry1764652200000,
+      WebhookEvents1764660000000,
     ],
   });
 }

@@ -117,6 +117,24 @@ export interface WebhooksTable {
   created_at: Generated<Timestamp>;
   disabled_at: Timestamp | null;
   disabled_reason: string | null;
+  /** The principal that made it (`apikey:<id>`, a grant's task); null: the operator's (admin CLI). */
+  owner: string | null;
+  /** The endpoint's health: failing since (null: healthy), probes failed, next probe due, last error. */
+  failing_since: Timestamp | null;
+  failures: Generated<number>;
+  retry_at: Timestamp | null;
+  last_error: string | null;
+}
+
+/** One call or task outcome, until the dispatcher fans it out to the deliveries of the webhooks that hear it. */
+export interface WebhookEventsTable {
+  id: Generated<string>;
+  agent_id: string;
+  /** The principal whose call it was: its own webhooks hear it (and the operator's). */
+  caller_id: string | null;
+  event_type: string;
+  payload: string;
+  created_at: Generated<Timestamp>;
 }
 
 /** The webhook outbox: one row per event and webhook; its id is the `webhook-id` header. */
@@ -217,6 +235,7 @@ export interface GatewayTables {
   agent_quotas: AgentQuotasTable;
   nats_credentials: NatsCredentialsTable;
   webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   files: FilesTable;

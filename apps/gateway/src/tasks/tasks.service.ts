@@ -372,10 +372,10 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
    */
   private async end(row: TaskRow, end: TaskEnd): Promise<TaskRow | undefined> {
     const type = `task.${end.status}` as const;
-    const wanted = this.outbox.wants(row.agent_id, type);
+    const wanted = this.outbox.wants(row.agent_id, type, row.principal);
     const ended = await this.store.transaction(async (tx) => {
       const done = await this.store.end(tx, row.id, end);
-      if (done && wanted) await this.outbox.record(tx, row.agent_id, taskEvent(type, done));
+      if (done && wanted) await this.outbox.record(tx, row.agent_id, row.principal, taskEvent(type, done));
       return done;
     });
     if (ended) this.changed(ended);

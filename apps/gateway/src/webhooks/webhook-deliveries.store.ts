@@ -19,6 +19,8 @@ export interface ClaimedDelivery {
   secret: Buffer;
   previous_secret: Buffer | null;
   previous_secret_expires_at: Date | null;
+  /** Its endpoint was failing: this attempt is the probe. */
+  probe: boolean;
 }
 
 export interface AttemptRecord {
@@ -37,99 +39,232 @@ export type Next =
   | { status: 'failed'; error: string }
   | { status: 'pending'; retryInMs: number; error: string };
 
+/** One attempt's outcome, recorded with others in one statement (`finishMany`). */
+export interface FinishedAttempt {
+  id: string;
+  token: string;
+  attempt: AttemptRecord;
+  next: Next;
+}
+
+/** An outcome, as the call path hands it over: one row, whichever webhooks hear it. */
+export interface OutcomeRow {
+  agentId: string;
+  /** The principal whose call it was; its webhooks (and the operator's) hear it. */
+  callerId: string | null;
+  type: string;
+  payload: string;
+}
+
+/** What the dispatcher reads of its backlog, for /metrics. */
+export interface Backlog {
+  /** Outcomes not yet fanned out to deliveries. */
+  events: number;
+  /** Deliveries waiting to be sent, and the age of the oldest, in seconds (0 when none). */
+  pending: number;
+  oldestPendingSeconds: number;
+  failingEndpoints: number;
+  disabledEndpoints: number;
+}
+
 /**
- * The dispatcher's side of the outbox. A claim takes due rows with `FOR UPDATE
- * SKIP LOCKED` (replicas claiming at once get different rows) and leases them
- * under a token: only the holder of the token records the outcome, and a row
- * whose holder died is claimed again once its lease ends.
+ * The dispatcher's side of the outbox. The call path writes one `webhook_events`
+ * row per outcome (`insertEvents`, group-committed); the dispatcher fans them
+ * out to deliveries (`expand`), claims due deliveries with `FOR UPDATE SKIP
+ * LOCKED` (replicas claiming at once get different rows) under a lease token,
+ * and records their attempts many at a time (`finishMany`), only under the
+ * same token. An endpoint whose attempts fail backs off as a whole
+ * (`endpointFailed`): while it does, nothing of it is claimed, and then one
+ * delivery only (the probe) until one gets through (`endpointRecovered`).
  */
 @Injectable()
 export class WebhookDeliveriesStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
   /**
-   * The outbox write: one row per enabled webhook of the agent subscribed to
-   * the type, and a notice to every dispatcher, delivered on commit. One
-   * statement, one round trip, with the executor given (the caller's transaction).
+   * The outbox write: one row per outcome, and a notice to every dispatcher,
+   * delivered on commit. One statement for all the rows given, with the
+   * executor given (the caller's transaction, or the group commit's).
    */
-  async insertEvent(executor: GatewayDb, agentId: string, type: string, payload: string): Promise<number> {
-    const { rows } = await sql<{ recorded: number }>`
+  async insertEvents(executor: GatewayDb, rows: OutcomeRow[]): Promise<void> {
+    await sql`
       WITH recorded AS (
-        INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload)
-        SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), w.id, ${type}, ${payload}
-        FROM webhooks w
-        WHERE w.agent_id = ${agentId} AND w.disabled_at IS NULL AND ${type} = ANY (w.events)
+        INSERT INTO webhook_events (agent_id, caller_id, event_type, payload)
+        SELECT * FROM unnest(${rows.map((r) => r.agentId)}::text[], ${rows.map((r) => r.callerId)}::text[],
+                             ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.payload)}::text[])
         RETURNING 1)
-      SELECT count(*)::int AS recorded,
-             CASE WHEN count(*) > 0 THEN pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '') END AS notified
-      FROM recorded`.execute(executor);
-    return rows[0]?.recorded ?? 0;
+      SELECT CASE WHEN count(*) > 0 THEN pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '') END FROM recorded`.execute(executor);
   }
 
-  /** The event types of enabled webhooks, per agent (all agents, or one). */
-  async subscriptions(agentId?: string): Promise<{ agent_id: string; events: string[] }[]> {
-    let query = this.db.selectFrom('webhooks').select(['agent_id', 'events']).where('disabled_at', 'is', null);
+  /**
+   * Fan up to `limit` outcomes out to the deliveries of the webhooks that hear
+   * them: enabled, subscribed to the type, and the operator's or the caller's
+   * own. The outcomes go in the same statement: nothing is fanned out twice
+   * or lost. Returns how many outcomes it took.
+   */
+  async expand(limit: number): Promise<number> {
+    const { rows } = await sql<{ events: number }>`
+      WITH taken AS (
+        DELETE FROM webhook_events WHERE id IN (
+          SELECT id FROM webhook_events ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING id, agent_id, caller_id, event_type, payload),
+      fanned AS (
+        INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload)
+        SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), w.id, e.event_type, e.payload
+        FROM taken e
+        JOIN webhooks w ON w.agent_id = e.agent_id AND w.disabled_at IS NULL AND e.event_type = ANY (w.events)
+                       AND (w.owner IS NULL OR w.owner = e.caller_id)
+        ORDER BY e.id
+        RETURNING 1)
+      SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT count(*) FROM fanned)::int AS deliveries`.execute(
+      this.db,
+    );
+    return rows[0]?.events ?? 0;
+  }
+
+  /** The event types of enabled webhooks, per agent and owner (all agents, or one). */
+  async subscriptions(agentId?: string): Promise<{ agent_id: string; owner: string | null; events: string[] }[]> {
+    let query = this.db.selectFrom('webhooks').select(['agent_id', 'owner', 'events']).where('disabled_at', 'is', null);
     if (agentId) query = query.where('agent_id', '=', agentId);
     return query.execute();
   }
 
-  async claim(token: string, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  /**
+   * Lease up to `limit` due deliveries: at most `perEndpoint` of a healthy
+   * endpoint, one of a failing endpoint whose next probe is due (and that
+   * probe's time is pushed past the lease, so no other replica probes it too),
+   * none of an endpoint backing off. Endpoints being claimed by another
+   * replica at this instant are skipped (their row is locked).
+   */
+  async claim(token: string, limit: number, perEndpoint: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const lease = sql`make_interval(secs => ${leaseMs / 1000})`;
     const { rows } = await sql<ClaimedDelivery>`
-      UPDATE webhook_deliveries d
-      SET lease_token = ${token}::uuid, lease_until = now() + make_interval(secs => ${leaseMs / 1000})
-      FROM webhooks w
-      WHERE w.id = d.webhook_id AND d.id IN (
-        SELECT due.id FROM webhook_deliveries due
-        JOIN webhooks hook ON hook.id = due.webhook_id AND hook.disabled_at IS NULL
-        WHERE due.status = 'pending' AND due.next_attempt_at <= now()
-          AND (due.lease_until IS NULL OR due.lease_until < now())
-        ORDER BY due.next_attempt_at
+      WITH picked AS (
+        SELECT due.id, hook.id AS webhook_id, hook.failing_since IS NOT NULL AS probe
+        FROM webhooks hook
+        CROSS JOIN LATERAL (
+          SELECT d.id FROM webhook_deliveries d
+          WHERE d.webhook_id = hook.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.lease_until IS NULL OR d.lease_until < now())
+          ORDER BY d.next_attempt_at
+          LIMIT CASE WHEN hook.failing_since IS NULL THEN ${perEndpoint} ELSE 1 END
+          FOR UPDATE OF d SKIP LOCKED) due
+        WHERE hook.disabled_at IS NULL AND (hook.retry_at IS NULL OR hook.retry_at <= now())
         LIMIT ${limit}
-        FOR UPDATE OF due SKIP LOCKED)
+        FOR UPDATE OF hook SKIP LOCKED),
+      probing AS (
+        UPDATE webhooks SET retry_at = now() + ${lease}
+        WHERE id IN (SELECT webhook_id FROM picked WHERE probe))
+      UPDATE webhook_deliveries d
+      SET lease_token = ${token}::uuid, lease_until = now() + ${lease}
+      FROM webhooks w
+      WHERE w.id = d.webhook_id AND d.id IN (SELECT id FROM picked)
       RETURNING d.id, d.webhook_id, w.agent_id, w.url, d.payload, d.attempts,
-                w.secret, w.previous_secret, w.previous_secret_expires_at`.execute(this.db);
+                w.secret, w.previous_secret, w.previous_secret_expires_at,
+                w.failing_since IS NOT NULL AS probe`.execute(this.db);
     return rows;
   }
 
   /**
-   * Record the attempt and what follows, if the lease is still this replica's
-   * (it always is unless an attempt outlived WEBHOOK_LEASE_MS). False when not.
+   * Record many attempts and what follows each, in one statement: only those
+   * whose lease is still the recorder's (it always is unless an attempt
+   * outlived WEBHOOK_LEASE_MS). Returns the ids recorded.
    */
-  async finish(id: string, token: string, attempt: AttemptRecord, next: Next): Promise<boolean> {
+  async finishMany(done: FinishedAttempt[]): Promise<Set<string>> {
+    if (done.length === 0) return new Set();
+    const col = <T>(pick: (f: FinishedAttempt) => T) => done.map(pick);
+    const { rows } = await sql<{ id: string }>`
+      WITH r AS (
+        SELECT * FROM unnest(
+          ${col((f) => f.id)}::text[], ${col((f) => f.token)}::uuid[], ${col((f) => f.next.status)}::text[],
+          ${col((f) => (f.next.status === 'delivered' ? null : f.next.error))}::text[],
+          ${col((f) => (f.next.status === 'pending' ? f.next.retryInMs : 0))}::float8[],
+          ${col((f) => f.attempt.startedAt.toISOString())}::timestamptz[], ${col((f) => f.attempt.durationMs)}::int[],
+          ${col((f) => f.attempt.outcome)}::text[], ${col((f) => f.attempt.responseCode)}::int[],
+          ${col((f) => f.attempt.error)}::text[], ${col((f) => f.attempt.replica)}::text[])
+          AS r(id, token, status, error, retry_ms, started_at, duration_ms, outcome, response_code, attempt_error, replica)),
+      updated AS (
+        UPDATE webhook_deliveries d
+        SET attempts = d.attempts + 1, status = s.status, lease_token = NULL, lease_until = NULL,
+            last_error = r.error,
+            finished_at = CASE WHEN s.status = 'pending' THEN NULL ELSE now() END,
+            next_attempt_at = CASE WHEN s.status = 'pending' THEN now() + r.retry_ms * interval '1 millisecond'
+                                   ELSE d.next_attempt_at END
+        FROM r JOIN webhooks w ON true
+        -- A retry of a webhook disabled meanwhile (by this very attempt, or a 410 of another) has ended.
+        CROSS JOIN LATERAL (SELECT CASE WHEN r.status = 'pending' AND w.disabled_at IS NOT NULL THEN 'failed'
+                                        ELSE r.status END AS status) s
+        WHERE d.id = r.id AND d.lease_token = r.token AND w.id = d.webhook_id
+        RETURNING d.id),
+      logged AS (
+        INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, outcome, response_code, error, replica)
+        SELECT r.id, r.started_at, r.duration_ms, r.outcome, r.response_code, r.attempt_error, r.replica
+        FROM r JOIN updated u ON u.id = r.id
+        RETURNING 1)
+      SELECT id FROM updated`.execute(this.db);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /**
+   * An attempt to the endpoint failed and may be retried: the endpoint backs
+   * off as a whole (exponential from `baseMs` per failed step, capped at
+   * `maxMs`, equal jitter, at least `retryAfterMs`), and is disabled once it
+   * has failed for `disableAfterSeconds`. One step per backoff: the other
+   * attempts that were in flight when it went down fail into the same step;
+   * a probe's failure always takes the next. Returns the disabling reason.
+   */
+  async endpointFailed(
+    webhookId: string,
+    probe: boolean,
+    error: string,
+    backoff: { baseMs: number; maxMs: number; retryAfterMs: number },
+    disableAfterSeconds: number,
+  ): Promise<{ disabled?: string }> {
+    const stepping = probe ? sql`true` : sql`(retry_at IS NULL OR retry_at <= now())`;
+    const next = sql`now() + make_interval(secs => greatest(
+      least(${backoff.baseMs}::float8 * power(2, least(failures, 30)), ${backoff.maxMs}::float8)
+        * (0.5 + random() / 2), ${backoff.retryAfterMs}::float8) / 1000)`;
     return this.db.transaction().execute(async (tx) => {
-      const updated = await tx
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({
-          attempts: eb('attempts', '+', 1),
-          status: next.status,
-          lease_token: null,
-          lease_until: null,
-          last_error: next.status === 'delivered' ? null : next.error,
-          finished_at: next.status === 'pending' ? null : sql<Date>`now()`,
-          next_attempt_at:
-            next.status === 'pending'
-              ? sql<Date>`now() + make_interval(secs => ${next.retryInMs / 1000})`
-              : eb.ref('next_attempt_at'),
-        }))
-        .where('id', '=', id)
-        .where('lease_token', '=', token)
-        .returning('id')
-        .executeTakeFirst();
-      if (!updated) return false;
-      await tx
-        .insertInto('webhook_attempts')
-        .values({
-          delivery_id: id,
-          started_at: attempt.startedAt,
-          duration_ms: attempt.durationMs,
-          outcome: attempt.outcome,
-          response_code: attempt.responseCode,
-          error: attempt.error,
-          replica: attempt.replica,
-        })
-        .execute();
-      return true;
+      const { rows } = await sql<{ agent_id: string; failing_since: Date; expired: boolean }>`
+        UPDATE webhooks SET
+          failing_since = coalesce(failing_since, now()),
+          failures = CASE WHEN ${stepping} THEN failures + 1 ELSE failures END,
+          retry_at = CASE WHEN ${stepping} THEN ${next} ELSE retry_at END,
+          last_error = ${error}
+        WHERE id = ${webhookId} AND disabled_at IS NULL
+        RETURNING agent_id, failing_since,
+                  failing_since <= now() - make_interval(secs => ${disableAfterSeconds}) AS expired`.execute(tx);
+      const updated = rows[0];
+      if (!updated?.expired) return {};
+      const reason = `failing since ${updated.failing_since.toISOString()} (last: ${error}); disabled after ${disableAfterSeconds} s`;
+      await this.disableIn(tx, webhookId, updated.agent_id, reason);
+      return { disabled: reason };
     });
+  }
+
+  /** An attempt got through to an endpoint that was failing: it is healthy again (true when it was failing). */
+  async endpointRecovered(webhookId: string): Promise<boolean> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('webhooks')
+      .set({ failing_since: null, failures: 0, retry_at: null, last_error: null })
+      .where('id', '=', webhookId)
+      .where('failing_since', 'is not', null)
+      .executeTakeFirst();
+    return Number(numUpdatedRows) > 0;
+  }
+
+  /** The backlog, for /metrics (one statement). */
+  async backlog(): Promise<Backlog> {
+    const { rows } = await sql<Backlog>`
+      SELECT (SELECT count(*) FROM webhook_events)::int AS events,
+             p.pending::int AS pending,
+             coalesce(extract(epoch FROM now() - p.oldest), 0)::float8 AS "oldestPendingSeconds",
+             (SELECT count(*) FROM webhooks WHERE failing_since IS NOT NULL AND disabled_at IS NULL)::int
+               AS "failingEndpoints",
+             (SELECT count(*) FROM webhooks WHERE disabled_at IS NOT NULL)::int AS "disabledEndpoints"
+      FROM (SELECT count(*) AS pending, min(created_at) AS oldest
+            FROM webhook_deliveries WHERE status = 'pending') p`.execute(this.db);
+    return rows[0];
   }
 
   /** Delete one batch of finished deliveries older than the retention (attempts go with them); returns how many. */
@@ -142,22 +277,41 @@ export class WebhookDeliveriesStore {
     return Number(numAffectedRows ?? 0);
   }
 
-  /** The receiver answered 410 Gone: the webhook is disabled, its pending deliveries failed. */
+  /**
+   * Deliveries still pending after the retention window (their endpoint never
+   * came back, and was not disabled yet) fail as expired, a batch at a time;
+   * returns how many.
+   */
+  async expirePending(retentionSeconds: number): Promise<number> {
+    const { numAffectedRows } = await sql`
+      UPDATE webhook_deliveries SET status = 'failed', finished_at = now(),
+        last_error = 'expired: still pending after WEBHOOK_RETENTION_SECONDS'
+      WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE status = 'pending' AND created_at < now() - make_interval(secs => ${retentionSeconds})
+          AND (lease_until IS NULL OR lease_until < now())
+        LIMIT ${sql.lit(PURGE_BATCH)})`.execute(this.db);
+    return Number(numAffectedRows ?? 0);
+  }
+
+  /** The receiver answered 410 Gone (or failed too long): the webhook is disabled, its pending deliveries failed. */
   async disable(webhookId: string, agentId: string, reason: string): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      await tx
-        .updateTable('webhooks')
-        .set({ disabled_at: sql<Date>`now()`, disabled_reason: reason })
-        .where('id', '=', webhookId)
-        .where('disabled_at', 'is', null)
-        .execute();
-      await tx
-        .updateTable('webhook_deliveries')
-        .set({ status: 'failed', finished_at: sql<Date>`now()`, last_error: reason })
-        .where('webhook_id', '=', webhookId)
-        .where('status', '=', 'pending')
-        .execute();
-      await notifyChange('webhook', agentId).execute(tx);
-    });
+    await this.db.transaction().execute((tx) => this.disableIn(tx, webhookId, agentId, reason));
+  }
+
+  private async disableIn(tx: GatewayDb, webhookId: string, agentId: string, reason: string): Promise<void> {
+    await tx
+      .updateTable('webhooks')
+      .set({ disabled_at: sql<Date>`now()`, disabled_reason: reason, retry_at: null })
+      .where('id', '=', webhookId)
+      .where('disabled_at', 'is', null)
+      .execute();
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', finished_at: sql<Date>`now()`, last_error: reason })
+      .where('webhook_id', '=', webhookId)
+      .where('status', '=', 'pending')
+      .execute();
+    await notifyChange('webhook', agentId).execute(tx);
   }
 }

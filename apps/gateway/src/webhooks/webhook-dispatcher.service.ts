@@ -17,12 +17,25 @@ import { WebhookDeliveriesStore, type ClaimedDelivery, type Next } from './webho
 import { WebhookOutbox } from './webhook-outbox.service';
 import { SecretBox, signatureHeader } from './webhook-secrets';
 import { sendWebhook, type SendResult } from './webhook-sender';
+import { AttemptLog } from './attempt-log';
+import { backlogGauges } from './webhook-metrics';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** A pump waits this long after a wake-up, so that the notices of many calls make one pass. */
+const COALESCE_MS = 5;
+/** Outcomes fanned out to deliveries per statement. */
+const EXPAND_BATCH = 1_000;
 
 /**
- * Sends the outbox. Every replica runs one: woken at once by the notice a new
- * row's transaction sends on commit, and every WEBHOOK_POLL_INTERVAL_MS for
- * retries that came due (and notices lost). It keeps up to
- * WEBHOOK_DISPATCH_BATCH deliveries in flight, claiming more as they finish.
+ * Sends the outbox, off the call path. Every replica runs one: woken by the
+ * notice an outcome's commit sends (many calls' notices make one pass), and
+ * every WEBHOOK_POLL_INTERVAL_MS for probes that came due (and notices lost).
+ * A pass fans the new outcomes out to deliveries, then claims due deliveries,
+ * at most WEBHOOK_ENDPOINT_CONCURRENCY per endpoint and WEBHOOK_DISPATCH_BATCH
+ * in flight in all, and records their attempts many at a time. An endpoint
+ * that fails backs off as a whole: one probe per backoff step, whatever the
+ * number of calls meanwhile; one that has failed for WEBHOOK_DISABLE_AFTER_SECONDS
+ * is disabled, saying why.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -38,6 +51,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private again = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly attempts: Counter<'outcome'>;
+  private readonly disabled: Counter<'reason'>;
+  private readonly results = new AttemptLog((done) => this.deliveries.finishMany(done));
 
   constructor(
     private readonly deliveries: WebhookDeliveriesStore,
@@ -62,6 +77,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       labelNames: ['outcome'],
       registers: [registry],
     });
+    this.disabled = new Counter({
+      name: 'mcpgw_webhook_disabled_total',
+      help: 'webhooks this replica disabled: gone (410) or failing (for WEBHOOK_DISABLE_AFTER_SECONDS)',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    backlogGauges(registry, () => (this.outbox.any ? this.deliveries.backlog() : undefined));
     this.guard = new SsrfGuard(env.WEBHOOK_ALLOWED_HOSTS);
     this.replica = env.SERVICE_INSTANCE;
     if (env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS) {
@@ -85,13 +107,22 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.wake();
   }
 
-  /** Finished deliveries older than WEBHOOK_RETENTION_SECONDS go, 1,000 a statement (any replica; deletes do not collide). */
+  /**
+   * Deliveries still pending after WEBHOOK_RETENTION_SECONDS fail as expired, and finished
+   * ones older than that go, 1,000 a statement (any replica; they do not collide).
+   */
   private async purge(): Promise<void> {
     try {
-      const batch = () => this.deliveries.purgeFinished(this.env.WEBHOOK_RETENTION_SECONDS);
+      const retention = this.env.WEBHOOK_RETENTION_SECONDS;
+      let expired = 0;
+      for (let n = await this.deliveries.expirePending(retention); n > 0;) {
+        expired += n;
+        n = this.stopped ? 0 : await this.deliveries.expirePending(retention);
+      }
+      const batch = () => this.deliveries.purgeFinished(retention);
       let purged = 0;
       for (let n = await batch(); n > 0; n = this.stopped ? 0 : await batch()) purged += n;
-      if (purged > 0) this.logger.log({ msg: 'purged old webhook deliveries', purged });
+      if (purged > 0 || expired > 0) this.logger.log({ msg: 'purged old webhook deliveries', purged, expired });
     } catch (error) {
       this.logger.warn(`webhook purge: ${(error as Error).message}`);
     }
@@ -142,15 +173,23 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private async pump(): Promise<void> {
     try {
+      await delay(COALESCE_MS);
+      while (!this.stopped && (await this.deliveries.expand(EXPAND_BATCH)) === EXPAND_BATCH);
       while (!this.stopped) {
         const room = this.env.WEBHOOK_DISPATCH_BATCH - this.inFlight.size;
-        if (room <= 0) return; // a finishing delivery wakes the pump again
+        if (room <= 0) return; // finishing deliveries wake the pump again
         const token = randomUUID();
-        const claimed = await this.deliveries.claim(token, room, this.env.WEBHOOK_LEASE_MS);
+        const claimed = await this.deliveries.claim(
+          token,
+          room,
+          this.env.WEBHOOK_ENDPOINT_CONCURRENCY,
+          this.env.WEBHOOK_LEASE_MS,
+        );
         for (const delivery of claimed) {
           const running: Promise<void> = this.attempt(delivery, token).finally(() => {
             this.inFlight.delete(running);
-            this.wake();
+            // Refill once half the room is free: one claim for many finished deliveries.
+            if (this.inFlight.size <= this.env.WEBHOOK_DISPATCH_BATCH / 2) this.wake();
           });
           this.inFlight.add(running);
         }
@@ -161,15 +200,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /** One attempt: check the address again, sign, send, record; never throws. */
+  /** One attempt: check the address, sign, send; the endpoint's health; the record (batched). Never throws. */
   private async attempt(delivery: ClaimedDelivery, token: string): Promise<void> {
     const startedAt = new Date();
     try {
       const { result, outcome } = await this.send(delivery);
-      const recorded = await this.deliveries.finish(
-        delivery.id,
+      this.attempts.inc({ outcome: outcome.label });
+      const health = endpointHealth(result);
+      // A failing endpoint backs off before the record: its delivery stays leased until then.
+      if (health === 'failing') await this.endpointFailed(delivery, result);
+      const recorded = await this.results.add({
+        id: delivery.id,
         token,
-        {
+        attempt: {
           startedAt,
           durationMs: result.durationMs,
           outcome: outcome.label,
@@ -177,20 +220,46 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           error: result.error ?? null,
           replica: this.replica,
         },
-        outcome.next,
-      );
-      this.attempts.inc({ outcome: outcome.label });
-      if (!recorded) {
-        this.logger.warn({ msg: 'webhook delivery outlived its lease', delivery_id: delivery.id });
-        return;
-      }
-      if (outcome.label === 'gone') {
+        next: outcome.next,
+      });
+      if (!recorded) this.logger.warn({ msg: 'webhook delivery outlived its lease', delivery_id: delivery.id });
+      if (health === 'gone') {
         await this.deliveries.disable(delivery.webhook_id, delivery.agent_id, 'the receiver answered 410 Gone');
-        this.logger.log({ msg: 'webhook disabled: 410 Gone', webhook_id: delivery.webhook_id });
+        this.disabled.inc({ reason: 'gone' });
+        this.logger.warn({ msg: 'webhook disabled: 410 Gone', webhook_id: delivery.webhook_id });
+      } else if (health === 'answering' && delivery.probe) {
+        if (await this.deliveries.endpointRecovered(delivery.webhook_id)) {
+          this.logger.log({ msg: 'webhook endpoint recovered', webhook_id: delivery.webhook_id });
+          this.wake();
+        }
       }
     } catch (error) {
       // The lease ends and another pass (here or on another replica) tries again.
       this.logger.warn({ msg: 'webhook attempt failed', delivery_id: delivery.id, error: (error as Error).message });
+    }
+  }
+
+  /** The endpoint backs off one step (or is disabled, once it has failed for WEBHOOK_DISABLE_AFTER_SECONDS). */
+  private async endpointFailed(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
+    const error = result.status !== undefined ? `HTTP ${result.status}` : (result.error ?? 'no response');
+    const { disabled } = await this.deliveries.endpointFailed(
+      delivery.webhook_id,
+      delivery.probe,
+      error,
+      {
+        baseMs: this.env.WEBHOOK_RETRY_BASE_MS,
+        maxMs: this.env.WEBHOOK_RETRY_MAX_MS,
+        retryAfterMs: result.retryAfterMs ?? 0,
+      },
+      this.env.WEBHOOK_DISABLE_AFTER_SECONDS,
+    );
+    if (disabled) {
+      this.disabled.inc({ reason: 'failing' });
+      this.logger.warn({
+        msg: 'webhook disabled: failing too long',
+        webhook_id: delivery.webhook_id,
+        reason: disabled,
+      });
     }
   }
 
@@ -202,7 +271,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const resolved = await this.guard.resolve(url);
     if (!resolved.ok) {
       const error = `refused: ${resolved.reason}`;
-      return { result: { error, durationMs: 0 }, outcome: { label: 'refused', next: { status: 'failed', error } } };
+      return {
+        result: { error, durationMs: 0, notSent: true },
+        outcome: { label: 'refused', next: { status: 'failed', error } },
+      };
     }
     let secrets: string[];
     try {
@@ -211,7 +283,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // The key changed (README: secrets at rest): no attempt can sign, so none is made.
       const message = (error as Error).message;
       return {
-        result: { error: message, durationMs: 0 },
+        result: { error: message, durationMs: 0, notSent: true },
         outcome: { label: 'failed', next: { status: 'failed', error: message } },
       };
     }
@@ -239,17 +311,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (attempt >= this.env.WEBHOOK_MAX_ATTEMPTS) {
       return { label: 'failed', next: { status: 'failed', error: `${error} (after ${attempt} attempts)` } };
     }
-    return {
-      label: 'retry',
-      next: { status: 'pending', retryInMs: this.backoff(attempt, result.retryAfterMs), error },
-    };
-  }
-
-  /** Exponential from WEBHOOK_RETRY_BASE_MS, capped, with equal jitter; at least the receiver's Retry-After. */
-  private backoff(attempt: number, retryAfterMs = 0): number {
-    const ceiling = Math.min(this.env.WEBHOOK_RETRY_BASE_MS * 2 ** (attempt - 1), this.env.WEBHOOK_RETRY_MAX_MS);
-    const jittered = ceiling / 2 + Math.random() * (ceiling / 2);
-    return Math.round(Math.min(Math.max(jittered, retryAfterMs), this.env.WEBHOOK_RETRY_MAX_MS));
+    // Due again at once: its endpoint's backoff (endpointFailed) decides when it is claimed.
+    return { label: 'retry', next: { status: 'pending', retryInMs: 0, error } };
   }
 
   /** The current secret, and the previous one while its rotation window lasts. */
@@ -266,4 +329,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
     return secrets;
   }
+}
+
+/**
+ * What an attempt says of its endpoint, whatever becomes of the delivery:
+ * `gone` (410), `failing` (408, 429, 5xx, no answer: retry later, all of it),
+ * `answering` (any other answer: it is up, even if this delivery failed).
+ * An attempt never sent (a refused address, a secret that does not open) says nothing of it.
+ */
+function endpointHealth(result: SendResult): 'gone' | 'failing' | 'answering' | 'unknown' {
+  if (result.notSent) return 'unknown';
+  const { status } = result;
+  if (status === 410) return 'gone';
+  if (status === undefined || status === 408 || status === 429 || status >= 500) return 'failing';
+  return 'answering';
 }

@@ -4,23 +4,44 @@ import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import type { WebhookEvent, WebhookEventType } from './event-types';
-import { WebhookDeliveriesStore } from './webhook-deliveries.store';
+import { WebhookDeliveriesStore, type OutcomeRow } from './webhook-deliveries.store';
+
+/** Outcomes one group commit writes at most. */
+const GROUP_MAX = 500;
+
+/** Who hears an agent's events: one entry per webhook (its owner, null for the operator's, and its types). */
+type Listeners = { owner: string | null; types: Set<string> }[];
+
+interface Queued {
+  row: OutcomeRow;
+  resolve(): void;
+  reject(error: unknown): void;
+}
 
 /**
- * The writing side of the webhook outbox. `wants` says, from memory, whether
- * an agent has any webhook for an event type: when not, the call path does no
- * SQL at all. `record` writes one delivery row per subscribed webhook, with
- * the executor it is given: the transaction of the state change it reports.
+ * The call path's side of webhooks: one row per outcome, whichever webhooks
+ * hear it, and nothing more. `wants` says, from memory, whether any webhook
+ * of the agent hears this event of this caller (the operator's, or the
+ * caller's own): when not, the call does no SQL at all. `recordAlone` is
+ * group-committed: the outcomes of the calls that end while one write is on
+ * its way go together in the next (one statement, one commit), and each call
+ * answers once its own row is committed. `record` writes in the transaction
+ * of the state change it reports (an idempotency record, a task's end). The
+ * dispatcher fans the rows out to deliveries, off the call path
+ * (webhook-dispatcher.service.ts).
  *
- * The index of subscriptions is read in full at start, and one agent's again
- * when `webhook:<agent>` is notified (admin CLI or REST, in the writing
+ * The index is read in full at start, and one agent's again when
+ * `webhook:<agent>` is notified (admin CLI or REST, in the writing
  * transaction); in full after a lost notice connection, and every AUTH_CACHE_TTL_MS.
  */
 @Injectable()
 export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookOutbox.name);
-  private subscriptions = new Map<string, Set<string>>();
+  private listeners = new Map<string, Listeners>();
   private reloadTimer?: NodeJS.Timeout;
+  private queue: Queued[] = [];
+  private writing = false;
+  private scheduled = false;
 
   constructor(
     @InjectKysely() private readonly db: GatewayDb,
@@ -41,38 +62,67 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
 
   /** From memory: is there any enabled webhook at all? (No: the dispatcher need not poll.) */
   get any(): boolean {
-    return this.subscriptions.size > 0;
+    return this.listeners.size > 0;
   }
 
-  /** From memory: does the agent have an enabled webhook for this event type? */
-  wants(agentId: string, type: WebhookEventType): boolean {
-    return this.subscriptions.get(agentId)?.has(type) === true;
+  /** From memory: does a webhook of the agent hear this event of this caller (the operator's, or the caller's)? */
+  wants(agentId: string, type: WebhookEventType, callerId: string | null): boolean {
+    return (
+      this.listeners
+        .get(agentId)
+        ?.some((hook) => hook.types.has(type) && (hook.owner === null || hook.owner === callerId)) === true
+    );
   }
 
-  /**
-   * One outbox row per enabled webhook of the agent subscribed to the event
-   * (read in the statement, so a stale index never sends to a removed webhook),
-   * written with `executor`: the transaction of the state change it reports.
-   */
-  record(executor: GatewayDb, agentId: string, event: WebhookEvent): Promise<number> {
-    return this.store.insertEvent(executor, agentId, event.type, JSON.stringify(event));
+  /** The outcome's row, written with `executor`: the transaction of the state change it reports. */
+  record(executor: GatewayDb, agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
+    return this.store.insertEvents(executor, [row(agentId, callerId, event)]);
   }
 
-  /** `record` on its own (no other state change to join): the insert is the state change. */
-  recordAlone(agentId: string, event: WebhookEvent): Promise<number> {
-    return this.record(this.db, agentId, event);
+  /** `record` on its own (no other state change to join), group-committed with other calls' outcomes. */
+  recordAlone(agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row: row(agentId, callerId, event), resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.writing) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  /** One statement for everything queued (up to GROUP_MAX); what queues meanwhile goes in the next. */
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.queue.splice(0, GROUP_MAX);
+    if (batch.length === 0) return;
+    this.writing = true;
+    try {
+      await this.store.insertEvents(
+        this.db,
+        batch.map((queued) => queued.row),
+      );
+      for (const queued of batch) queued.resolve();
+    } catch (error) {
+      for (const queued of batch) queued.reject(error);
+    } finally {
+      this.writing = false;
+      if (this.queue.length) this.schedule();
+    }
   }
 
   private async reloadAll(): Promise<void> {
     try {
       const rows = await this.store.subscriptions();
-      const next = new Map<string, Set<string>>();
-      for (const row of rows) {
-        const set = next.get(row.agent_id) ?? new Set<string>();
-        for (const type of row.events) set.add(type);
-        next.set(row.agent_id, set);
+      const next = new Map<string, Listeners>();
+      for (const hook of rows) {
+        const list = next.get(hook.agent_id) ?? [];
+        list.push({ owner: hook.owner, types: new Set(hook.events) });
+        next.set(hook.agent_id, list);
       }
-      this.subscriptions = next;
+      this.listeners = next;
     } catch (error) {
       this.logger.warn(`webhook subscriptions: ${(error as Error).message}`);
     }
@@ -81,11 +131,18 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private async reloadAgent(agentId: string): Promise<void> {
     try {
       const rows = await this.store.subscriptions(agentId);
-      const types = new Set(rows.flatMap((row) => row.events));
-      if (types.size) this.subscriptions.set(agentId, types);
-      else this.subscriptions.delete(agentId);
+      if (rows.length)
+        this.listeners.set(
+          agentId,
+          rows.map((hook) => ({ owner: hook.owner, types: new Set(hook.events) })),
+        );
+      else this.listeners.delete(agentId);
     } catch (error) {
       this.logger.warn(`webhook subscriptions of ${agentId}: ${(error as Error).message}`);
     }
   }
+}
+
+function row(agentId: string, callerId: string | null, event: WebhookEvent): OutcomeRow {
+  return { agentId, callerId, type: event.type, payload: JSON.stringify(event) };
 }

@@ -10,6 +10,8 @@ export interface SendResult {
   /** The response's Retry-After, in ms, when it has one (429, 503). */
   retryAfterMs?: number;
   durationMs: number;
+  /** Nothing was sent (the address was refused, the secret does not open): it says nothing of the receiver. */
+  notSent?: true;
 }
 
 /** Bytes of a receiver's response read at most (the rest is dropped): a receiver cannot hold the replica's memory. */

@@ -1,12 +1,14 @@
 import { Controller, Delete, Get, Headers, HttpCode, Param, Post, Body, UnauthorizedException } from '@nestjs/common';
 import { InvalidRequestError } from '@mcpgw/contracts';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.service';
-import { WebhooksStore, type DeliveryView, type WebhookView } from './webhooks.store';
+import { WebhooksStore, type DeliveryView, type WebhookScope, type WebhookView } from './webhooks.store';
 
 /**
  * The REST face of webhook registration, beside the admin CLI, with the same
- * fields. Authenticated like surface A: the agent's API key (X-Agent-API-Key)
- * manages that agent's webhooks, and only those.
+ * fields. Authenticated like surface A: an API key of the agent
+ * (X-Agent-API-Key). A webhook made here is the key's: it hears only that
+ * key's calls, and only that key lists, changes or removes it (another's,
+ * the operator's included, is 404). At most WEBHOOK_MAX_PER_OWNER per key.
  */
 @Controller('api/v1/agents/:agentId/webhooks')
 export class WebhooksController {
@@ -21,15 +23,14 @@ export class WebhooksController {
     @Headers('x-agent-api-key') key: string | undefined,
     @Body() body: unknown,
   ): Promise<WebhookView & { secret: string }> {
-    await this.authenticate(key, agentId);
+    const scope = await this.authenticate(key, agentId);
     const { url, events } = parseBody(body);
-    return this.webhooks.add(agentId, url, events);
+    return this.webhooks.add(agentId, url, events, scope.owner);
   }
 
   @Get()
   async list(@Param('agentId') agentId: string, @Headers('x-agent-api-key') key?: string): Promise<WebhookView[]> {
-    await this.authenticate(key, agentId);
-    return this.webhooks.list(agentId);
+    return this.webhooks.list(await this.authenticate(key, agentId));
   }
 
   @Delete(':id')
@@ -38,8 +39,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Headers('x-agent-api-key') key?: string,
   ): Promise<WebhookView> {
-    await this.authenticate(key, agentId);
-    return this.webhooks.remove(id, agentId);
+    return this.webhooks.remove(id, await this.authenticate(key, agentId));
   }
 
   @Post(':id/rotate-secret')
@@ -49,8 +49,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Headers('x-agent-api-key') key?: string,
   ): Promise<WebhookView & { secret: string }> {
-    await this.authenticate(key, agentId);
-    return this.webhooks.rotateSecret(id, agentId);
+    return this.webhooks.rotateSecret(id, await this.authenticate(key, agentId));
   }
 
   @Post(':id/enable')
@@ -60,8 +59,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Headers('x-agent-api-key') key?: string,
   ): Promise<WebhookView> {
-    await this.authenticate(key, agentId);
-    return this.webhooks.enable(id, agentId);
+    return this.webhooks.enable(id, await this.authenticate(key, agentId));
   }
 
   @Get(':id/deliveries')
@@ -70,8 +68,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Headers('x-agent-api-key') key?: string,
   ): Promise<DeliveryView[]> {
-    await this.authenticate(key, agentId);
-    return this.webhooks.deliveries(id, agentId);
+    return this.webhooks.deliveries(id, await this.authenticate(key, agentId));
   }
 
   @Post('deliveries/:deliveryId/redeliver')
@@ -81,13 +78,15 @@ export class WebhooksController {
     @Param('deliveryId') deliveryId: string,
     @Headers('x-agent-api-key') key?: string,
   ): Promise<DeliveryView> {
-    await this.authenticate(key, agentId);
-    return this.webhooks.redeliver(deliveryId, agentId);
+    return this.webhooks.redeliver(deliveryId, await this.authenticate(key, agentId));
   }
 
-  private async authenticate(key: string | undefined, agentId: string): Promise<void> {
+  /** The key's scope: its own webhooks of this agent. */
+  private async authenticate(key: string | undefined, agentId: string): Promise<WebhookScope> {
     const result = await this.auth.authenticate(key, agentId);
     if (!result.ok) throw new UnauthorizedException(result.reason);
+    // The principal as calls name it (CallRequest.callerId), so that its webhooks hear its calls.
+    return { agentId, owner: `apikey:${result.principal.id}` };
   }
 }
 

@@ -11,9 +11,21 @@ import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './event-types';
 import { SsrfGuard } from './ssrf-guard';
 import { SecretBox, newSecret } from './webhook-secrets';
 
+/**
+ * Whose webhooks an operation may touch: one principal's own, of one agent
+ * (REST, with the principal's API key). None given: any (the operator, admin CLI).
+ */
+export interface WebhookScope {
+  agentId: string;
+  /** The principal, as calls name it (`apikey:<key id>`). */
+  owner: string;
+}
+
 export interface WebhookView {
   id: string;
   agent_id: string;
+  /** The principal that made it; null: the operator's (hears every call of the agent). */
+  owner: string | null;
   url: string;
   events: string[];
   created_at: string;
@@ -21,6 +33,9 @@ export interface WebhookView {
   disabled_reason: string | null;
   /** During a rotation: until when the previous secret still signs too. */
   previous_secret_expires_at: string | null;
+  /** Its endpoint's health: failing since (null: healthy), and the last failure. */
+  failing_since: string | null;
+  last_error: string | null;
 }
 
 export interface AttemptView {
@@ -62,8 +77,8 @@ const iso = (value: Date | null) => (value ? value.toISOString() : null);
  * Webhook registrations (admin CLI and REST), their delivery log, and
  * redelivery. Every change to a registration notifies `webhook:<agent>` in its
  * transaction, so each replica's subscription index follows at once.
- * `agentId`, when given, scopes an operation to that agent's webhooks (REST);
- * the admin CLI passes none.
+ * A `scope`, when given, limits an operation to one principal's own webhooks
+ * of one agent (REST): another's is unknown (404). The admin CLI passes none.
  */
 @Injectable()
 export class WebhooksStore {
@@ -81,16 +96,43 @@ export class WebhooksStore {
     return (this.box ??= SecretBox.fromEnv(this.env));
   }
 
-  /** A new webhook; its secret is returned here once, and stored encrypted. */
-  async add(agentId: string, rawUrl: string, events: string[]): Promise<WebhookView & { secret: string }> {
+  /**
+   * A new webhook; its secret is returned here once, and stored encrypted.
+   * `owner` (REST: the principal's) makes it hear only that principal's calls,
+   * and counts against WEBHOOK_MAX_PER_OWNER (checked under a lock per owner,
+   * so concurrent adds cannot both take the last place); none: the operator's.
+   */
+  async add(
+    agentId: string,
+    rawUrl: string,
+    events: string[],
+    owner: string | null = null,
+  ): Promise<WebhookView & { secret: string }> {
     const url = await this.checkUrl(rawUrl);
     const types = checkEvents(events);
     const id = `wh_${randomBytes(12).toString('base64url')}`;
     const secret = newSecret();
+    const max = this.env.WEBHOOK_MAX_PER_OWNER;
     const row = await this.db.transaction().execute(async (tx) => {
+      if (owner !== null) {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-owner:${agentId}:${owner}`}, 0))`.execute(
+          tx,
+        );
+        const { held } = await tx
+          .selectFrom('webhooks')
+          .select((eb) => eb.fn.countAll<number>().as('held'))
+          .where('agent_id', '=', agentId)
+          .where('owner', '=', owner)
+          .executeTakeFirstOrThrow();
+        if (Number(held) >= max) {
+          throw new InvalidRequestError(
+            `this key already holds ${max} webhooks of agent ${agentId} (WEBHOOK_MAX_PER_OWNER): remove one first`,
+          );
+        }
+      }
       const inserted = await tx
         .insertInto('webhooks')
-        .columns(['id', 'agent_id', 'url', 'events', 'secret'])
+        .columns(['id', 'agent_id', 'url', 'events', 'secret', 'owner'])
         .expression((eb) =>
           eb
             .selectFrom('agents')
@@ -100,6 +142,7 @@ export class WebhooksStore {
               eb.val(url).as('url'),
               sql<string[]>`${types}::text[]`.as('events'),
               eb.val(this.secrets.seal(id, secret)).as('secret'),
+              eb.val(owner).as('owner'),
             ])
             .where('agents.id', '=', agentId),
         )
@@ -112,16 +155,18 @@ export class WebhooksStore {
     return { ...view(row), secret };
   }
 
-  async list(agentId?: string): Promise<WebhookView[]> {
+  /** The webhooks in scope (all of them for the operator, or of one agent with `agentId`). */
+  async list(scope?: WebhookScope, agentId?: string): Promise<WebhookView[]> {
     let query = this.db.selectFrom('webhooks').selectAll().orderBy('created_at');
-    if (agentId) query = query.where('agent_id', '=', agentId);
+    if (scope) query = query.where('agent_id', '=', scope.agentId).where('owner', '=', scope.owner);
+    else if (agentId) query = query.where('agent_id', '=', agentId);
     return (await query.execute()).map(view);
   }
 
-  async remove(id: string, agentId?: string): Promise<WebhookView> {
+  async remove(id: string, scope?: WebhookScope): Promise<WebhookView> {
     const row = await this.db.transaction().execute(async (tx) => {
       let query = tx.deleteFrom('webhooks').where('id', '=', id);
-      if (agentId) query = query.where('agent_id', '=', agentId);
+      if (scope) query = query.where('agent_id', '=', scope.agentId).where('owner', '=', scope.owner);
       const removed = await query.returningAll().executeTakeFirst();
       if (removed) await notifyChange('webhook', removed.agent_id).execute(tx);
       return removed;
@@ -136,10 +181,20 @@ export class WebhooksStore {
    * disabling stay failed (`redeliver` sends one again). Enabling an active
    * webhook changes nothing.
    */
-  async enable(id: string, agentId?: string): Promise<WebhookView> {
+  async enable(id: string, scope?: WebhookScope): Promise<WebhookView> {
     const row = await this.db.transaction().execute(async (tx) => {
-      let query = tx.updateTable('webhooks').set({ disabled_at: null, disabled_reason: null }).where('id', '=', id);
-      if (agentId) query = query.where('agent_id', '=', agentId);
+      let query = tx
+        .updateTable('webhooks')
+        .set({
+          disabled_at: null,
+          disabled_reason: null,
+          failing_since: null,
+          failures: 0,
+          retry_at: null,
+          last_error: null,
+        })
+        .where('id', '=', id);
+      if (scope) query = query.where('agent_id', '=', scope.agentId).where('owner', '=', scope.owner);
       const updated = await query.returningAll().executeTakeFirst();
       if (updated) await notifyChange('webhook', updated.agent_id).execute(tx);
       return updated;
@@ -153,7 +208,7 @@ export class WebhooksStore {
    * signatures are sent) for WEBHOOK_ROTATION_WINDOW_SECONDS; a rotation during
    * a window drops the oldest.
    */
-  async rotateSecret(id: string, agentId?: string): Promise<WebhookView & { secret: string }> {
+  async rotateSecret(id: string, scope?: WebhookScope): Promise<WebhookView & { secret: string }> {
     const secret = newSecret();
     let query = this.db
       .updateTable('webhooks')
@@ -163,7 +218,7 @@ export class WebhooksStore {
         secret: this.secrets.seal(id, secret),
       }))
       .where('id', '=', id);
-    if (agentId) query = query.where('agent_id', '=', agentId);
+    if (scope) query = query.where('agent_id', '=', scope.agentId).where('owner', '=', scope.owner);
     const row = await query.returningAll().executeTakeFirst();
     if (!row) throw new NotFoundError(`no webhook ${id}`);
     return { ...view(row), secret };
@@ -220,13 +275,13 @@ export class WebhooksStore {
   }
 
   /** A webhook's newest deliveries, each with its attempts. */
-  async deliveries(webhookId: string, agentId?: string): Promise<DeliveryView[]> {
-    const owner = await this.db
+  async deliveries(webhookId: string, scope?: WebhookScope): Promise<DeliveryView[]> {
+    const hook = await this.db
       .selectFrom('webhooks')
-      .select('agent_id')
+      .select(['agent_id', 'owner'])
       .where('id', '=', webhookId)
       .executeTakeFirst();
-    if (!owner || (agentId && owner.agent_id !== agentId)) throw new NotFoundError(`no webhook ${webhookId}`);
+    if (!hook || !inScope(hook, scope)) throw new NotFoundError(`no webhook ${webhookId}`);
     return this.views(webhookId);
   }
 
@@ -289,14 +344,14 @@ export class WebhooksStore {
    * Send a delivery again, with the same `webhook-id` (receivers de-duplicate
    * on it), and a fresh WEBHOOK_MAX_ATTEMPTS. Not while a replica is sending it.
    */
-  async redeliver(deliveryId: string, agentId?: string): Promise<DeliveryView> {
+  async redeliver(deliveryId: string, scope?: WebhookScope): Promise<DeliveryView> {
     const found = await this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-      .select(['d.webhook_id', 'w.agent_id', 'w.disabled_at'])
+      .select(['d.webhook_id', 'w.agent_id', 'w.owner', 'w.disabled_at'])
       .where('d.id', '=', deliveryId)
       .executeTakeFirst();
-    if (!found || (agentId && found.agent_id !== agentId)) throw new NotFoundError(`no delivery ${deliveryId}`);
+    if (!found || !inScope(found, scope)) throw new NotFoundError(`no delivery ${deliveryId}`);
     if (found.disabled_at) throw new InvalidRequestError(`webhook ${found.webhook_id} is disabled`);
     const updated = await this.db.transaction().execute(async (tx) => {
       const row = await tx
@@ -343,25 +398,36 @@ function checkEvents(events: string[]): string[] {
   return types;
 }
 
+/** A webhook is in scope when no scope is given (the operator), or it is that principal's of that agent. */
+function inScope(hook: { agent_id: string; owner: string | null }, scope?: WebhookScope): boolean {
+  return !scope || (hook.agent_id === scope.agentId && hook.owner === scope.owner);
+}
+
 function view(row: {
   id: string;
   agent_id: string;
+  owner: string | null;
   url: string;
   events: string[];
   created_at: Date;
   disabled_at: Date | null;
   disabled_reason: string | null;
   previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  last_error: string | null;
 }): WebhookView {
   const rotating = row.previous_secret_expires_at && row.previous_secret_expires_at > new Date();
   return {
     id: row.id,
     agent_id: row.agent_id,
+    owner: row.owner,
     url: row.url,
     events: row.events,
     created_at: row.created_at.toISOString(),
     disabled_at: iso(row.disabled_at),
     disabled_reason: row.disabled_reason,
     previous_secret_expires_at: rotating ? iso(row.previous_secret_expires_at) : null,
+    failing_since: iso(row.failing_since),
+    last_error: row.last_error,
   };
 }
