@@ -88,19 +88,21 @@ export async function issueCredentials(options: {
     throw new Error('expiresInSeconds must be a whole number of seconds above 0');
   const user = createUser();
   const perms = permissionsFor(options.prefix, options.identity);
-  const jwt = await encodeUser(
-    identityName(options.identity),
-    user,
-    fromPublic(options.account),
-    {
-      pub: { allow: perms.pub },
-      sub: { allow: perms.sub },
-    },
-    {
-      signer: keyFromSeed(options.signingSeed, 'signing seed'),
-      ...(ttl !== undefined ? { exp: Math.floor(Date.now() / 1000) + ttl } : {}),
-    },
-  );
+  const encode = (exp?: number) =>
+    encodeUser(
+      identityName(options.identity),
+      user,
+      fromPublic(options.account),
+      {
+        pub: { allow: perms.pub },
+        sub: { allow: perms.sub },
+      },
+      { signer: keyFromSeed(options.signingSeed, 'signing seed'), ...(exp !== undefined ? { exp } : {}) },
+    );
+  let jwt = await encode(ttl !== undefined ? Math.floor(Date.now() / 1000) + ttl : undefined);
+  // The library stamps `iat` itself, a moment later: across a second's edge, sign again from it.
+  const stamped = decode<unknown>(jwt);
+  if (ttl !== undefined && stamped.exp !== stamped.iat + ttl) jwt = await encode(stamped.iat + ttl);
   const claims = decode<unknown>(jwt);
   return {
     identity: identityName(options.identity),
