@@ -16,7 +16,7 @@ import { SsrfGuard } from './ssrf-guard';
 import { WebhookDeliveriesStore, type ClaimedDelivery, type Next } from './webhook-deliveries.store';
 import { WebhookOutbox } from './webhook-outbox.service';
 import { SecretBox, signatureHeader } from './webhook-secrets';
-import { sendWebhook, type SendResult } from './webhook-sender';
+import { closeWebhookPools, sendWebhook, type SendResult } from './webhook-sender';
 import { AttemptLog } from './attempt-log';
 import { backlogGauges } from './webhook-metrics';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -25,6 +25,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 const COALESCE_MS = 5;
 /** Outcomes fanned out to deliveries per statement. */
 const EXPAND_BATCH = 1_000;
+/** Opened secrets kept in memory at most (the cache is emptied past it). */
+const OPENED_SECRETS_MAX = 10_000;
 
 /**
  * Sends the outbox, off the call path. Every replica runs one: woken by the
@@ -53,6 +55,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly attempts: Counter<'outcome'>;
   private readonly disabled: Counter<'reason'>;
   private readonly results = new AttemptLog((done) => this.deliveries.finishMany(done));
+  /** Opened secrets by webhook and ciphertext (`opened`). */
+  private readonly openedSecrets = new Map<string, string>();
 
   constructor(
     private readonly deliveries: WebhookDeliveriesStore,
@@ -149,6 +153,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async beforeApplicationShutdown(): Promise<void> {
     this.stop();
     await this.settled();
+    await closeWebhookPools();
   }
 
   private running(): Promise<void>[] {
@@ -317,17 +322,33 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /** The current secret, and the previous one while its rotation window lasts. */
   private secretsOf(delivery: ClaimedDelivery): string[] {
-    // Opened at the first delivery: a gateway without webhooks never needs the key (nor makes its dev file).
-    const box = (this.box ??= SecretBox.fromEnv(this.env));
-    const secrets = [box.open(delivery.webhook_id, delivery.secret)];
+    const secrets = [this.opened(delivery.webhook_id, delivery.secret)];
     if (
       delivery.previous_secret &&
       delivery.previous_secret_expires_at &&
       delivery.previous_secret_expires_at > new Date()
     ) {
-      secrets.push(box.open(delivery.webhook_id, delivery.previous_secret));
+      secrets.push(this.opened(delivery.webhook_id, delivery.previous_secret));
     }
     return secrets;
+  }
+
+  /**
+   * A sealed secret, opened once per ciphertext (a rotation or a reseal changes the
+   * ciphertext, so the cache never serves a stale secret): decrypting per delivery
+   * showed in the profile at the rate of the calls.
+   */
+  private opened(webhookId: string, sealed: Buffer): string {
+    const key = `${webhookId}:${sealed.toString('base64')}`;
+    let secret = this.openedSecrets.get(key);
+    if (secret === undefined) {
+      // Opened at the first delivery: a gateway without webhooks never needs the key (nor makes its dev file).
+      const box = (this.box ??= SecretBox.fromEnv(this.env));
+      secret = box.open(webhookId, sealed);
+      if (this.openedSecrets.size >= OPENED_SECRETS_MAX) this.openedSecrets.clear();
+      this.openedSecrets.set(key, secret);
+    }
+    return secret;
   }
 }
 
