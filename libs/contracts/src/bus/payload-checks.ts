@@ -51,7 +51,7 @@ export const checkCallEvent: PayloadCheck<CallEvent> = (plain) => {
 
 export const checkCancelRequest: PayloadCheck<CancelRequest> = (plain) => parseAs(CancelRequest, plain);
 
-export const checkInputResponse: PayloadCheck<InputResponse> = bySchema<InputResponse>({
+const inputResponseSchema: SchemaObject = {
   type: 'object',
   required: ['key'],
   properties: {
@@ -64,13 +64,17 @@ export const checkInputResponse: PayloadCheck<InputResponse> = bySchema<InputRes
     },
     resend: { type: 'boolean' },
   },
-});
+};
 
-export const checkCallCancelled: PayloadCheck<CallCancelledEvent> = bySchema<CallCancelledEvent>({
+export const checkInputResponse: PayloadCheck<InputResponse> = bySchema<InputResponse>(inputResponseSchema);
+
+const callCancelledSchema: SchemaObject = {
   type: 'object',
   required: ['key'],
   properties: { key: { type: 'string' } },
-});
+};
+
+export const checkCallCancelled: PayloadCheck<CallCancelledEvent> = bySchema<CallCancelledEvent>(callCancelledSchema);
 
 /**
  * `AgentNotices`: something clients of the agent may be watching changed. The
@@ -88,7 +92,7 @@ export interface AgentNotice {
 
 export const AGENT_NOTICE_URI_MAX = 4096;
 
-const agentNoticeShape = bySchema<AgentNotice>({
+const agentNoticeSchema: SchemaObject = {
   type: 'object',
   required: ['kind'],
   properties: {
@@ -98,7 +102,9 @@ const agentNoticeShape = bySchema<AgentNotice>({
     uri: { type: 'string', minLength: 1, maxLength: AGENT_NOTICE_URI_MAX },
     task_id: { type: 'string', minLength: 1, maxLength: 64 },
   },
-});
+};
+
+const agentNoticeShape = bySchema<AgentNotice>(agentNoticeSchema);
 
 const checkNotice: PayloadCheck<AgentNotice> = (plain) => {
   const parsed = agentNoticeShape(plain);
@@ -138,7 +144,7 @@ export interface QuotaGossipEvent {
   entries: [principal: string, calls: number, streams: number, rate: number][];
 }
 
-export const checkQuotaGossip: PayloadCheck<QuotaGossipEvent> = bySchema<QuotaGossipEvent>({
+const quotaGossipSchema: SchemaObject = {
   type: 'object',
   required: ['replica', 'entries'],
   properties: {
@@ -159,7 +165,24 @@ export const checkQuotaGossip: PayloadCheck<QuotaGossipEvent> = bySchema<QuotaGo
       },
     },
   },
-});
+};
+
+export const checkQuotaGossip: PayloadCheck<QuotaGossipEvent> = bySchema<QuotaGossipEvent>(quotaGossipSchema);
+
+/**
+ * The schemas of the checks above by payload name, exactly as ajv compiles
+ * them; the rules a check adds in code (`checkAgentNotice`: resource_updated
+ * only, with its uri) are not in them. For documents derived from the
+ * contract (`contractSchemas()`). A deep copy.
+ */
+export function payloadSchemas(): Record<string, SchemaObject> {
+  return structuredClone({
+    InputResponse: inputResponseSchema,
+    CallCancelledEvent: callCancelledSchema,
+    AgentNotice: agentNoticeSchema,
+    QuotaGossipEvent: quotaGossipSchema,
+  });
+}
 
 /** A check by a schema of its own, compiled when the module loads (see `compiledValidator`). */
 function bySchema<T>(schema: SchemaObject): PayloadCheck<T> {

@@ -136,6 +136,17 @@ const schemas = new Map<unknown, SchemaObject>([
   [CancelRequest, cancelRequestSchema],
 ]);
 
+/**
+ * The envelope schemas by contract name, exactly as ajv compiles them (ajv's
+ * `nullable` and the `uuid`/`iso8601` formats included): for documents derived
+ * from the contract (docs/asyncapi.yaml, `contractSchemas()`). A deep copy.
+ */
+export function envelopeSchemas(): Record<string, SchemaObject> {
+  return structuredClone(
+    Object.fromEntries([...schemas].map(([cls, schema]) => [(cls as { name: string }).name, schema])),
+  );
+}
+
 let ajv: Ajv | undefined;
 
 /** Compile a schema with the one shared ajv instance (and its formats). */
