@@ -13,11 +13,16 @@ import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { OUTBOX_CHANNEL } from '../database/database';
 import { SsrfGuard } from './ssrf-guard';
-import { WebhookDeliveriesStore, type ClaimedDelivery, type Next } from './webhook-deliveries.store';
+import {
+  WebhookDeliveriesStore,
+  type ClaimedDelivery,
+  type FinishedAttempt,
+  type Next,
+} from './webhook-deliveries.store';
 import { WebhookOutbox } from './webhook-outbox.service';
 import { SecretBox, signatureHeader } from './webhook-secrets';
 import { closeWebhookPools, sendWebhook, type SendResult } from './webhook-sender';
-import { AttemptLog } from './attempt-log';
+import { GroupWriter } from './group-writer';
 import { backlogGauges } from './webhook-metrics';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -54,7 +59,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly inFlight = new Set<Promise<void>>();
   private readonly attempts: Counter<'outcome'>;
   private readonly disabled: Counter<'reason'>;
-  private readonly results = new AttemptLog((done) => this.deliveries.finishMany(done));
+  /** Attempts recorded many at a time: one statement for all that ended meanwhile; each learns whether its lease held. */
+  private readonly results = new GroupWriter<FinishedAttempt, boolean>(async (done) => {
+    const recorded = await this.deliveries.finishMany(done);
+    return done.map((attempt) => recorded.has(attempt.id));
+  });
   /** Opened secrets by webhook and ciphertext (`opened`). */
   private readonly openedSecrets = new Map<string, string>();
 

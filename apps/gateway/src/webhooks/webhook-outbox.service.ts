@@ -4,19 +4,11 @@ import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import type { WebhookEvent, WebhookEventType } from './event-types';
+import { GroupWriter } from './group-writer';
 import { WebhookDeliveriesStore, type OutcomeRow } from './webhook-deliveries.store';
-
-/** Outcomes one group commit writes at most. */
-const GROUP_MAX = 500;
 
 /** Who hears an agent's events: one entry per webhook (its owner, null for the operator's, and its types). */
 type Listeners = { owner: string | null; types: Set<string> }[];
-
-interface Queued {
-  row: OutcomeRow;
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 /**
  * The call path's side of webhooks: one row per outcome, whichever webhooks
@@ -39,9 +31,11 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookOutbox.name);
   private listeners = new Map<string, Listeners>();
   private reloadTimer?: NodeJS.Timeout;
-  private queue: Queued[] = [];
-  private writing = false;
-  private scheduled = false;
+  /** The group commit of `recordAlone`: one statement for the outcomes of the calls that ended meanwhile. */
+  private readonly group = new GroupWriter<OutcomeRow, void>(async (rows) => {
+    await this.store.insertEvents(this.db, rows);
+    return rows.map(() => undefined);
+  });
 
   constructor(
     @InjectKysely() private readonly db: GatewayDb,
@@ -81,36 +75,7 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
 
   /** `record` on its own (no other state change to join), group-committed with other calls' outcomes. */
   recordAlone(agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row: row(agentId, callerId, event), resolve, reject });
-      this.schedule();
-    });
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.writing) return;
-    this.scheduled = true;
-    setImmediate(() => void this.flush());
-  }
-
-  /** One statement for everything queued (up to GROUP_MAX); what queues meanwhile goes in the next. */
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.queue.splice(0, GROUP_MAX);
-    if (batch.length === 0) return;
-    this.writing = true;
-    try {
-      await this.store.insertEvents(
-        this.db,
-        batch.map((queued) => queued.row),
-      );
-      for (const queued of batch) queued.resolve();
-    } catch (error) {
-      for (const queued of batch) queued.reject(error);
-    } finally {
-      this.writing = false;
-      if (this.queue.length) this.schedule();
-    }
+    return this.group.add(row(agentId, callerId, event));
   }
 
   private async reloadAll(): Promise<void> {

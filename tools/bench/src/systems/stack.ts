@@ -59,16 +59,14 @@ const WEBHOOK_EVENTS = 'tool_call.completed,tool_call.failed';
  * CPU is charged to no system, like the load generator's.
  *
  * The gateway and the admin CLI must admit the loopback URL: WEBHOOK_ALLOWED_HOSTS
- * names `127.0.0.1:<port>` (a rule that admits a named port) and `127.0.0.1` (the
- * rule that matches hosts only; under the rule with ports a bare host admits 80 and
- * 443, where nothing of the bench listens).
+ * names `127.0.0.1:<port>` (an entry admits only its own port).
  */
 export async function startWebhookStack(receiverKind: 'live' | 'dead'): Promise<RunningSystem> {
   const receiver = receiverKind === 'live' ? await LiveReceiver.start() : undefined;
   let stack: TestStack | undefined;
   try {
     const port = receiver?.port ?? (await freePort());
-    const allowed = { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port},127.0.0.1` };
+    const allowed = { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port}` };
     stack = await startTestStack({ env: STACK_ENV, gatewayEnv: allowed });
     const url = `http://127.0.0.1:${port}/hooks`;
     await stack.stack.adminWith(

@@ -28,7 +28,9 @@ export class WebhookEvents1764660000000 implements MigrationInterface {
     await q.query(`ALTER TABLE webhooks ADD COLUMN retry_at timestamptz`);
     await q.query(`ALTER TABLE webhooks ADD COLUMN last_error text`);
     await q.query(`CREATE INDEX webhooks_by_owner ON webhooks (agent_id, owner)`);
-    // The claim takes each endpoint's oldest due deliveries.
+    // The claim takes each endpoint's oldest due deliveries (this index), never the oldest of all
+    // (the old one: maintained on every delivery's insert and update for nothing).
+    await q.query(`DROP INDEX webhook_deliveries_due`);
     await q.query(
       `CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, next_attempt_at) WHERE status = 'pending'`,
     );
@@ -36,6 +38,9 @@ export class WebhookEvents1764660000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX webhook_deliveries_pending`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
     await q.query(`DROP INDEX webhooks_by_owner`);
     for (const column of ['last_error', 'retry_at', 'failures', 'failing_since', 'owner']) {
       await q.query(`ALTER TABLE webhooks DROP COLUMN ${column}`);
