@@ -26,8 +26,12 @@ import { GroupWriter } from './group-writer';
 import { backlogGauges } from './webhook-metrics';
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** A pump waits this long after a wake-up, so that the notices of many calls make one pass. */
-const COALESCE_MS = 5;
+/**
+ * An idle pump (nothing in flight) waits this long after a wake-up, so that the notices of
+ * many calls make one pass: a stream of calls to a dead endpoint costs a pass per 20 ms, not one
+ * per commit. A pump with deliveries in flight refills at once.
+ */
+const COALESCE_MS = 20;
 /** Outcomes fanned out to deliveries per statement. */
 const EXPAND_BATCH = 1_000;
 /** Opened secrets kept in memory at most (the cache is emptied past it). */
@@ -57,6 +61,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private pumping?: Promise<void>;
   private again = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** In flight at or below this, a finished delivery wakes the pump to claim more. */
+  private readonly refillAt: number;
   private readonly attempts: Counter<'outcome'>;
   private readonly disabled: Counter<'reason'>;
   /** Attempts recorded many at a time: one statement for all that ended meanwhile; each learns whether its lease held. */
@@ -99,6 +105,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     backlogGauges(registry, () => (this.outbox.any ? this.deliveries.backlog() : undefined));
     this.guard = new SsrfGuard(env.WEBHOOK_ALLOWED_HOSTS);
     this.replica = env.SERVICE_INSTANCE;
+    this.refillAt = Math.min(env.WEBHOOK_DISPATCH_BATCH, env.WEBHOOK_ENDPOINT_CONCURRENCY) / 2;
     if (env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS) {
       throw new Error('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
     }
@@ -187,7 +194,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private async pump(): Promise<void> {
     try {
-      await delay(COALESCE_MS);
+      if (this.inFlight.size === 0) await delay(COALESCE_MS);
       while (!this.stopped && (await this.deliveries.expand(EXPAND_BATCH)) === EXPAND_BATCH);
       while (!this.stopped) {
         const room = this.env.WEBHOOK_DISPATCH_BATCH - this.inFlight.size;
@@ -202,8 +209,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         for (const delivery of claimed) {
           const running: Promise<void> = this.attempt(delivery, token).finally(() => {
             this.inFlight.delete(running);
-            // Refill once half the room is free: one claim for many finished deliveries.
-            if (this.inFlight.size <= this.env.WEBHOOK_DISPATCH_BATCH / 2) this.wake();
+            // Refill once half of what one claim can take is free: one claim for many finished deliveries.
+            if (this.inFlight.size <= this.refillAt) this.wake();
           });
           this.inFlight.add(running);
         }
