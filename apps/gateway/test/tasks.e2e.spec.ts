@@ -231,8 +231,11 @@ describe('tasks (2026-07-28)', () => {
       .poll(() => pod().logs.some((l) => l.msg === 'skill cancelled' && l.message_id === messageId), { timeout: 5_000 })
       .toBe(true);
     expect(pod().logs.some((l) => l.msg === 'skill answered' && l.message_id === messageId)).toBe(false);
-    // Cancelling again is the same ack; the task stays cancelled, reported once.
+    // Cancelling again is the same ack; the task stays cancelled, reported once (the dispatcher
+    // fans the outcome out to its delivery shortly after the task's end commits).
     expect((await post(0, 'tasks/cancel', { taskId })).body.result).toEqual({ resultType: 'complete' });
+    await expect.poll(() => deliveries(hook.id, 'task.cancelled', taskId), { timeout: 5_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await deliveries(hook.id, 'task.cancelled', taskId)).toBe(1);
   });
 
