@@ -40,6 +40,8 @@ const depConstraints = [
   { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:contracts'] },
   { sourceTag: 'type:persistence', onlyDependOnLibsWithTags: ['type:contracts'] },
   { sourceTag: 'type:observability', onlyDependOnLibsWithTags: ['type:contracts'] },
+  // The agent SDK: published with the contracts and the bus core bundled in (libs/agent-sdk/README.md).
+  { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: ['type:contracts', 'type:bus'] },
   // Client libraries for the gateway's users: nothing of ours, so that anyone can import them.
   { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
   {
@@ -57,6 +59,8 @@ const depConstraints = [
       'type:persistence',
       'type:observability',
       'type:runtime',
+      // The mock agent pod is an ordinary user of the agent SDK.
+      'type:sdk',
       // The files API's wire shapes are the client's: the gateway answers what FilesApi reads.
       'type:client',
     ],
@@ -64,7 +68,15 @@ const depConstraints = [
   {
     // Tools start the apps as processes; they never import them.
     sourceTag: 'type:tool',
-    onlyDependOnLibsWithTags: ['type:contracts', 'type:config', 'type:grants', 'type:bus', 'type:tool'],
+    onlyDependOnLibsWithTags: [
+      'type:contracts',
+      'type:config',
+      'type:grants',
+      'type:bus',
+      'type:sdk',
+      'type:client',
+      'type:tool',
+    ],
   },
   // Every app and tool may use the shared libs and its own code only.
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
@@ -72,6 +84,10 @@ const depConstraints = [
   { sourceTag: 'scope:message-service', onlyDependOnLibsWithTags: ['scope:shared', 'scope:message-service'] },
   { sourceTag: 'scope:agent-pod', onlyDependOnLibsWithTags: ['scope:shared', 'scope:agent-pod'] },
   { sourceTag: 'scope:devstack', onlyDependOnLibsWithTags: ['scope:shared', 'scope:devstack'] },
+  {
+    sourceTag: 'scope:agent-contract',
+    onlyDependOnLibsWithTags: ['scope:shared', 'scope:devstack', 'scope:agent-contract'],
+  },
   { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:devstack', 'scope:bench'] },
 ];
 

@@ -4,10 +4,22 @@ import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 const root = dirname(fileURLToPath(import.meta.url));
-const libs = ['contracts', 'grants', 'bus', 'config', 'observability', 'persistence', 'runtime', 'files-client'];
+const libs = [
+  'contracts',
+  'grants',
+  'bus',
+  'config',
+  'observability',
+  'persistence',
+  'runtime',
+  'files-client',
+  'agent-sdk',
+];
 
 /** Tests import the libs' sources (SWC keeps decorator metadata); the apps under test run from dist. */
 const alias = Object.fromEntries([
+  // Subpath entries before their package's own (vite matches an alias as a prefix).
+  ['@mcpgw/bus/core', resolve(root, 'libs/bus/src/core.ts')],
   ...libs.map((lib) => [`@mcpgw/${lib}`, resolve(root, `libs/${lib}/src/index.ts`)]),
   ['@mcpgw/devstack', resolve(root, 'tools/devstack/src/index.ts')],
 ]);

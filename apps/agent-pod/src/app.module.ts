@@ -11,35 +11,12 @@ import {
 import { HealthModule, MetricsModule } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
 import { AGENT_POD_ENV, type AgentPodEnv, loadEnv } from './config/agent-pod.env';
-import { CancellationsService } from './cancellation/cancellations.service';
-import { InboxConsumerService } from './inbox/inbox-consumer.service';
-import { CallEventsPublisher } from './replies/call-events.publisher';
-import { ClientRequestsService } from './replies/client-requests.service';
-import { SkillRunner } from './inbox/skill-runner';
-import { RegistrationService } from './registration/registration.service';
-import { ReplierService } from './replies/replier.service';
-import { conformancePrompts } from './prompts/conformance.prompts';
-import { PROMPTS } from './prompts/prompts';
-import { conformanceResources } from './resources/conformance.resources';
-import { RESOURCES } from './resources/resources';
-import { SKILLS } from './skills/skill';
-import { MOCK_AGENT_SKILLS } from './skills/skills';
+import { MockAgentService } from './agent/mock-agent.service';
 
-/** The agent itself: its skills, how it registers, consumes and replies. */
+/** The mock agent, on the agent SDK. */
 @Module({
-  providers: [
-    { provide: SKILLS, useValue: MOCK_AGENT_SKILLS },
-    { provide: RESOURCES, useValue: conformanceResources },
-    { provide: PROMPTS, useValue: conformancePrompts },
-    RegistrationService,
-    ReplierService,
-    CallEventsPublisher,
-    ClientRequestsService,
-    CancellationsService,
-    SkillRunner,
-    InboxConsumerService,
-  ],
-  exports: [RegistrationService, InboxConsumerService],
+  providers: [MockAgentService],
+  exports: [MockAgentService],
 })
 class PodModule {}
 
@@ -55,12 +32,8 @@ class PodModule {}
     MetricsModule.forService('agent-pod', [busMessagesMetric, busDroppedMetric, natsConnectionEventsMetric]),
     HealthModule.forChecks({
       imports: [PodModule],
-      inject: [BusClient, RegistrationService, InboxConsumerService],
-      useFactory: (bus: BusClient, registration: RegistrationService, inbox: InboxConsumerService) => [
-        bus.readiness(),
-        registration.readiness(),
-        inbox.readiness(),
-      ],
+      inject: [BusClient, MockAgentService],
+      useFactory: (bus: BusClient, pod: MockAgentService) => [bus.readiness(), ...pod.readiness()],
     }),
     PodModule,
   ],

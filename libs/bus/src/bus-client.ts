@@ -1,4 +1,3 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   BUS_REQUEST_TIMEOUT_MS,
   CallHeaders,
@@ -27,10 +26,9 @@ import { admit, refuseOnBus } from './bus-edge';
 import { replyAllowed } from './auth/reply-inboxes';
 import { traceReceive, traceSend, withRequestId } from './bus-tracing';
 import { connectionState, type ConnectionState } from './connection-status';
-import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from './bus-options';
+import type { BusOptions } from './bus-options';
+import { busLog } from './bus-log';
 import { decodeJson, encodeJson, type Encoded } from './json';
-
-const logger = new Logger('Bus');
 
 /** What a message's headers may take of the server's `max_payload` (trace context, call ids, acks). */
 const HEADER_ROOM_BYTES = 8 * 1024;
@@ -85,14 +83,13 @@ export interface SubscribeOptions {
  * the subjects declared in contracts (`Address`), so every publish type-checks
  * and every payload received is checked once, here, before a handler sees it.
  */
-@Injectable()
 export class BusClient {
   /** The `essential` subscriptions, until unsubscribed. */
   private readonly essential = new Set<Subscription>();
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly options: BusOptions,
+    private readonly nc: NatsConnection,
+    private readonly options: BusOptions,
   ) {}
 
   get prefix(): string {
@@ -181,7 +178,7 @@ export class BusClient {
     const sub = this.nc.subscribe(from.subject(this.options.prefix), {
       queue: options.queue,
       callback: (error, msg) => {
-        if (error) return logger.warn(`subscription ${from.family}: ${error.message}`);
+        if (error) return busLog.warn(`subscription ${from.family}: ${error.message}`);
         if (msg.reply && !replyAllowed(this.options.prefix, from.family, msg.subject, msg.reply)) {
           // Not the asker's own inbox (or no request is taken here): neither handled nor answered.
           return refuseOnBus(

@@ -1,9 +1,7 @@
-import { Logger } from '@nestjs/common';
 import type { Address, Parsed } from '@mcpgw/contracts';
 import { busMeter } from './bus-meter';
 import { decodeJson } from './json';
-
-const logger = new Logger('Bus');
+import { busLog } from './bus-log';
 
 /** At most one warning per family in this window: a rogue sender must not flood the log. */
 const WARN_EVERY_MS = 10_000;
@@ -40,7 +38,7 @@ function refused(family: string, what: string, errors: string[]): void {
     return;
   }
   lastWarned.set(family, { at: now, suppressed: 0 });
-  logger.warn({
+  busLog.warn({
     msg: `dropping ${what}`,
     family,
     errors: errors.slice(0, 5),

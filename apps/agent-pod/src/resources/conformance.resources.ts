@@ -1,4 +1,4 @@
-import type { ResourceProvider } from './resources';
+import type { ResourceProvider } from '@mcpgw/agent-sdk';
 
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 

@@ -1,3 +1,4 @@
+import { toggleFixture } from '../agent/list-changes';
 import { text, type Skill } from './skill';
 
 /**
@@ -16,7 +17,7 @@ export const SUBSCRIPTION_SKILLS: readonly Skill[] = [
       side_effect_class: 'write',
     },
     async run(_args, ctx) {
-      await ctx.changeList('tools');
+      await toggleFixture(ctx.agent, 'tools');
       return { content: [text('The tool list changed')] };
     },
   },
@@ -28,7 +29,7 @@ export const SUBSCRIPTION_SKILLS: readonly Skill[] = [
       side_effect_class: 'write',
     },
     async run(_args, ctx) {
-      await ctx.changeList('prompts');
+      await toggleFixture(ctx.agent, 'prompts');
       return { content: [text('The prompt list changed')] };
     },
   },

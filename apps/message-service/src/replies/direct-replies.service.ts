@@ -15,7 +15,7 @@ import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from './replica-
 
 /**
  * Replies to the chat messages this replica delivered, straight from the pods
- * (see apps/agent-pod/src/inbox/README.md), checked by the bus as they arrive.
+ * (see libs/agent-sdk/src/inbox/README.md), checked by the bus as they arrive.
  * A reply is stored (group-committed with others), the waiter here is woken,
  * and only then is the pod's inbox message acked on its behalf, with the ack
  * subject the pod sent along. Sent as a request (a pod's retry after a

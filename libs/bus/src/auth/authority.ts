@@ -1,6 +1,7 @@
 import { decode, encodeAccount, encodeOperator, encodeUser, fmtCreds, type Account } from '@nats-io/jwt';
 import { createAccount, createOperator, createUser, fromPublic, fromSeed, type KeyPair } from '@nats-io/nkeys';
 import { identityName, permissionsFor, type BusIdentity } from './permissions';
+export { credsClaims } from './creds-file';
 
 /*
  * NATS decentralized JWT auth (operator mode): one operator, one account for
@@ -162,26 +163,6 @@ export function serverConfig(options: {
     `jetstream: { store_dir: ${JSON.stringify(options.storeDir)} }`,
     '',
   ].join('\n');
-}
-
-/** The user JWT's claims of a creds file, not verified (the server verifies): for the inbox prefix and logs. */
-export function credsClaims(creds: string): {
-  name?: string;
-  sub?: string;
-  subAllow: string[];
-  iat?: number;
-  exp?: number;
-} {
-  const match = /-----BEGIN NATS USER JWT-----\s*([^\s-][^\s]*)\s*-/.exec(creds);
-  if (!match) throw new Error('not a NATS credentials file');
-  const claims = decode<{ sub?: { allow?: string[] } }>(match[1]);
-  return {
-    name: claims.name,
-    sub: claims.sub,
-    subAllow: claims.nats.sub?.allow ?? [],
-    ...(claims.iat ? { iat: claims.iat } : {}),
-    ...(claims.exp ? { exp: claims.exp } : {}),
-  };
 }
 
 function seedOf(kp: KeyPair): string {

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { AgentInbox, ReplicaReplies, ReplyHeaders, type InboxMessage } from '@mcpgw/contracts';
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { admit, refuseOnBus } from '../bus-edge';
 import { subjectOfShape } from '../subject-guard';
-import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
+import type { BusOptions } from '../bus-options';
 import { callIdsOf, traceReceive, type CallIds } from '../bus-tracing';
 import { ackSubjectOf, ensureAgentConsumer, type InboxConsumerSettings } from './agent-inbox';
 
@@ -57,11 +56,10 @@ export interface BoundInbox {
  * inbox contract (a ChatMessage with its channel) before the pod sees it; an
  * invalid one is terminated (never redelivered), counted and logged.
  */
-@Injectable()
 export class InboxReader {
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(BUS_OPTIONS) private readonly options: BusOptions,
+    private readonly nc: NatsConnection,
+    private readonly options: BusOptions,
   ) {}
 
   /** Bind (make, if need be) the agent's durable consumer. Fails with "stream not found" until the stream exists. */

@@ -90,7 +90,7 @@ export const ReplyStored = defineSubject({
  * and the replica stores the reply only when that agent is the channel's.
  * Published with the `Mcpgw-Ack` header (the replica acks for the pod), or
  * sent as a request and answered like `ms.messages.post`. See
- * apps/agent-pod/src/inbox/README.md.
+ * libs/agent-sdk/src/inbox/README.md.
  */
 export const ReplicaReplies = defineSubject<
   [replicaId: string, agentId: string],

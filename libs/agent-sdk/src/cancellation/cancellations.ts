@@ -1,8 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AgentCancel, callDeadlineOf, type ChatMessage, type Deadline } from '@mcpgw/contracts';
-import { BusClient, type BusSubscription } from '@mcpgw/bus';
-import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import type { BusClient, BusSubscription } from '@mcpgw/bus/core';
 import { RecentlySeen } from '../inbox/recently-seen';
+import type { AgentLogger } from '../logger';
 
 /**
  * Why a skill was stopped for its caller: the caller cancelled, or the call's
@@ -15,60 +14,60 @@ export class SkillStoppedError extends Error {
     readonly why: 'cancelled' | 'deadline',
   ) {
     super(why === 'cancelled' ? `call ${messageId} was cancelled` : `call ${messageId} ran out of time`);
+    this.name = 'SkillStoppedError';
   }
 }
 
 /** One message while its skill runs: the signal that stops it, and why it stopped. */
 export interface TrackedCall {
   signal: AbortSignal;
-  /** The call's deadline on this pod, when the message carried one. */
+  /** The call's deadline here, when the message carried one. */
   deadline?: Deadline;
-  /** True once the caller cancelled or the deadline passed (not when the pod stops). */
+  /** True once the caller cancelled or the deadline passed (not when the agent stops). */
   readonly stopped: boolean;
   done(): void;
 }
 
 /**
- * Every rule about stopping a skill on this pod (the story across the apps is
- * apps/gateway/src/cancellation/README.md; this app's part is README.md here).
- * Cancel requests for this agent's messages reach every pod (a fan-out
- * subscription); the pod running the message aborts its skill. A cancel that
- * arrives before its message is remembered, so the message is dropped. The
- * message's deadline (`meta.timeout_ms`, anchored on arrival) aborts it the
- * same way, with one timer per running message.
+ * Every rule about stopping a skill (the story across the apps is
+ * apps/gateway/src/cancellation/README.md). Cancel requests for this agent's
+ * messages reach every instance (a fan-out subscription); the one running the
+ * message aborts its skill. A cancel that arrives before its message is
+ * remembered, so the message is dropped. The message's deadline
+ * (`meta.timeout_ms`, anchored on arrival) aborts it the same way, with one
+ * timer per running message.
  */
-@Injectable()
-export class CancellationsService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(CancellationsService.name);
+export class Cancellations {
   private readonly running = new Map<string, AbortController>();
   private readonly cancelledEarly = new RecentlySeen(10_000);
   private subscription?: BusSubscription;
 
   constructor(
     private readonly bus: BusClient,
-    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+    private readonly agentId: string,
+    private readonly logger: AgentLogger,
   ) {}
 
-  onApplicationBootstrap(): void {
+  start(): void {
     this.subscription = this.bus.subscribe(
-      AgentCancel.at(this.env.AGENT_ID),
+      AgentCancel.at(this.agentId),
       ({ payload }) => this.cancel(payload.message_id, payload.reason),
       { essential: true },
     );
   }
 
-  onApplicationShutdown(): void {
+  stop(): void {
     this.subscription?.unsubscribe();
   }
 
-  /** Abort every running skill (the pod is stopping): those that stop are delivered again (a finished output is kept). */
+  /** Abort every running skill (the agent is stopping): those that stop are delivered again (a finished output is kept). */
   abortAll(reason: Error): void {
     for (const controller of this.running.values()) controller.abort(reason);
   }
 
   /**
    * A message begins: a signal that aborts when the caller cancels it, when its
-   * deadline passes (at once, if it arrived too late) or when the pod stops.
+   * deadline passes (at once, if it arrived too late) or when the agent stops.
    * `done` forgets it and clears its timer.
    */
   track(message: Pick<ChatMessage, 'id' | 'meta'>): TrackedCall {

@@ -1,13 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { CallInput, type ClientRequestMethod, type Deadline, type InputResponse } from '@mcpgw/contracts';
-import { BusClient, type BusSubscription } from '@mcpgw/bus';
+import type { BusClient, BusSubscription } from '@mcpgw/bus/core';
 import { randomUUID } from 'node:crypto';
-import { INPUT_REQUEST_FALLBACK_MS } from '../cancellation/input-request-timeout';
-import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
-import { CallEventsPublisher } from './call-events.publisher';
+import type { CallEventsPublisher } from './call-events';
 
 /** A key a skill may give its question: it travels in JSON-RPC ids (`mcpgw-input:<message>:<key>:<tag>`). */
 export const QUESTION_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * How long a question to the client may wait for its answer when the message
+ * carries no deadline (an older gateway): with one, the call's deadline bounds
+ * the question and this is not used.
+ */
+export const INPUT_REQUEST_FALLBACK_MS = 60_000;
 
 /** Where the question belongs, and the name a skill gave it (else a random one). */
 export interface QuestionOptions {
@@ -15,29 +19,30 @@ export interface QuestionOptions {
   channelId?: string;
 }
 
+/** The client did not answer a question, or answered with an error (`code`: its JSON-RPC error code). */
 export class ClientRequestError extends Error {
   constructor(
     message: string,
     readonly code?: number,
   ) {
     super(message);
+    this.name = 'ClientRequestError';
   }
 }
 
 /**
  * Requests from the agent to the MCP client in the middle of a call
- * (sampling, elicitation): published as an `input_request` event of the
+ * (sampling, elicitation, roots): published as an `input_request` event of the
  * message; the gateway streaming the call relays it and publishes the
  * client's answer on the message's input subject. A question ends with its
  * call: `signal` aborts when the caller cancels or the call's deadline passes,
  * so it needs no timer of its own unless the message carried no deadline.
  */
-@Injectable()
-export class ClientRequestsService {
+export class Questions {
   constructor(
     private readonly bus: BusClient,
     private readonly events: CallEventsPublisher,
-    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+    private readonly agentId: string,
   ) {}
 
   async ask(
@@ -71,7 +76,7 @@ export class ClientRequestsService {
             INPUT_REQUEST_FALLBACK_MS,
           );
       signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-      subscription = this.bus.subscribe(CallInput.at(this.env.AGENT_ID, messageId), ({ payload }) => {
+      subscription = this.bus.subscribe(CallInput.at(this.agentId, messageId), ({ payload }) => {
         // A gateway replica that took the call over may have missed the question: ask it again.
         if (payload.resend) return publishQuestion();
         if (payload.key !== key) return;

@@ -1,17 +1,20 @@
 import type { ChatMessage } from '@mcpgw/contracts';
-import type { BusClient } from '@mcpgw/bus';
+import type { BusClient } from '@mcpgw/bus/core';
 import { describe, expect, it } from 'vitest';
-import type { AgentPodEnv } from '../config/agent-pod.env';
-import { ReplierService } from './replier.service';
+import { Replier } from './replier';
 
-describe('ReplierService.toReply', () => {
-  // toReply touches neither the bus nor more of the env than the pod id.
-  const replier = new ReplierService({} as BusClient, { POD_ID: 'pod-1' } as AgentPodEnv);
+describe('Replier.toReply', () => {
+  // toReply touches neither the bus nor anything but the pod id.
+  const replier = new Replier({} as BusClient, 'a1', 'pod-1');
   const message = { id: 'm1', channel_id: 'c1', agent_id: 'a1' } as ChatMessage;
 
   it('keeps a storable output as it is', () => {
     const reply = replier.toReply(message, { content: [{ type: 'text', text: 'ok \\u0000 as text' }] });
-    expect(reply).toMatchObject({ in_reply_to: 'm1', content: [{ text: 'ok \\u0000 as text' }] });
+    expect(reply).toMatchObject({
+      in_reply_to: 'm1',
+      content: [{ text: 'ok \\u0000 as text' }],
+      meta: { pod_id: 'pod-1' },
+    });
     expect(reply.is_error).toBeUndefined();
   });
 

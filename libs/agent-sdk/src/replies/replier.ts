@@ -1,4 +1,3 @@
-import { Inject, Injectable } from '@nestjs/common';
 import {
   BusPattern,
   UNSTORABLE_TEXT_REFUSAL,
@@ -10,9 +9,8 @@ import {
   type ContentItemDto,
   holdsUnstorableText,
 } from '@mcpgw/contracts';
-import { BusClient, retry, type ReplicaAddress } from '@mcpgw/bus';
+import { retry, type BusClient, type ReplicaAddress } from '@mcpgw/bus/core';
 import { randomUUID } from 'node:crypto';
-import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
 import type { SkillOutput } from '../skills/skill';
 
 /** Backoff between tries to store a reply: the message service may be restarting. */
@@ -26,15 +24,16 @@ export function isTransient(error: unknown): boolean {
 
 /**
  * Turns a skill's output into an `agent_reply` and gets it stored by the
- * message service, one of two ways (see inbox/README.md): straight to the
+ * message service, one of two ways: straight to the
  * replica that delivered the message, which acks the message once the reply is
- * stored; or, after a redelivery, as a request, and the pod acks itself.
+ * stored; or, after a redelivery, as a request, and the agent acks itself
+ * (libs/agent-sdk/README.md, "Delivery and replies").
  */
-@Injectable()
-export class ReplierService {
+export class Replier {
   constructor(
     private readonly bus: BusClient,
-    @Inject(AGENT_POD_ENV) private readonly env: AgentPodEnv,
+    private readonly agentId: string,
+    private readonly podId: string,
   ) {}
 
   toReply(message: ChatMessage, output: SkillOutput): AgentReply {
@@ -50,7 +49,7 @@ export class ReplierService {
       content: output.content as ContentItemDto[],
       structured_content: output.structured,
       is_error: output.isError || undefined,
-      meta: { pod_id: this.env.POD_ID, ...(output.protocolError ? { protocol_error: output.protocolError } : {}) },
+      meta: { pod_id: this.podId, ...(output.protocolError ? { protocol_error: output.protocolError } : {}) },
     };
   }
 
@@ -93,7 +92,7 @@ export class ReplierService {
 
   private async storeOnce(reply: AgentReply, replica: ReplicaAddress | undefined, attempt: number): Promise<void> {
     if (replica && attempt === 1 && (await this.storeAt(replica, reply))) return;
-    await this.bus.requestAs(this.env.AGENT_ID, BusPattern.StoreReply, { envelope: reply });
+    await this.bus.requestAs(this.agentId, BusPattern.StoreReply, { envelope: reply });
   }
 
   /** Store the reply at one replica (its replies subject takes the bare envelope); false when that replica is gone. */
@@ -109,7 +108,7 @@ export class ReplierService {
 
   history(message: ChatMessage) {
     return this.bus
-      .requestAs(this.env.AGENT_ID, BusPattern.AgentHistory, { channel_id: message.channel_id!, limit: 200 })
+      .requestAs(this.agentId, BusPattern.AgentHistory, { channel_id: message.channel_id!, limit: 200 })
       .then((page) => page.messages);
   }
 }

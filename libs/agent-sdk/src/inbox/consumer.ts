@@ -1,0 +1,316 @@
+import { ATTEMPTS_EXHAUSTED, type AgentReply } from '@mcpgw/contracts';
+import type { BoundInbox, InboxConsumerState, InboxDelivery, InboxReader } from '@mcpgw/bus/core';
+import { setTimeout as delay } from 'node:timers/promises';
+import { SkillStoppedError } from '../cancellation/cancellations';
+import type { AgentLogger } from '../logger';
+import { isTransient, type Replier } from '../replies/replier';
+import { text } from '../skills/skill';
+import { AgentStoppingError, type SkillRunner } from '../skills/skill-runner';
+import { RecentlySeen } from './recently-seen';
+
+export interface ConsumerSettings {
+  agentId: string;
+  /** How long JetStream waits for an ack before redelivering; running skills extend it. */
+  ackWaitMs: number;
+  /** Skill attempts per message; the consumer allows one delivery more, for the give-up reply. */
+  maxDeliver: number;
+  /** Messages this instance works on at once. */
+  concurrency: number;
+}
+
+/** Told of each delivery; what it returns is called once the reply is sent (the `pod` hop, in the mock pod). */
+export type DeliveryHook = (delivery: { redelivered: boolean }) => (() => void) | void;
+
+/**
+ * How long one pull waits for messages: 5 s, and no more than half the ack wait
+ * (but the 1 s nats.js requires). An instance killed outright leaves its pull
+ * behind at the server until it expires; nats-server 2.9 offers a redelivery
+ * that comes due to that dead pull first and then delivers it as a first
+ * delivery (count 1), so the message would escape the delivery limit. Expired
+ * by then, a dead pull takes nothing.
+ */
+function fetchExpiresMs(ackWaitMs: number): number {
+  return Math.max(1_000, Math.min(5_000, Math.floor(ackWaitMs / 2)));
+}
+
+/**
+ * Pulls the agent's chat messages from JetStream. All instances of one agent
+ * share one durable consumer, so each message goes to one of them (JetStream's
+ * queue group). A message is acked only after its reply is stored; while a
+ * skill runs the instance tells JetStream it is still working, so a live
+ * instance keeps its message and a dead one's is redelivered after the ack
+ * wait. The bus checks each message first (a malformed one is terminated
+ * there). See ../../README.md, "Delivery and replies".
+ */
+export class InboxConsumer {
+  /** Messages finished here, with their reply (null: cancelled or out of time, no reply), to answer a copy without running it again. */
+  private readonly completed = new RecentlySeen<AgentReply | null>();
+  private readonly inFlight = new Set<string>();
+  private running = true;
+  private loop?: Promise<void>;
+  private slotFreed?: () => void;
+  /** Why the last pull failed; cleared by the next one that works. */
+  private fetchFailure?: string;
+  /** The pull request under way, so a stop can end it at once. */
+  private batch?: { stop(): void };
+  /** Resolved when no message is in flight any more (a drain waits for it). */
+  private idle: (() => void)[] = [];
+  /** Aborted past the drain's grace: replies not stored by then are handed back. */
+  private readonly stopStoring = new AbortController();
+  private bound?: BoundInbox;
+  private lastPullAt = 0;
+
+  constructor(
+    private readonly inbox: InboxReader,
+    private readonly settings: ConsumerSettings,
+    private readonly runner: SkillRunner,
+    private readonly replier: Replier,
+    private readonly logger: AgentLogger,
+    private readonly onDelivery: DeliveryHook = () => undefined,
+  ) {}
+
+  /** Bind the durable consumer (waiting for the inbox stream) and start pulling. */
+  async start(): Promise<void> {
+    const consumer = await this.consumer();
+    this.lastPullAt = Date.now();
+    this.loop = this.pull(consumer);
+    this.logger.log({ msg: 'consuming', agent_id: this.settings.agentId });
+  }
+
+  /** Stop pulling; what runs goes on. */
+  stopPulling(): void {
+    this.running = false;
+    this.slotFreed?.();
+    this.batch?.stop();
+  }
+
+  /** The pull loop has ended and nothing is in flight. */
+  async settled(): Promise<void> {
+    await this.loop;
+    await this.whenIdle();
+  }
+
+  /** Past the drain's grace: stop the skills, hand their messages back, stop retrying unstored replies. */
+  async handBack(): Promise<void> {
+    this.runner.handBack();
+    this.stopStoring.abort();
+    await this.whenIdle();
+  }
+
+  /** What is still running, for the drain's report. */
+  pending(): string[] {
+    return this.inFlight.size ? [`${this.inFlight.size} message(s) running: ${[...this.inFlight]}`] : [];
+  }
+
+  /**
+   * Why the agent is not ready, or undefined: `not consuming`, `last pull
+   * failed`, `not fetching` (no pull ended for three pull periods with slots free).
+   */
+  notReady(): string | undefined {
+    if (!this.loop || !this.running) return 'not consuming';
+    if (this.fetchFailure) return 'last pull failed';
+    const busy = this.inFlight.size >= this.settings.concurrency;
+    const stalled = Date.now() - this.lastPullAt > 3 * fetchExpiresMs(this.settings.ackWaitMs);
+    if (!busy && stalled) return 'not fetching';
+    return undefined;
+  }
+
+  /** The consumer's counts, from JetStream (one API request). */
+  async state(): Promise<InboxConsumerState | undefined> {
+    return this.bound?.state().catch(() => undefined);
+  }
+
+  private whenIdle(): Promise<void> {
+    return this.inFlight.size === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /**
+   * The agent's durable consumer, made (again) if it is not there. The message
+   * service owns the inbox stream; until it has made it, wait.
+   */
+  private async consumer(): Promise<BoundInbox> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.inbox.bind(this.settings.agentId, {
+          ackWaitMs: this.settings.ackWaitMs,
+          // One delivery more than skill attempts: the last one only answers with an error (`giveUp`).
+          maxDeliver: this.settings.maxDeliver + 1,
+        });
+      } catch (error) {
+        if (!/stream not found/i.test((error as Error).message) || !this.running) throw error;
+        if (attempt === 1) this.logger.warn('inbox stream not there yet (is the message service up?); waiting');
+        await delay(500);
+      }
+    }
+  }
+
+  /**
+   * Ask only for as many messages as there are free slots: an instance never
+   * hoards work. A failed pull (the consumer or the stream was lost, e.g. a
+   * NATS server with memory storage restarted) binds the consumer again, which
+   * waits for the message service to make the stream again.
+   */
+  private async pull(first: BoundInbox): Promise<void> {
+    let consumer = (this.bound = first);
+    while (this.running) {
+      const free = this.settings.concurrency - this.inFlight.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        this.lastPullAt = Date.now();
+        continue;
+      }
+      try {
+        const batch = await consumer.fetch(free, fetchExpiresMs(this.settings.ackWaitMs));
+        this.batch = batch;
+        for await (const msg of batch) {
+          // Pulled as the agent began to stop: straight back, for another instance.
+          if (!this.running) {
+            msg.nak();
+            continue;
+          }
+          // In the trace the message carries (the call's): the skill and the reply are its spans.
+          msg
+            .traced(() => this.handle(msg))
+            .catch((error: Error) => this.logger.error(`handling inbox message ${msg.seq}: ${error.message}`));
+        }
+        this.fetchFailure = undefined;
+        this.lastPullAt = Date.now();
+      } catch (error) {
+        if (!this.running) return;
+        this.fetchFailure = (error as Error).message;
+        this.logger.warn(`fetch failed: ${this.fetchFailure}; binding the consumer again`);
+        await delay(500);
+        consumer = this.bound = await this.consumer().catch((bindError: Error) => {
+          this.logger.warn(`binding the consumer failed: ${bindError.message}`);
+          return consumer;
+        });
+      }
+    }
+  }
+
+  /**
+   * One delivery, held with `working()` for as long as this instance works on
+   * it: the skill, then storing its reply. A copy of a message answered here
+   * gets the remembered reply; a message whose skill attempts are used up gets
+   * an error reply instead of another run.
+   */
+  private async handle(msg: InboxDelivery): Promise<void> {
+    const { message } = msg;
+    if (this.inFlight.has(message.id)) return; // already worked on here; its ack will follow
+    this.inFlight.add(message.id);
+    const replied = this.onDelivery({ redelivered: msg.redelivered });
+    const heartbeat = setInterval(() => msg.working(), Math.max(this.settings.ackWaitMs / 3, 100));
+    try {
+      if (this.completed.has(message.id)) return await this.answerCopy(msg, message.id);
+      if (msg.redeliveryCount > this.settings.maxDeliver) return await this.giveUp(msg);
+      const reply = await this.run(msg);
+      if (reply) {
+        await this.sendReply(msg, reply);
+        replied?.();
+      }
+    } finally {
+      clearInterval(heartbeat);
+      this.inFlight.delete(message.id);
+      this.slotFreed?.();
+      this.slotFreed = undefined;
+      if (this.inFlight.size === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  /** The skill's reply, remembered until forgotten; none when the message is done or handed back. */
+  private async run(msg: InboxDelivery): Promise<AgentReply | undefined> {
+    const { message } = msg;
+    try {
+      const reply = await this.runner.answer(message, msg.redeliveryCount, msg.ids);
+      this.completed.add(message.id, reply);
+      return reply;
+    } catch (error) {
+      if (error instanceof AgentStoppingError) {
+        // The agent stops before the skill finished: another instance takes the message now.
+        this.logger.log({ msg: 'handed back', message_id: message.id });
+        msg.nak();
+      } else if (error instanceof SkillStoppedError) {
+        // The caller cancelled, or its time is up: done, with no reply and no redelivery.
+        this.completed.add(message.id, null);
+        this.logger.log({
+          msg: `skill ${error.why === 'cancelled' ? 'cancelled' : 'stopped at its deadline'}`,
+          message_id: message.id,
+        });
+        msg.ack();
+      } else {
+        this.logger.error({
+          msg: 'could not answer; will be redelivered',
+          message_id: message.id,
+          error: (error as Error).message,
+          ...msg.ids,
+        });
+        msg.nak(1_000);
+      }
+      return undefined;
+    }
+  }
+
+  /**
+   * First delivery: straight to the replica that delivered the message; it
+   * acks once the reply is stored (if it never does, the message comes back
+   * and is answered from `completed`). A redelivery: stored by request, acked here.
+   */
+  private async sendReply(msg: InboxDelivery, reply: AgentReply): Promise<void> {
+    const replica = msg.replyTo;
+    if (replica && !msg.redelivered) return this.replier.sendDirect(reply, replica, msg.ackSubject);
+    await this.storeHeld(msg, reply);
+  }
+
+  /** A copy of a message finished here: its reply again (storing it is idempotent), never the skill. */
+  private async answerCopy(msg: InboxDelivery, messageId: string): Promise<void> {
+    this.logger.log({ msg: 'duplicate dropped', message_id: messageId }); // the skill does not run again
+    const reply = this.completed.get(messageId);
+    if (reply) return this.storeHeld(msg, reply);
+    msg.ack();
+  }
+
+  /**
+   * Delivered once more than `maxDeliver` (the consumer allows one extra
+   * delivery for this): the skill had its attempts; answer with an error, so
+   * the caller and its idempotency record get an answer instead of a timeout.
+   */
+  private async giveUp(msg: InboxDelivery): Promise<void> {
+    const { message } = msg;
+    const attempts = msg.redeliveryCount - 1;
+    this.logger.warn({ msg: 'attempts used up: answering with an error', message_id: message.id, attempts });
+    const note = `the agent could not complete this call after ${attempts} attempts`;
+    const answer = this.replier.toReply(message, { content: [text(note)], isError: true });
+    const reply = { ...answer, meta: { ...answer.meta, outcome: ATTEMPTS_EXHAUSTED } };
+    this.completed.add(message.id, reply);
+    await this.storeHeld(msg, reply);
+  }
+
+  /**
+   * Store a reply and then ack, holding the message meanwhile (the heartbeat of
+   * `handle`): only the post is retried while the message service is away,
+   * never the skill. A reply the service refuses is logged and the message
+   * acked (retrying cannot help). Past the drain's grace the message is naked
+   * unstored: the reply lived in this instance's memory only, so the instance
+   * that gets it next runs the skill again.
+   */
+  private async storeHeld(msg: InboxDelivery, reply: AgentReply): Promise<void> {
+    const message_id = msg.message.id;
+    const onRetry = (error: unknown, attempt: number) => {
+      if (attempt === 1 || attempt % 10 === 0) {
+        this.logger.warn({ msg: 'reply not stored yet; trying again', message_id, attempt, error: `${error}` });
+      }
+    };
+    try {
+      await this.replier.store(reply, msg.replyTo, this.stopStoring.signal, onRetry);
+      msg.ack();
+    } catch (error) {
+      if (isTransient(error)) {
+        this.logger.warn({ msg: 'handed back with its reply unstored', message_id, error: `${error}` });
+        msg.nak();
+      } else {
+        this.logger.error({ msg: 'the message service refused the reply; dropped', message_id, error: `${error}` });
+        msg.ack();
+      }
+    }
+  }
+}
