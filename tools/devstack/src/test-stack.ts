@@ -10,6 +10,7 @@ import { Stack, type AppName } from './stack';
 
 export interface TestStackOptions {
   gateways?: number;
+  /** Mock agent pods (default 1). With 0, the agent is created with the admin CLI, for an agent the test starts itself. */
   pods?: number;
   /** Extra environment for every app (e.g. a short INBOX_ACK_WAIT_MS). */
   env?: Record<string, string>;
@@ -132,6 +133,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await stack.startPod({ POD_ID: `pod-${i + 1}`, ...options.podEnv });
     }
     const agentId = options.podEnv?.AGENT_ID ?? 'demo-agent';
+    // No pod registered it: the key needs the agent to exist (an agent from elsewhere registers into it).
+    if (options.pods === 0) await stack.admin('agent', 'create', '--id', agentId, '--workspace', 'demo');
     const key = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agentId);
     return {
       stack,
