@@ -447,7 +447,10 @@ function accountKey(value: string): string {
 }
 
 function requireSetting(name: string, value: string): string {
-  if (!value) throw new InvalidRequestError(`${name} is not set (see README, NATS credentials)`);
+  if (!value)
+    throw new InvalidRequestError(
+      `${name} is not set (see README, NATS credentials; while npm start runs, it is taken from its .data/npm-start.json)`,
+    );
   return value;
 }
 

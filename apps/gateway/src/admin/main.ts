@@ -15,6 +15,7 @@ import { defaultLimits } from '../quotas/quota-limits';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
+import { npmStartDefaults } from './local-stack';
 
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
 async function main(argv: string[]): Promise<number> {
@@ -29,6 +30,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return parsed.flags.help ? 0 : 2;
   }
+  // Outside production, the settings left unset come from the running `npm start`'s stack, if any.
+  const local = npmStartDefaults(process.env);
+  if (local) Object.assign(process.env, local.settings);
   const app = await NestFactory.createApplicationContext(AdminModule, { logger: false, abortOnError: false });
   try {
     const env = app.get<GatewayEnv>(GATEWAY_ENV);

@@ -4,6 +4,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-
 import { isListening } from '../ports';
 import { natsServerAvailable, startAuthenticatedNats, type AuthenticatedNats } from '../nats-auth';
 import { ensureGrantKeyFile } from '../grant-key-file';
+import { newAgentCommands, writeNpmStartFile, type NpmStartFile } from '../npm-start-file';
 import { Stack, workspaceRoot } from '../stack';
 
 /**
@@ -13,7 +14,10 @@ import { Stack, workspaceRoot } from '../stack';
  * starts a nats-server of its own with NATS auth on (a free port, a fresh
  * operator, each app on its own credentials: libs/bus/src/auth/README.md);
  * otherwise NATS on 127.0.0.1, with NATS_CREDS for every app if set. Migrates, creates the demo agent and a key,
- * starts the three apps and prints a ready curl line.
+ * starts the three apps and prints a ready curl line, and the admin commands
+ * that give a new agent (`NEW_AGENT_ID`, default my-agent) its NATS credentials
+ * and an API key. The admin CLI finds this stack with no environment set:
+ * `.data/npm-start.json` (npm-start-file.ts) says where it is while it runs.
  */
 const ROOT = workspaceRoot(__dirname);
 const env = process.env;
@@ -22,6 +26,14 @@ const workspaceId = env.WORKSPACE_ID ?? 'demo';
 const gatewayPort = env.GATEWAY_PORT ?? '3000';
 let natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const busPrefix = env.BUS_PREFIX ?? 'mcpgw';
+const newAgentId = env.NEW_AGENT_ID ?? 'my-agent';
+/** The settings of the admin CLI that sign NATS credentials, when NATS_URL's server has auth on. */
+const NATS_ADMIN_SETTINGS = [
+  'NATS_ACCOUNT_PUBLIC_KEY',
+  'NATS_ACCOUNT_SIGNING_SEED_FILE',
+  'NATS_OPERATOR_SEED_FILE',
+  'NATS_SYSTEM_CREDS',
+] as const;
 
 function say(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -78,6 +90,16 @@ async function main(): Promise<void> {
   const grantKeyFile = await ensureGrantKeyFile(
     env.GRANT_SIGNING_KEY_FILE ?? join(ROOT, '.data', 'grant-signing-key.json'),
   );
+  const natsAdminEnv: Record<string, string | undefined> =
+    nats?.adminEnv ?? Object.fromEntries(NATS_ADMIN_SETTINGS.map((name) => [name, env[name]]));
+  let stackFile: NpmStartFile | undefined = writeNpmStartFile(ROOT, {
+    DATABASE_URL: db.url,
+    NATS_URL: natsUrl,
+    BUS_PREFIX: busPrefix,
+    GRANT_SIGNING_KEY_FILE: grantKeyFile,
+    ...natsAdminEnv,
+  });
+  process.once('exit', () => stackFile?.remove());
   const stack = new Stack({
     databaseUrl: db.url,
     natsUrl,
@@ -89,6 +111,8 @@ async function main(): Promise<void> {
   });
   const shutdown = async () => {
     say('stopping…');
+    stackFile?.remove();
+    stackFile = undefined;
     await stack.stop();
     await nats?.stop();
     await db.embedded?.stop();
@@ -142,6 +166,19 @@ async function main(): Promise<void> {
     '--ttl',
     '3600',
   );
+  const withCredentials = Boolean(natsAdminEnv.NATS_ACCOUNT_SIGNING_SEED_FILE);
+  const credsFile = `.data/${newAgentId}.creds`;
+  const newAgent = newAgentCommands({
+    agentId: newAgentId,
+    workspaceId,
+    credsFile,
+    withCredentials,
+    prefix: stackFile.commandPrefix,
+  });
+  const newAgentUrl = `${gateway.url.replace('127.0.0.1', 'localhost')}/${newAgentId}/mcp`;
+  const podConnects = withCredentials
+    ? `connect to ${natsUrl} with NATS_CREDS=${credsFile} (reply inbox prefix _INBOX.${busPrefix}.agent.${newAgentId})`
+    : `connect to ${natsUrl}${env.NATS_CREDS ? ' (with credentials of your NATS authority)' : ''}`;
   const url = `${gateway.url.replace('127.0.0.1', 'localhost')}/${agentId}/mcp`;
   const grantUrl = `${gateway.url.replace('127.0.0.1', 'localhost')}/workspaces/${workspaceId}/agents/${agentId}/mcp/http`;
   say(`
@@ -161,6 +198,12 @@ The task-scoped endpoint, with a RuntimeGrant for task demo-task (web_search, ec
     -H 'Authorization: Bearer ${grant.grant}' \\
     -d '{"jsonrpc":"2.0","id":"req_01","method":"tools/call","params":{"name":"crm_lookup","call_id":"call_01","arguments":{"customer_id":"C-1001"}}}'
   (mint more: npm run admin -- grant mint --workspace ${workspaceId} --agent ${agentId} --task T --tools echo)
+
+An agent of your own, against this stack (the admin CLI finds it through ${stackFile.path} while it runs):
+${newAgent.map((line) => `  ${line}`).join('\n')}
+  Its pods ${podConnects}
+  and register on ${busPrefix}.registry.agents.${newAgentId}.register in workspace ${workspaceId} (docs/asyncapi.yaml);
+  clients call ${newAgentUrl} with the key apikey create prints (once).
 
 Ctrl-C stops everything.
 `);
