@@ -88,6 +88,9 @@ const depConstraints = [
     sourceTag: 'scope:agent-contract',
     onlyDependOnLibsWithTags: ['scope:shared', 'scope:devstack', 'scope:agent-contract'],
   },
+  // Examples use what a user of the product would: the published SDK.
+  { sourceTag: 'type:example', onlyDependOnLibsWithTags: ['type:sdk'] },
+  { sourceTag: 'scope:examples', onlyDependOnLibsWithTags: ['scope:shared'] },
   { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:devstack', 'scope:bench'] },
 ];
 

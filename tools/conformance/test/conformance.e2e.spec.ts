@@ -1,4 +1,4 @@
-import { startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
+import { mcpInspectorCli, startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,11 +75,7 @@ describe('official MCP tools against the stack, through the bus', () => {
   // The README's line: npx @modelcontextprotocol/inspector --cli <url> --transport http --header "X-Agent-API-Key: …" --method tools/list
   it('the MCP Inspector CLI lists and calls tools with the agent key', async () => {
     const url = `${env.gatewayUrls[0].replace('127.0.0.1', 'localhost')}/${env.agentId}/mcp`;
-    const cli = (...args: string[]) =>
-      node22(
-        [INSPECTOR, '--cli', url, '--transport', 'http', '--header', `X-Agent-API-Key: ${env.apiKey}`, ...args],
-        60_000,
-      );
+    const cli = (...args: string[]) => mcpInspectorCli(url, env.apiKey, args);
     const listed = await cli('--method', 'tools/list');
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toContain('web_search');

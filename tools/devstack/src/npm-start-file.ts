@@ -76,3 +76,25 @@ export function newAgentCommands(options: {
     `${admin} apikey create --agent ${options.agentId} --label my-laptop`,
   ];
 }
+
+/**
+ * The commands that run the example agents (examples/agent-ts, examples/agent-python)
+ * as that agent against this stack.
+ */
+export function exampleAgentCommands(options: {
+  agentId: string;
+  natsUrl: string;
+  busPrefix: string;
+  credsFile?: string;
+}): string[] {
+  const env = [
+    `AGENT_ID=${options.agentId}`,
+    `NATS_URL=${options.natsUrl}`,
+    ...(options.credsFile ? [`NATS_CREDS=${options.credsFile}`] : []),
+    ...(options.busPrefix === 'mcpgw' ? [] : [`BUS_PREFIX=${options.busPrefix}`]),
+  ].join(' ');
+  return [
+    `${env} npm run example:agent-ts`,
+    `${env} .data/python-venv/bin/python examples/agent-python/agent.py   # after: npm run setup:python`,
+  ];
+}

@@ -4,7 +4,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-
 import { isListening } from '../ports';
 import { natsServerAvailable, startAuthenticatedNats, type AuthenticatedNats } from '../nats-auth';
 import { ensureGrantKeyFile } from '../grant-key-file';
-import { newAgentCommands, writeNpmStartFile, type NpmStartFile } from '../npm-start-file';
+import { exampleAgentCommands, newAgentCommands, writeNpmStartFile, type NpmStartFile } from '../npm-start-file';
 import { Stack, workspaceRoot } from '../stack';
 
 /**
@@ -204,6 +204,10 @@ ${newAgent.map((line) => `  ${line}`).join('\n')}
   Its pods ${podConnects}
   and register on ${busPrefix}.registry.agents.${newAgentId}.register in workspace ${workspaceId} (docs/asyncapi.yaml);
   clients call ${newAgentUrl} with the key apikey create prints (once).
+  Run an example agent as it (examples/agent-ts, examples/agent-python):
+${exampleAgentCommands({ agentId: newAgentId, natsUrl, busPrefix, credsFile: withCredentials ? credsFile : undefined })
+  .map((line) => `    ${line}`)
+  .join('\n')}
 
 Ctrl-C stops everything.
 `);
