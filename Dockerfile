@@ -6,12 +6,14 @@ COPY package.json package-lock.json nx.json tsconfig.base.json tsconfig.json ./
 COPY libs libs
 COPY apps apps
 COPY tools tools
-# Build everything, then keep only runtime dependencies; the dev launcher and the benchmark
-# (tools/) stay out of the image. tools/ci/test/dependencies.spec.ts holds this list honest.
+COPY examples examples
+# Build everything, then keep only runtime dependencies; the dev launcher, the benchmark, the
+# agent contract suite (tools/) and the example agents (examples/) stay out of the image. tools/ci/test/dependencies.spec.ts holds this list honest.
 RUN npm ci --no-audit --no-fund \
  && npx nx run-many -t build \
  && npm prune --omit=dev --no-audit --no-fund \
- && rm -rf tools node_modules/@mcpgw/devstack node_modules/@mcpgw/bench
+ && rm -rf tools examples node_modules/@mcpgw/devstack node_modules/@mcpgw/bench \
+   node_modules/@mcpgw/agent-contract node_modules/@mcpgw/example-agent-ts
 
 FROM node:20-bookworm-slim
 WORKDIR /app
