@@ -120,8 +120,15 @@ export class Agent implements AgentHandle {
     await consumer.start();
     if (this.options.handleSignals ?? true) this.onSignals();
     const registered = registration.start();
-    if (!this.options.registerInBackground) return registered;
-    registered.catch((error: Error) => this.logger.error({ msg: 'registration refused', error: error.message }));
+    if (this.options.registerInBackground) {
+      registered.catch((error: Error) => this.logger.error({ msg: 'registration refused', error: error.message }));
+      return;
+    }
+    // Refused (an invalid schema, another workspace): nothing would call this agent; say why and stop.
+    await registered.catch(async (error: Error) => {
+      await this.close(this.running!);
+      throw new Error(`registration refused: ${error.message}`);
+    });
   }
 
   /**
@@ -136,8 +143,10 @@ export class Agent implements AgentHandle {
 
   private async drain(): Promise<void> {
     await this.starting?.catch(() => undefined);
-    const running = this.running;
-    if (!running) return;
+    if (this.running) await this.close(this.running);
+  }
+
+  private async close(running: Running): Promise<void> {
     running.consumer.stopPulling();
     running.registration.stop();
     const graceOver = new Promise<'late'>((resolve) =>
