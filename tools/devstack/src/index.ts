@@ -11,3 +11,4 @@ export * from './agent-inbox';
 export * from './embedded-postgres';
 export * from './inspector';
 export * from './nats-auth';
+export * from './python-venv';
