@@ -442,6 +442,9 @@ class Agent:
             self._pull_task.cancel()
             await asyncio.gather(self._pull_task, return_exceptions=True)
         await self._nak_unhandled()
+        if self._psub is not None:
+            # Unsubscribed, not drained: nats-py's drain waits on the pull queue's task_done(), which fetch never calls.
+            await _quietly(self._psub.unsubscribe())
         if self._handlers:
             _, pending = await asyncio.wait(set(self._handlers), timeout=self.settings.shutdown_grace_ms / 1000)
             if pending:
@@ -632,6 +635,7 @@ class Agent:
         queue = getattr(sub, "_pending_queue", None)
         while queue is not None and not queue.empty():
             msg = queue.get_nowait()
+            queue.task_done()
             if msg.reply and msg.reply.startswith("$JS.ACK."):
                 await _quietly(msg.nak())
 
