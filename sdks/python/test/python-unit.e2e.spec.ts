@@ -40,6 +40,16 @@ describe('the Python SDK (sdks/python)', () => {
     expect(output).toMatch(/\d+ passed/);
   }, 600_000);
 
+  it('type-checks: mypy --strict over the package and the contract agent (it ships py.typed)', async () => {
+    const { python } = await ensurePythonVenv();
+    const { code, output } = await run(
+      python,
+      ['-m', 'mypy', '--strict', '--no-incremental', 'src/mcpgw_agent', 'tests/contract_agent.py'],
+      { cwd: pythonSdkDir() },
+    );
+    expect({ code, output }).toMatchObject({ code: 0 });
+  }, 600_000);
+
   it('installs with pip into a fresh virtualenv and imports', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpgw-agent-venv-'));
     try {

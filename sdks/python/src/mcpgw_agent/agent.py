@@ -93,6 +93,7 @@ class Settings:
     max_deliver: int
     concurrency: int
     shutdown_grace_ms: int
+    connect_timeout_ms: int
 
 
 def _int_env(env: Mapping[str, str], name: str, default: int, minimum: int, maximum: int | None = None) -> int:
@@ -132,6 +133,7 @@ def settings_from_env(env: Mapping[str, str] | None = None, **given: Any) -> Set
         max_deliver=pick_int("max_deliver", "INBOX_MAX_DELIVER", 5, 1),
         concurrency=pick_int("concurrency", "POD_CONCURRENCY", 64, 1, 1024),
         shutdown_grace_ms=pick_int("shutdown_grace_ms", "SHUTDOWN_GRACE_MS", 20_000, 0),
+        connect_timeout_ms=pick_int("connect_timeout_ms", "NATS_CONNECT_TIMEOUT_MS", 10_000, 100),
     )
 
 
@@ -256,6 +258,7 @@ class Agent:
         max_deliver: int | None = None,
         concurrency: int | None = None,
         shutdown_grace_ms: int | None = None,
+        connect_timeout_ms: int | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         environment = os.environ if env is None else env
@@ -273,6 +276,7 @@ class Agent:
             max_deliver=max_deliver,
             concurrency=concurrency,
             shutdown_grace_ms=shutdown_grace_ms,
+            connect_timeout_ms=connect_timeout_ms,
         )
         try:
             self.subjects = Subjects(self.settings.prefix, agent_id)
@@ -299,6 +303,7 @@ class Agent:
         self._stopping = asyncio.Event()
         self._register_task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self._last_nats_error: Exception | None = None
 
     # ---- registration of skills, resources, prompts -------------------------------------------------------
 
@@ -402,23 +407,32 @@ class Agent:
             jwt = creds.jwt.encode()
             options["user_jwt_cb"] = lambda: bytearray(jwt)
             options["signature_cb"] = creds.sign
+        nc = NatsClient()
+        self._last_nats_error = None
+        connecting = nc.connect(
+            servers=self.settings.nats_url.split(","),
+            name=f"mcpgw-agent {self.agent_id} {self.pod_id}",
+            inbox_prefix=self.subjects.inbox_prefix,
+            max_reconnect_attempts=-1,
+            reconnect_time_wait=0.5,  # type: ignore[arg-type]  # typed int, taken as seconds (float works)
+            allow_reconnect=True,
+            reconnected_cb=self._on_reconnected,
+            disconnected_cb=self._on_disconnected,
+            error_cb=self._on_error,
+            **options,
+        )
         try:
-            self._nc = await nats.connect(
-                servers=self.settings.nats_url.split(","),
-                name=f"mcpgw-agent {self.agent_id} {self.pod_id}",
-                inbox_prefix=self.subjects.inbox_prefix,
-                max_reconnect_attempts=-1,
-                reconnect_time_wait=0.5,
-                allow_reconnect=True,
-                reconnected_cb=self._on_reconnected,
-                disconnected_cb=self._on_disconnected,
-                error_cb=self._on_error,
-                **options,
-            )
-        except Exception as error:
+            # nats-py retries a first connection forever: give up after NATS_CONNECT_TIMEOUT_MS, saying why.
+            await asyncio.wait_for(connecting, timeout=self.settings.connect_timeout_ms / 1000)
+        except BaseException as error:
             self._running = False
             self._started = False
-            raise AgentError(f"cannot connect to NATS at {self.settings.nats_url}: {error}") from None
+            await _quietly(nc.close())
+            if isinstance(error, asyncio.CancelledError):
+                raise
+            why = self._last_nats_error or error
+            raise AgentError(f"cannot connect to NATS at {self.settings.nats_url}: {why!r}") from None
+        self._nc = nc
         try:
             self._cancel_sub = await self._nc.subscribe(self.subjects.cancel, cb=self._on_cancel)
             await self._register_until_accepted()
@@ -477,6 +491,7 @@ class Agent:
             log.warning("nats disconnected")
 
     async def _on_error(self, error: Exception) -> None:
+        self._last_nats_error = error
         log.warning("nats error: %s", error)
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
@@ -510,8 +525,10 @@ class Agent:
             raise BusError("internal", f"{subject}: malformed answer")
         if frame.get("ok") is True:
             return frame.get("data")
-        error = frame.get("error") if isinstance(frame.get("error"), dict) else {}
-        raise BusError(str(error.get("code", "internal")), str(error.get("message", "refused")))
+        failure = frame.get("error")
+        if not isinstance(failure, dict):
+            failure = {}
+        raise BusError(str(failure.get("code", "internal")), str(failure.get("message", "refused")))
 
     async def _publish(self, subject: str, payload: Any, headers: dict[str, str] | None = None) -> None:
         await self.nc.publish(subject, _encode(payload), headers=headers or None)
@@ -693,12 +710,13 @@ class Agent:
         message_id = message["id"]
         meta = message.get("meta") or {}
         call = _Call(message_id, Deadline.from_wire(meta.get("timeout_ms")), headers)
+        early: str | None = None
         if message_id in self._cancelled_early:
-            call.stop_reason = "cancelled"
+            early = "cancelled"
         elif call.deadline is not None and call.deadline.expired:
-            call.stop_reason = "deadline"
-        if call.stop_reason:
-            log.info("call %s %s before it began: acked with no reply", message_id, call.stop_reason)
+            early = "deadline"
+        if early:
+            log.info("call %s %s before it began: acked with no reply", message_id, early)
             self._completed.remember(message_id, None)
             await _quietly(msg.ack())
             return None

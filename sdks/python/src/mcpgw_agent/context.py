@@ -66,7 +66,11 @@ class Context:
         no reply is sent, whatever the skill returns.
         """
         reason = self._call.stop_reason
-        return reason if reason in ("cancelled", "deadline") else None
+        if reason == "cancelled":
+            return "cancelled"
+        if reason == "deadline":
+            return "deadline"
+        return None
 
     async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """MCP ``notifications/progress`` for the caller (best effort)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = ["Invalid", "check_inbox_message", "check_cancel", "check_input_response", "decode_json", "UUID"]
 
@@ -37,7 +37,7 @@ def _uuid(value: object, where: str) -> None:
         raise Invalid(f"{where} must be a UUID")
 
 
-def _obj(value: object, where: str, optional: bool = False) -> Mapping[str, Any] | None:
+def _obj(value: object, where: str, optional: bool = False) -> dict[str, Any] | None:
     if value is None and optional:
         return None
     if not isinstance(value, dict):
