@@ -6,7 +6,9 @@ import {
   type McpConnection,
   type TestStack,
 } from '@mcpgw/devstack';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,6 +181,48 @@ describe('the Python SDK behind the gateway', () => {
     // The agent still answers.
     const after = await mcp.client.callTool({ name: 'echo', arguments: { text: 'still here' } });
     expect(after.content).toEqual([{ type: 'text', text: 'still here' }]);
+  });
+
+  it.each([
+    ['accepted', { action: 'accept', content: { name: 'Ada' } }, 'hello Ada'],
+    ['declined', { action: 'decline' }, 'no name (decline)'],
+  ] as const)('ask_name: the question reaches the client, its answer the skill (%s)', async (_, answer, expected) => {
+    const client = new Client({ name: 'asked', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return answer;
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(env.mcpUrl()), {
+        requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: 'ask_name', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: expected }]);
+      expect(asked).toEqual([expect.objectContaining({ message: 'Your name?' })]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("wait past the call's deadline: the skill is stopped (marker says deadline)", async () => {
+    const key = `deadline-${Date.now()}`;
+    const error = await mcp.client
+      .callTool({ name: 'wait', arguments: { key, ms: 20_000 }, _meta: { 'mcpgw/timeoutMs': 800 } }, undefined, {
+        timeout: 15_000,
+      })
+      .then(
+        (result) => result,
+        (e: unknown) => e,
+      );
+    expect(error).toBeDefined();
+    const stopped = await until('the stopped marker', () => {
+      const file = join(markers, `stopped-${key}`);
+      return existsSync(file) && readFileSync(file, 'utf8');
+    });
+    expect(stopped).toBe('deadline');
   });
 
   it('the official Python MCP client sees the progress of report', async () => {
