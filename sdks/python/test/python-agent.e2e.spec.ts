@@ -245,6 +245,24 @@ describe('the Python SDK behind the gateway', () => {
     expect(seen.progress.at(-1)).toMatchObject({ total: 3, message: 'step 3' });
   });
 
+  it('an agent killed mid-skill: the message goes to the next agent after the ack wait, which runs it and stores its reply', async () => {
+    const key = `killed-${Date.now()}`;
+    const call = mcp.client.callTool({ name: 'wait', arguments: { key, ms: 1_500 } }, undefined, { timeout: 30_000 });
+    const started = join(markers, `started-${key}`);
+    await until('the wait skill to start', () => existsSync(started));
+    const first = agent!;
+    first.child.kill('SIGKILL');
+    await first.exited;
+    agent = startContractAgent(python, agentEnv);
+    await ready(agent);
+    const result = await call;
+    expect(result.content).toEqual([{ type: 'text', text: `waited 1500 in ${agent.child.pid}` }]);
+    expect(readFileSync(started, 'utf8').trim().split('\n')).toEqual([
+      String(first.child.pid),
+      String(agent.child.pid),
+    ]);
+  });
+
   it("another agent's credentials are refused: the agent exits non-zero naming NATS_CREDS", async () => {
     const other = startContractAgent(python, {
       ...agentEnv,
