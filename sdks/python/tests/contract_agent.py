@@ -13,7 +13,6 @@ import hashlib
 import json
 import logging
 import os
-import signal
 import sys
 from typing import Any
 
@@ -141,23 +140,17 @@ def build(agent_id: str) -> Agent:
     return agent
 
 
-async def main() -> int:
+def main() -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
     try:
         agent = build(os.environ.get("AGENT_ID", ""))
-        await agent.start()
+        # Blocking: SIGTERM / SIGINT drain, then it returns.
+        agent.run(on_started=lambda: print("contract agent ready", flush=True))
     except AgentError as error:
         print(f"contract agent cannot start: {error}", file=sys.stderr, flush=True)
         return 1
-    print("contract agent ready", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await agent.stop()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(main())

@@ -350,3 +350,113 @@ async def test_a_stop_hands_running_messages_back(stand: Stand) -> None:
         await until("the second run", lambda: runs.count["drain"] == 2, timeout=5)
     finally:
         await second.stop()
+
+
+async def test_the_context_talks_to_the_caller(stand: Stand) -> None:
+    """progress, log, ask (with a resend in between), history, resource_updated, poll_later, download."""
+    import http.server
+    import threading
+
+    events: list[dict[str, Any]] = []
+    notices: list[dict[str, Any]] = []
+    questions: list[dict[str, Any]] = []
+
+    async def on_event(msg: Any) -> None:
+        event = json.loads(msg.data)
+        events.append(event)
+        if event["type"] == "input_request":
+            questions.append(event)
+            input_subject = stand.subjects.input(event["in_reply_to"])
+            if len(questions) == 1:  # a gateway replica that took over asks for the question again
+                await stand.nc.publish(input_subject, json.dumps({"key": "", "resend": True}).encode())
+            elif event["key"] == "who":
+                answer = {"key": "who", "result": {"action": "accept", "content": {"name": "Ada"}}}
+                await stand.nc.publish(input_subject, json.dumps({"key": "other", "result": {}}).encode())
+                await stand.nc.publish(input_subject, json.dumps(answer).encode())
+            else:
+                error = {"key": event["key"], "error": {"code": -32601, "message": "not supported"}}
+                await stand.nc.publish(input_subject, json.dumps(error).encode())
+
+    async def on_history(msg: Any) -> None:
+        request = json.loads(msg.data)
+        envelope = {"type": "chat_message", "id": str(uuid.uuid4()), "channel_id": request["channel_id"]}
+        await msg.respond(json.dumps({"ok": True, "data": {"messages": [{"seq": 1, "envelope": envelope}]}}).encode())
+
+    async def on_notice(msg: Any) -> None:
+        notices.append(json.loads(msg.data))
+
+    body = b"attached bytes"
+
+    class Files(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200 if self.path == "/f?sig=1" else 403)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Files)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/f?sig=1"
+
+    subs = [
+        await stand.nc.subscribe(f"{stand.prefix}.calls.{AGENT}.*.events", cb=on_event),
+        await stand.nc.subscribe(stand.subjects.history, cb=on_history),
+        await stand.nc.subscribe(stand.subjects.notices, cb=on_notice),
+    ]
+    seen: dict[str, Any] = {}
+    agent = Agent(AGENT, nats_url=NATS_URL, prefix=stand.prefix, env={}, ack_wait_ms=1000)
+
+    @agent.skill(name="context")
+    async def context(args: dict[str, Any], ctx: Context) -> str:
+        await ctx.progress(1, 3, "one")
+        await ctx.log("info", {"step": 1}, logger="ctx")
+        seen["answer"] = await ctx.ask("elicitation/create", {"message": "Who?"}, key="who")
+        try:
+            await ctx.ask("roots/list", {})
+        except Exception as error:  # ClientRequestError
+            seen["error"] = (type(error).__name__, str(error), getattr(error, "code", None))
+        seen["history"] = await ctx.history()
+        seen["download"] = await ctx.download(ctx.attachments[0])
+        seen["attachment"] = ctx.attachments[0]
+        seen["deadline"] = ctx.deadline
+        await ctx.resource_updated("test://thing")
+        await ctx.poll_later()
+        return "done"
+
+    await agent.start()
+    try:
+        message = {
+            **call(stand, "context"),
+            "attachments": [{"kind": "file", "file": {"uri": url, "name": "a.txt", "mimeType": "text/plain"}}],
+        }
+        await stand.post(message)
+        await until("the reply", lambda: stand.direct)
+        assert stand.direct[0]["reply"]["content"] == [{"type": "text", "text": "done"}]
+    finally:
+        await agent.stop()
+        for sub in subs:
+            await sub.unsubscribe()
+        server.shutdown()
+    mid = message["id"]
+    assert events[0] == {"type": "progress", "in_reply_to": mid, "progress": 1, "total": 3, "message": "one"}
+    assert events[1] == {"type": "log", "in_reply_to": mid, "level": "info", "data": {"step": 1}, "logger": "ctx"}
+    assert questions[0] == {
+        "type": "input_request",
+        "in_reply_to": mid,
+        "key": "who",
+        "method": "elicitation/create",
+        "params": {"message": "Who?"},
+        "channel_id": CHANNEL,
+    }
+    assert questions[1] == questions[0]  # asked again on `resend`
+    assert seen["answer"] == {"action": "accept", "content": {"name": "Ada"}}
+    assert seen["error"] == ("ClientRequestError", "not supported", -32601)
+    assert seen["history"][0]["envelope"]["channel_id"] == CHANNEL
+    assert seen["download"] == body
+    assert seen["attachment"].name == "a.txt" and seen["attachment"].mime_type == "text/plain"
+    assert seen["deadline"] is None
+    assert notices == [{"kind": "resource_updated", "uri": "test://thing"}]
+    assert events[-1] == {"type": "poll", "in_reply_to": mid}

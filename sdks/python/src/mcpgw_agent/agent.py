@@ -371,11 +371,15 @@ class Agent:
 
     # ---- life ---------------------------------------------------------------------------------------------
 
-    def run(self) -> None:
-        """Start, serve until SIGTERM or SIGINT, then drain and stop. Blocking."""
-        asyncio.run(self._run_until_signalled())
+    def run(self, on_started: Callable[[], Any] | None = None) -> None:
+        """Start, serve until SIGTERM or SIGINT, then drain and stop. Blocking.
 
-    async def _run_until_signalled(self) -> None:
+        ``on_started`` is called once ``start()`` has resolved (connected,
+        registered, consuming). Raises ``AgentError`` when the agent cannot start.
+        """
+        asyncio.run(self._run_until_signalled(on_started))
+
+    async def _run_until_signalled(self, on_started: Callable[[], Any] | None = None) -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -385,6 +389,10 @@ class Agent:
                 pass
         await self.start()
         try:
+            if on_started is not None:
+                started = on_started()
+                if inspect.isawaitable(started):
+                    await started
             await stop.wait()
         finally:
             await self.stop()
@@ -484,7 +492,13 @@ class Agent:
     async def _on_reconnected(self) -> None:
         log.warning("nats reconnected; registering again")
         if self._running:
-            self._spawn(self._register_until_accepted())
+            self._spawn(self._register_again())
+
+    async def _register_again(self) -> None:
+        try:
+            await self._register_until_accepted()
+        except (AgentError, BusError) as error:
+            log.error("registering again after a reconnect failed: %s", error)
 
     async def _on_disconnected(self) -> None:
         if self._running:
