@@ -59,6 +59,8 @@ HEADER_ROOM_BYTES = 8 * 1024
 FIRST_RETRY = 0.2
 MAX_RETRY = 3.0
 REMEMBERED = 10_000
+CONSUMER_CHECK_EVERY = 30.0
+"""Seconds of empty pulls after which the agent asks JetStream whether its consumer still exists."""
 CALL_HEADERS = ("Mcpgw-Request-Id", "traceparent", "tracestate")
 
 SkillFn = Callable[[dict[str, Any], Context], Union[Awaitable[Any], Any]]
@@ -304,6 +306,7 @@ class Agent:
         self._register_task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._last_nats_error: Exception | None = None
+        self._must_rebind = False
 
     # ---- registration of skills, resources, prompts -------------------------------------------------------
 
@@ -491,6 +494,8 @@ class Agent:
 
     async def _on_reconnected(self) -> None:
         log.warning("nats reconnected; registering again")
+        # The server may have lost the stream and the consumer (memory storage): bind again before the next pull.
+        self._must_rebind = True
         if self._running:
             self._spawn(self._register_again())
 
@@ -620,9 +625,39 @@ class Agent:
             await asyncio.sleep(0.5)
         return await js.pull_subscribe_bind(consumer=self.subjects.consumer, stream=self.subjects.stream)
 
+    async def _rebind(self) -> None:
+        """Bind the consumer again (waiting for the stream): after a reconnect, or a pull that failed."""
+        self._must_rebind = False
+        try:
+            old = self._psub
+            self._psub = await self._bind()
+            await _quietly(old.unsubscribe())
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            self._must_rebind = True
+            log.warning("binding the consumer failed: %s", error)
+            await asyncio.sleep(0.5)
+
+    async def _consumer_lost(self) -> bool:
+        """Whether the consumer is gone (a NATS server with memory storage restarted, a deleted stream)."""
+        try:
+            await self.nc.jetstream(timeout=BUS_REQUEST_TIMEOUT).consumer_info(
+                self.subjects.stream, self.subjects.consumer
+            )
+            return False
+        except nats.js.errors.NotFoundError:
+            return True
+        except Exception:
+            return False
+
     async def _pull_loop(self) -> None:
         expires = self._fetch_expires()
+        idle_since = asyncio.get_running_loop().time()
         while self._running:
+            if self._must_rebind:
+                await self._rebind()
+                continue
             free = self.settings.concurrency - len(self._handlers)
             if free <= 0:
                 self._slot_freed.clear()
@@ -631,6 +666,13 @@ class Agent:
             try:
                 msgs = await self._psub.fetch(batch=free, timeout=expires)
             except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                # An empty pull says nothing of a consumer that is gone: look now and then.
+                now = asyncio.get_running_loop().time()
+                if now - idle_since > CONSUMER_CHECK_EVERY:
+                    idle_since = now
+                    if await self._consumer_lost():
+                        log.warning("the inbox consumer is gone; binding it again")
+                        self._must_rebind = True
                 continue
             except asyncio.CancelledError:
                 raise
@@ -639,13 +681,9 @@ class Agent:
                     return
                 log.warning("fetch failed: %s; binding the consumer again", error)
                 await asyncio.sleep(0.5)
-                try:
-                    old = self._psub
-                    self._psub = await self._bind()
-                    await old.unsubscribe()
-                except Exception as bind_error:
-                    log.warning("binding the consumer failed: %s", bind_error)
+                self._must_rebind = True
                 continue
+            idle_since = asyncio.get_running_loop().time()
             for msg in msgs:
                 if not self._running:
                     await _quietly(msg.nak())
