@@ -460,3 +460,30 @@ async def test_the_context_talks_to_the_caller(stand: Stand) -> None:
     assert seen["deadline"] is None
     assert notices == [{"kind": "resource_updated", "uri": "test://thing"}]
     assert events[-1] == {"type": "poll", "in_reply_to": mid}
+
+
+async def test_sigterm_while_waiting_for_the_gateway_stops_the_agent_at_once(tmp_path: Any) -> None:
+    """agent.run() (here through the contract agent): no gateway answers its registration; SIGTERM ends it, exit 0."""
+    import signal
+    import sys
+
+    await (await nats_or_skip()).close()
+    env = {
+        **os.environ,
+        "NATS_URL": NATS_URL,
+        "BUS_PREFIX": f"pytest_{uuid.uuid4().hex[:10]}",
+        "AGENT_ID": AGENT,
+        "CONTRACT_MARKERS": str(tmp_path),
+    }
+    env.pop("NATS_CREDS", None)
+    agent_file = os.path.join(os.path.dirname(__file__), "contract_agent.py")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, agent_file, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    await asyncio.sleep(1.5)
+    assert process.returncode is None  # still trying to register
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=10)
+    assert process.returncode == 0, stderr.decode()
+    assert b"contract agent ready" not in stdout
+    assert b"registration attempt 1 failed" in stderr
