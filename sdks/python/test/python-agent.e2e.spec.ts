@@ -9,6 +9,8 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { FilesApi } from '@mcpgw/files-client';
+import { createHash, randomBytes } from 'node:crypto';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,8 +91,16 @@ describe('the Python SDK behind the gateway', () => {
 
   beforeAll(async () => {
     python = (await ensurePythonVenv()).python;
-    env = await startTestStack({ pods: 0, podEnv: { AGENT_ID: agentId } });
     markers = mkdtempSync(join(tmpdir(), 'py-contract-'));
+    env = await startTestStack({
+      pods: 0,
+      podEnv: { AGENT_ID: agentId },
+      gatewayEnv: {
+        FILES_STORAGE: 'local',
+        FILES_DIR: join(markers, 'files'),
+        FILES_URL_SIGNING_KEYS: `k1:${'s'.repeat(48)}`,
+      },
+    });
     agentEnv = {
       NATS_URL: env.nats!.url,
       NATS_CREDS: await env.nats!.credsFile({ role: 'agent', agentId }),
@@ -223,6 +233,19 @@ describe('the Python SDK behind the gateway', () => {
       return existsSync(file) && readFileSync(file, 'utf8');
     });
     expect(stopped).toBe('deadline');
+  });
+
+  it('attachment: the agent downloads each attached file through its signed URL', async () => {
+    const files = new FilesApi({ baseUrl: env.gatewayUrls[0], apiKey: env.apiKey });
+    const bytes = randomBytes(150_000);
+    const fileId = await files.upload(bytes, { filename: 'data.bin', contentType: 'application/octet-stream' });
+    const result = await mcp.client.callTool({ name: 'attachment', arguments: { attachments: [{ file_id: fileId }] } });
+    expect(result.isError).toBeFalsy();
+    const expected = {
+      files: [{ name: 'data.bin', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }],
+    };
+    expect(result.structuredContent).toEqual(expected);
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(expected) }]);
   });
 
   it('the official Python MCP client sees the progress of report', async () => {

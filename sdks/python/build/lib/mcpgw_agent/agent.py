@@ -390,7 +390,16 @@ class Agent:
                 loop.add_signal_handler(sig, stop.set)
             except (NotImplementedError, RuntimeError):  # pragma: no cover - not on the main thread
                 pass
-        await self.start()
+        # A SIGTERM while starting (e.g. waiting for the gateway to answer the registration) stops at once.
+        starting = asyncio.ensure_future(self.start())
+        signalled = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        if not starting.done():
+            starting.cancel()
+            await asyncio.gather(starting, return_exceptions=True)
+            return
+        signalled.cancel()
+        starting.result()  # raises AgentError when the agent could not start
         try:
             if on_started is not None:
                 started = on_started()
