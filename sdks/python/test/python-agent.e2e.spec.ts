@@ -33,8 +33,12 @@ interface ContractAgent {
   exited: Promise<number | null>;
 }
 
-function startContractAgent(python: string, env: Record<string, string>): ContractAgent {
-  const child = spawn(python, [join(pythonSdkDir(), 'tests', 'contract_agent.py')], {
+function startContractAgent(
+  python: string,
+  env: Record<string, string>,
+  script = join(pythonSdkDir(), 'tests', 'contract_agent.py'),
+): ContractAgent {
+  const child = spawn(python, [script], {
     env: { ...process.env, PYTHONUNBUFFERED: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,14 +63,11 @@ async function until<T>(what: string, probe: () => T | undefined | false, timeou
   }
 }
 
-async function ready(agent: ContractAgent): Promise<void> {
+async function ready(agent: ContractAgent, line = 'contract agent ready'): Promise<void> {
   const exitedEarly = agent.exited.then((code) => {
     throw new Error(`the contract agent exited (${code}) before it was ready: ${agent.stderr()}`);
   });
-  await Promise.race([
-    until('contract agent ready', () => agent.stdout().includes('contract agent ready\n'), 30_000),
-    exitedEarly,
-  ]);
+  await Promise.race([until(line, () => agent.stdout().includes(`${line}\n`), 30_000), exitedEarly]);
 }
 
 async function stopAgent(agent: ContractAgent | undefined): Promise<number | null | undefined> {
@@ -284,6 +285,46 @@ describe('the Python SDK behind the gateway', () => {
       String(first.child.pid),
       String(agent.child.pid),
     ]);
+  });
+
+  it('resources and prompts registered with the SDK are read and rendered through the gateway', async () => {
+    const otherId = `${agentId}-catalogue`;
+    await env.stack.admin('agent', 'create', '--id', otherId, '--workspace', 'demo');
+    const key = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', otherId);
+    const other = startContractAgent(
+      python,
+      { ...agentEnv, AGENT_ID: otherId, NATS_CREDS: await env.nats!.credsFile({ role: 'agent', agentId: otherId }) },
+      join(pythonSdkDir(), 'test', 'catalogue_agent.py'),
+    );
+    const session = await connectMcp(env.mcpUrl(0, otherId), key.key);
+    try {
+      await ready(other, 'catalogue agent ready');
+      const { resources } = await session.client.listResources();
+      expect(resources).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ uri: 'test://python/readme', name: 'Readme', mimeType: 'text/plain' }),
+        ]),
+      );
+      const text = await session.client.readResource({ uri: 'test://python/readme' });
+      expect(text.contents).toEqual([
+        { uri: 'test://python/readme', mimeType: 'text/plain', text: 'read from python' },
+      ]);
+      const blob = await session.client.readResource({ uri: 'test://python/pixel' });
+      expect(blob.contents).toEqual([
+        {
+          uri: 'test://python/pixel',
+          mimeType: 'image/png',
+          blob: Buffer.from('\x89PNG\r\n\x1a\n', 'latin1').toString('base64'),
+        },
+      ]);
+      const { prompts } = await session.client.listPrompts();
+      expect(prompts).toEqual([expect.objectContaining({ name: 'greet', description: 'Greets someone' })]);
+      const prompt = await session.client.getPrompt({ name: 'greet', arguments: { who: 'Ada' } });
+      expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello to Ada' } }]);
+    } finally {
+      await session.close();
+      expect(await stopAgent(other)).toBe(0);
+    }
   });
 
   it("another agent's credentials are refused: the agent exits non-zero naming NATS_CREDS", async () => {

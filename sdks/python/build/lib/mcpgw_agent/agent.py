@@ -581,7 +581,7 @@ class Agent:
         while True:
             try:
                 answer = await self._request(self.subjects.register, self.catalogue())
-                log.info("registered %s skill(s)", (answer or {}).get("registered"))
+                log.info("registered %s skill(s)", answer.get("registered") if isinstance(answer, dict) else "?")
                 return
             except BusError as error:
                 if not error.transient:
@@ -1039,6 +1039,8 @@ class Agent:
     async def _download(self, url: str, max_bytes: int) -> bytes:
         import httpx
 
+        if not url.lower().startswith(("http://", "https://")):
+            raise ToolError("an attachment is downloaded over http(s) only")
         async with httpx.AsyncClient(timeout=30.0, follow_redirects=False) as client:
             async with client.stream("GET", url) as response:
                 response.raise_for_status()
