@@ -16,7 +16,8 @@ exec 9>"$venv.lock"
 flock 9
 
 tools="pytest pytest-asyncio mcp==2.3.0 httpx mypy"
-stamp=$(cd "$here" && find pyproject.toml README.md src -type f ! -path '*/__pycache__/*' | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+# The sources only: not what setuptools writes beside them (src/*.egg-info), nor caches.
+stamp=$(cd "$here" && find pyproject.toml README.md src/mcpgw_agent -type f ! -path '*/__pycache__/*' | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
 fresh=
 if [ ! -x "$venv/bin/python" ]; then
   rm -rf "$venv"
