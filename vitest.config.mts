@@ -49,7 +49,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['apps/*/test/**/*.e2e.spec.ts', 'libs/*/test/**/*.e2e.spec.ts', 'tools/*/test/**/*.e2e.spec.ts'],
+          include: [
+            'apps/*/test/**/*.e2e.spec.ts',
+            'libs/*/test/**/*.e2e.spec.ts',
+            'tools/*/test/**/*.e2e.spec.ts',
+            'sdks/*/test/**/*.e2e.spec.ts',
+          ],
           // Each file boots its own stack; on two cores, one file at a time.
           fileParallelism: false,
           testTimeout: 60_000,

@@ -1,4 +1,4 @@
-import { workspaceRoot } from '@mcpgw/devstack';
+import { ensurePythonVenv, workspaceRoot } from '@mcpgw/devstack';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -16,6 +16,14 @@ export const CONTRACT_SDKS: ContractSdk[] = [
     command: async () => ({
       file: process.execPath,
       args: [join(root, 'tools/agent-contract/dist/contract-agent.js')],
+    }),
+  },
+  {
+    name: 'python',
+    command: async () => ({
+      // The venv .ci/run makes (sdks/python/make-venv.sh): pip install ./sdks/python.
+      file: (await ensurePythonVenv()).python,
+      args: [join(root, 'sdks/python/tests/contract_agent.py')],
     }),
   },
 ];
@@ -45,7 +53,7 @@ export async function startContractAgent(
 ): Promise<ContractAgent> {
   const { file, args } = await sdk.command();
   const child = spawn(file, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PYTHONUNBUFFERED: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,5 +1,6 @@
 import {
   connectMcp,
+  ensurePythonVenv,
   exampleAgentCommands,
   mcpInspectorCli,
   startTestStack,
@@ -7,10 +8,13 @@ import {
   type TestStack,
 } from '@mcpgw/devstack';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const AGENT = 'my-agent';
+const run = promisify(execFile);
 
 /**
  * The example agents (examples/agent-ts, examples/agent-python), started with
@@ -52,8 +56,9 @@ describe('the example agents', () => {
   };
 
   beforeAll(async () => {
+    await ensurePythonVenv(); // what `npm run setup:python` makes, as the Python example's README asks
     env = await startTestStack({ pods: 0, podEnv: { AGENT_ID: AGENT } });
-  }, 180_000);
+  }, 600_000);
 
   afterAll(async () => {
     await stopExamples();
@@ -87,6 +92,39 @@ describe('the example agents', () => {
       } finally {
         await mcp.close();
       }
+      const url = env.mcpUrl(0, AGENT).replace('127.0.0.1', 'localhost');
+      const args = ['--method', 'tools/call', '--tool-name', 'reverse', '--tool-arg', 'text=stressed'];
+      const called = await mcpInspectorCli(url, env.apiKey, args);
+      expect(called.code, called.stderr).toBe(0);
+      expect(JSON.parse(called.stdout).content).toEqual([{ type: 'text', text: 'desserts' }]);
+    } finally {
+      await stopExamples();
+    }
+  }, 120_000);
+
+  it('Python: answers the official Python MCP client (mcp 2.3.0), with progress, and the MCP Inspector CLI', async () => {
+    const [, python] = await commands();
+    expect(python).toContain('examples/agent-python/agent.py');
+    await startExample(python.replace(/\s+#.*$/, ''));
+    try {
+      const { python: interpreter } = await ensurePythonVenv();
+      const client = join(workspaceRoot(), 'sdks/python/test/mcp_call.py');
+      const call = async (tool: string, args: object) => {
+        const { stdout } = await run(interpreter, [client, env.mcpUrl(0, AGENT), tool, JSON.stringify(args)], {
+          env: { PATH: process.env.PATH ?? '', MCP_API_KEY: env.apiKey },
+          timeout: 60_000,
+        });
+        return JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+          isError: boolean;
+          content: unknown[];
+          structured: unknown;
+          progress: unknown[];
+        };
+      };
+      const reversed = await call('reverse', { text: 'stressed' });
+      expect(reversed).toMatchObject({ isError: false, content: [{ type: 'text', text: 'desserts' }] });
+      expect(reversed.progress).toEqual([{ progress: 1, total: 2, message: 'half way' }]);
+      expect(await call('word_count', { text: 'one two three' })).toMatchObject({ structured: { words: 3 } });
       const url = env.mcpUrl(0, AGENT).replace('127.0.0.1', 'localhost');
       const args = ['--method', 'tools/call', '--tool-name', 'reverse', '--tool-arg', 'text=stressed'];
       const called = await mcpInspectorCli(url, env.apiKey, args);

@@ -13,3 +13,4 @@ export * from './inspector';
 export * from './nats-auth';
 export * from './npm-start-file';
 export * from './mcp-inspector';
+export * from './python-venv';

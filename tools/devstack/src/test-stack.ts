@@ -22,6 +22,12 @@ export interface TestStackOptions {
    * `false`: the shared server at NATS_URL, without credentials.
    */
   auth?: boolean;
+  /**
+   * With `pods: 0` (an agent served by something else, e.g. an SDK's agent), the
+   * agent (`podEnv.AGENT_ID`) is created in this workspace before its API key
+   * (default `demo`, the agent pod's own default).
+   */
+  workspaceId?: string;
 }
 
 export interface TestStack {
@@ -133,8 +139,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await stack.startPod({ POD_ID: `pod-${i + 1}`, ...options.podEnv });
     }
     const agentId = options.podEnv?.AGENT_ID ?? 'demo-agent';
-    // No pod registered it: the key needs the agent to exist (an agent from elsewhere registers into it).
-    if (options.pods === 0) await stack.admin('agent', 'create', '--id', agentId, '--workspace', 'demo');
+    if (options.pods === 0) {
+      await stack.admin('agent', 'create', '--id', agentId, '--workspace', options.workspaceId ?? 'demo');
+    }
     const key = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agentId);
     return {
       stack,

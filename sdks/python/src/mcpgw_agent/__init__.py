@@ -1,0 +1,24 @@
+"""Write an agent that stands behind the MCP agent gateway, on NATS (see README.md and docs/asyncapi.yaml)."""
+
+from .agent import ATTEMPTS_EXHAUSTED, Agent, AgentError, BusError
+from .context import Attachment, Context
+from .creds import Credentials, CredentialsError
+from .deadline import Deadline
+from .results import ClientRequestError, Result, ToolError
+
+__all__ = [
+    "ATTEMPTS_EXHAUSTED",
+    "Agent",
+    "AgentError",
+    "Attachment",
+    "BusError",
+    "ClientRequestError",
+    "Context",
+    "Credentials",
+    "CredentialsError",
+    "Deadline",
+    "Result",
+    "ToolError",
+]
+
+__version__ = "0.1.0"
