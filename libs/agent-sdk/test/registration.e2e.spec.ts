@@ -69,4 +69,41 @@ describe('agent SDK registration', () => {
       await agent.stop();
     }
   });
+
+  it('one process hosts two agents, each with its own credentials, each answering its own calls', async () => {
+    const second = `${AGENT}-2`;
+    await env.stack.admin('agent', 'create', '--id', second, '--workspace', 'demo');
+    const key = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', second);
+    const whoami = () =>
+      defineSkill({
+        name: 'whoami',
+        description: 'Says which agent answers',
+        inputSchema: { type: 'object', properties: {} },
+        run: async (_args, ctx) => ctx.agent.agentId,
+      });
+    const first = await agentWith({ skills: [whoami()] });
+    const other = await agentWith({
+      agentId: second,
+      skills: [whoami()],
+      natsCreds: await env.nats!.credsFile({ role: 'agent', agentId: second }),
+    });
+    await Promise.all([first.start(), other.start()]);
+    const clients = [
+      await connectMcp(env.mcpUrl(0, AGENT), env.apiKey),
+      await connectMcp(env.mcpUrl(0, second), key.key),
+    ];
+    try {
+      for (const [client, agentId] of [
+        [clients[0], AGENT],
+        [clients[1], second],
+      ] as const) {
+        expect(await client.client.callTool({ name: 'whoami', arguments: {} })).toMatchObject({
+          content: [{ type: 'text', text: agentId }],
+        });
+      }
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all([first.stop(), other.stop()]);
+    }
+  });
 });
