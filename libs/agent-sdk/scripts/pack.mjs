@@ -22,8 +22,9 @@ try {
   // Every bare import that is not ours stays an import, and becomes a dependency.
   const external = new Set();
   await build({
-    entryPoints: [join(sdk, 'dist/index.js')],
-    outfile: join(stage, 'dist/index.js'),
+    // The library, and the bridge's command (`mcpgw-bridge`).
+    entryPoints: { index: join(sdk, 'dist/index.js'), bridge: join(sdk, 'dist/bridge/cli.js') },
+    outdir: join(stage, 'dist'),
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -85,7 +86,8 @@ try {
   ]);
   const dependencies = {};
   for (const name of [...external].filter((n) => !builtins.has(n)).sort()) {
-    const version = workspace.dependencies?.[name];
+    // The bridge's MCP client is a development dependency of the workspace (no app ships it).
+    const version = workspace.dependencies?.[name] ?? workspace.devDependencies?.[name];
     if (!version) throw new Error(`the SDK imports ${name}, which the workspace does not depend on`);
     dependencies[name] = version;
   }
@@ -96,6 +98,7 @@ try {
     license: own.license,
     main: 'dist/index.js',
     types: 'dist/index.d.ts',
+    bin: { 'mcpgw-bridge': 'dist/bridge.js' },
     files: ['dist', 'README.md'],
     engines: own.engines,
     dependencies,

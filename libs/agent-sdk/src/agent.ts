@@ -1,3 +1,4 @@
+import { AgentNotices } from '@mcpgw/contracts';
 import { BusClient, InboxReader, connectBus, type InboxConsumerState, type NatsConnection } from '@mcpgw/bus/core';
 import { resolveSettings, type AgentSettings } from './agent-options';
 import { Cancellations } from './cancellation/cancellations';
@@ -183,6 +184,14 @@ export class Agent implements AgentHandle {
   async update(catalogue: Partial<Catalogue>): Promise<void> {
     this.offered = { ...this.offered, ...catalogue };
     await this.running?.registration.update(catalogue);
+  }
+
+  /**
+   * Tell clients watching the resource (subscriptions/listen, resources/subscribe)
+   * that it changed, outside of any call (a skill uses `ctx.resourceUpdated`).
+   */
+  resourceUpdated(uri: string): void {
+    this.running?.bus.publish(AgentNotices.at(this.settings.agentId), { kind: 'resource_updated', uri });
   }
 
   /** Whether the gateway's registry has accepted the catalogue (once, at least). */

@@ -3,6 +3,7 @@ export type { AgentSettings } from './agent-options';
 export type { AgentLogger } from './logger';
 export { defineSkill, type SkillSpec } from './skills/define-skill';
 export {
+  RedeliverError,
   ToolError,
   text,
   type AgentHandle,

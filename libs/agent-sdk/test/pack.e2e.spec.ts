@@ -77,6 +77,13 @@ describe('the packed agent SDK', () => {
     ).toEqual([]);
   });
 
+  it('installs the mcpgw-bridge command, which says how to use it', async () => {
+    const failed = await run(join(folder, 'node_modules/.bin/mcpgw-bridge'), [], { cwd: folder }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed).toMatchObject({ code: 2, stderr: expect.stringContaining('usage: mcpgw-bridge --agent <id>') });
+  });
+
   it('type-checks a TypeScript agent against its declarations', async () => {
     writeFileSync(join(folder, 'typed.ts'), TYPED_SOURCE);
     const tsc = join(root, 'node_modules/typescript/bin/tsc');

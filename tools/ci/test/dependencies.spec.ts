@@ -30,12 +30,15 @@ function packageOf(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
+/**
+ * The bridge (libs/agent-sdk/src/bridge) ships in the published agent SDK (its pack bundles it
+ * with the MCP SDK as a dependency), not in this image: nothing here imports it.
+ */
+const BRIDGE = join(root, 'libs', 'agent-sdk', 'src', 'bridge');
+
 /** Every third-party package that shipped code (the src folders of apps and libs) imports. */
-function importedPackages(): Set<string> {
-  const shipped = ['apps', 'libs'].flatMap((group) =>
-    readdirSync(join(root, group)).flatMap((project) => sourceFiles(join(root, group, project, 'src'))),
-  );
-  const specifiers = shipped.flatMap((file) =>
+function importedPackages(files = shippedFiles()): Set<string> {
+  const specifiers = files.flatMap((file) =>
     [...readFileSync(file, 'utf8').matchAll(/(?:from|import|require\()\s*'([^'.][^']*)'/g)].map((m) => m[1]),
   );
   return new Set(
@@ -45,9 +48,28 @@ function importedPackages(): Set<string> {
   );
 }
 
+function shippedFiles(): string[] {
+  return ['apps', 'libs']
+    .flatMap((group) =>
+      readdirSync(join(root, group)).flatMap((project) => sourceFiles(join(root, group, project, 'src'))),
+    )
+    .filter((file) => !file.startsWith(BRIDGE));
+}
+
 describe('runtime dependencies', () => {
   it('are exactly what the apps and libs import', () => {
     expect([...importedPackages()].sort()).toEqual(Object.keys(rootPackage.dependencies).sort());
+  });
+
+  it("of the bridge are pinned development dependencies here, and the packed SDK's own", () => {
+    const bridgeImports = [...importedPackages(sourceFiles(BRIDGE))];
+    expect(bridgeImports).toContain('@modelcontextprotocol/sdk');
+    for (const name of bridgeImports) {
+      expect(rootPackage.dependencies[name] ?? rootPackage.devDependencies[name], name).toMatch(/^\d/);
+    }
+    // Nothing outside the bridge imports it: the apps and their image stay without the MCP client.
+    const outside = shippedFiles().filter((file) => /from '(\.\.?\/)+bridge\//.test(readFileSync(file, 'utf8')));
+    expect(outside).toEqual([]);
   });
 
   it('bring no test or development package into the production tree', () => {

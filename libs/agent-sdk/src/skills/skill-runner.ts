@@ -9,6 +9,7 @@ import type { Registration } from '../registration/registration';
 import { NO_PROMPTS, NO_RESOURCES } from './catalogue';
 import { inSkillSpan } from './skill-span';
 import {
+  RedeliverError,
   ToolError,
   text,
   toOutput,
@@ -100,6 +101,8 @@ export class SkillRunner {
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         failed();
+        // Not an answer: the consumer hands the message back for another delivery.
+        if (error instanceof RedeliverError) throw error;
         if (error instanceof ToolError) {
           return {
             content: [text(error.message)],

@@ -103,6 +103,20 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * Throw it from a skill that could not do its work for a reason another try
+ * may not have (its backend went away mid-call): the message is delivered
+ * again (to this instance or another), up to the agent's `maxDeliver`; after
+ * that the caller gets the give-up error. Only for skills that are safe to run
+ * twice.
+ */
+export class RedeliverError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedeliverError';
+  }
+}
+
 /** One text content item. */
 export function text(value: string): ContentItem {
   return { type: 'text', text: value };

@@ -1,0 +1,203 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ClientRequestMethod, ContentItem, LogLevel, SkillDefinition } from '@mcpgw/contracts';
+import { createAgent, type Agent, type AgentOptions } from '../agent';
+import { jsonLinesLogger, type AgentLogger } from '../logger';
+import type { PromptProvider, ResourceProvider } from '../skills/catalogue';
+import { RedeliverError, ToolError, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
+import { readCatalogue, type ServerCatalogue } from './catalogue';
+import { Upstream, type UpstreamSpec } from './upstream';
+
+/** A call's time when the gateway gave none (it always does): the MCP SDK's own default is 60 s. */
+const NO_DEADLINE_TIMEOUT_MS = 10 * 60_000;
+
+export interface BridgeOptions extends Omit<AgentOptions, 'skills' | 'resources' | 'prompts'> {
+  /** The MCP server: a command (stdio) or a Streamable HTTP URL with headers. */
+  upstream: UpstreamSpec;
+}
+
+/**
+ * Any MCP server as a bus agent (README.md here): its tools, resources,
+ * templates and prompts become the agent's catalogue, registered again when
+ * the server says a list changed; each call on the bus becomes the same
+ * request on the server, with its progress, logs, questions to the client,
+ * cancellation and deadline carried across.
+ */
+export class Bridge {
+  readonly agent: Agent;
+  private readonly logger: AgentLogger;
+  private readonly upstream: Upstream;
+  /** The calls running on the server now, oldest first: whom its logs and questions are for. */
+  private readonly inFlight: SkillContext[] = [];
+  private started = false;
+
+  constructor(private readonly options: BridgeOptions) {
+    this.logger = options.logger ?? jsonLinesLogger(`bridge ${options.agentId}`);
+    this.upstream = new Upstream(
+      options.upstream,
+      (client) => this.configure(client),
+      (client) => this.connected(client),
+      this.logger,
+    );
+    this.agent = createAgent({ ...options, logger: this.logger, skills: [] });
+  }
+
+  /** Connect to the server, read its catalogue, and serve it on the bus. */
+  async start(): Promise<void> {
+    const client = await this.upstream.client();
+    await this.agent.update(this.agentCatalogue(await readCatalogue(client)));
+    this.started = true;
+    await this.agent.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.agent.stop();
+    await this.upstream.stop();
+  }
+
+  /** Each new connection (a restarted server too): its catalogue may have changed. */
+  private async connected(client: Client): Promise<void> {
+    if (!this.started) return; // start() reads it
+    await this.agent.update(this.agentCatalogue(await readCatalogue(client)));
+  }
+
+  private configure(client: Client): void {
+    // The server asks its client: the call it belongs to asks the MCP client at the gateway.
+    const ask = (method: ClientRequestMethod) => async (request: { params?: Record<string, unknown> }) => {
+      const call = this.callToAsk(method);
+      const { _meta: _dropped, ...params } = request.params ?? {};
+      return call.ask(method, params) as never;
+    };
+    client.setRequestHandler(CreateMessageRequestSchema, ask('sampling/createMessage'));
+    client.setRequestHandler(ElicitRequestSchema, ask('elicitation/create'));
+    client.setRequestHandler(ListRootsRequestSchema, ask('roots/list'));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      // stdio carries no request a log line belongs to: it goes to the call when only one runs.
+      if (this.inFlight.length === 1) this.inFlight[0].log(params.level as LogLevel, params.data, params.logger);
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) =>
+      this.agent.resourceUpdated(params.uri),
+    );
+    const relist = () => void this.relist(client);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, relist);
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, relist);
+    client.setNotificationHandler(PromptListChangedNotificationSchema, relist);
+  }
+
+  private async relist(client: Client): Promise<void> {
+    try {
+      await this.agent.update(this.agentCatalogue(await readCatalogue(client)));
+    } catch (error) {
+      this.logger.warn({ msg: 'registering the changed lists failed', error: (error as Error).message });
+    }
+  }
+
+  /**
+   * A request of the server to its client belongs to a call, but stdio does not
+   * say which: the only call running, or else the one that started last.
+   */
+  private callToAsk(method: string): SkillContext {
+    const call = this.inFlight.at(-1);
+    if (!call) throw new McpError(ErrorCode.InvalidRequest, `${method}: no call is running to ask the client through`);
+    return call;
+  }
+
+  private agentCatalogue(server: ServerCatalogue): {
+    skills: Skill[];
+    resources: ResourceProvider;
+    prompts: PromptProvider;
+  } {
+    return {
+      skills: server.tools.map((definition) => this.skill(definition)),
+      resources: {
+        resources: server.resources,
+        templates: server.templates,
+        read: async (uri) => (await (await this.upstream.client()).readResource({ uri })).contents,
+      },
+      prompts: {
+        prompts: server.prompts,
+        get: async (name, args) => {
+          const prompt = await (await this.upstream.client()).getPrompt({ name, arguments: args });
+          return {
+            ...(prompt.description !== undefined && { description: prompt.description }),
+            messages: prompt.messages as { role: 'user' | 'assistant'; content: Record<string, unknown> }[],
+          };
+        },
+      },
+    };
+  }
+
+  /** A tool of the server as a skill: the call goes to the server, with everything that rides along. */
+  private skill(definition: SkillDefinition): Skill {
+    return {
+      definition,
+      run: async (args, ctx) => {
+        const client = await this.upstream.client();
+        this.inFlight.push(ctx);
+        try {
+          const result = (await client.callTool({ name: definition.name, arguments: args }, undefined, {
+            signal: ctx.signal,
+            timeout: ctx.deadline ? Math.max(1, ctx.deadline - Date.now()) : NO_DEADLINE_TIMEOUT_MS,
+            onprogress: ({ progress, total, message }) => ctx.progress(progress, total, message),
+          })) as CallToolResult;
+          return toOutput(result);
+        } catch (error) {
+          if (ctx.signal.aborted) throw error;
+          throw this.failure(definition, error);
+        } finally {
+          this.inFlight.splice(this.inFlight.indexOf(ctx), 1);
+        }
+      },
+    };
+  }
+
+  /** Why a call to the server failed, as the caller should hear it. */
+  private failure(definition: SkillDefinition, error: unknown): Error {
+    const lost = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+    if (lost) {
+      // The server went away mid-call (a stdio server exited): it is being started again.
+      const idempotent = (definition.annotations as { idempotentHint?: boolean } | undefined)?.idempotentHint;
+      const why = `the MCP server stopped during the call (${(error as Error).message})`;
+      return idempotent ? new RedeliverError(why) : new ToolError(`${why}; it is being started again`);
+    }
+    if (error instanceof McpError) return new ServerError(error.code, error.message);
+    return error as Error;
+  }
+}
+
+/** A JSON-RPC error of the server: the caller gets it as a tool error saying so. */
+class ServerError extends ToolError {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function toOutput(result: CallToolResult): SkillOutput {
+  return {
+    content: (result.content ?? []) as ContentItem[],
+    ...(result.structuredContent !== undefined && { structured: result.structuredContent }),
+    ...(result.isError && { isError: true }),
+  };
+}
+
+/** Start a bridge: the server connected, its catalogue registered, the agent serving. */
+export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+  const bridge = new Bridge(options);
+  await bridge.start();
+  return bridge;
+}
