@@ -144,6 +144,12 @@ export class Bridge {
     return {
       definition,
       run: async (args, ctx) => {
+        // An earlier delivery may have begun on a bridge that died mid-call: run again only what may run twice.
+        if (ctx.attempt > 1 && !idempotent(definition)) {
+          throw new ToolError(
+            `${definition.name} was interrupted (the bridge running it stopped) and is not run again: the tool is not annotated idempotent`,
+          );
+        }
         const client = await this.upstream.client();
         this.inFlight.push(ctx);
         try {
@@ -168,9 +174,8 @@ export class Bridge {
     const lost = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
     if (lost) {
       // The server went away mid-call (a stdio server exited): it is being started again.
-      const idempotent = (definition.annotations as { idempotentHint?: boolean } | undefined)?.idempotentHint;
       const why = `the MCP server stopped during the call (${(error as Error).message})`;
-      return idempotent ? new RedeliverError(why) : new ToolError(`${why}; it is being started again`);
+      return idempotent(definition) ? new RedeliverError(why) : new ToolError(`${why}; it is being started again`);
     }
     if (error instanceof McpError) return new ServerError(error.code, error.message);
     return error as Error;
@@ -185,6 +190,11 @@ class ServerError extends ToolError {
   ) {
     super(message);
   }
+}
+
+/** A tool the server says may run twice with the same arguments (MCP `idempotentHint`). */
+function idempotent(definition: SkillDefinition): boolean {
+  return (definition.annotations as { idempotentHint?: boolean } | undefined)?.idempotentHint === true;
 }
 
 function toOutput(result: CallToolResult): SkillOutput {

@@ -65,7 +65,7 @@ export class SkillRunner {
     logger.debug?.({ msg: 'skill started', message_id: message.id, skill: name, pod_id: podId, redeliveries, ...ids });
     const call = cancellations.track(message);
     try {
-      const output = await this.run(message, call);
+      const output = await this.run(message, call, redeliveries);
       if (call.stopped) throw call.signal.reason as SkillStoppedError;
       logger.debug?.({
         msg: 'skill answered',
@@ -80,7 +80,7 @@ export class SkillRunner {
     }
   }
 
-  private async run(message: ChatMessage, tracked: TrackedCall): Promise<SkillOutput> {
+  private async run(message: ChatMessage, tracked: TrackedCall, attempt: number): Promise<SkillOutput> {
     const { signal } = tracked;
     if (message.resource_read) return this.readResource(message.resource_read.uri);
     if (message.prompt_get) {
@@ -92,7 +92,7 @@ export class SkillRunner {
       return { content: [text(`this agent has no skill ${JSON.stringify(call?.name ?? null)}`)], isError: true };
     }
     if (signal.aborted) throw signal.reason;
-    const context = this.context(message, tracked);
+    const context = this.context(message, tracked, attempt);
     return inSkillSpan(call.name, message.id, this.parts.podId, async (failed) => {
       try {
         const output = toOutput(await skill.run(call.arguments, context));
@@ -115,13 +115,14 @@ export class SkillRunner {
     });
   }
 
-  private context(message: ChatMessage, tracked: TrackedCall): SkillContext {
+  private context(message: ChatMessage, tracked: TrackedCall, attempt: number): SkillContext {
     const { bus, agentId, podId, events, replier } = this.parts;
     const { signal, deadline } = tracked;
     return {
       message,
       podId,
       agent: this.parts.agent,
+      attempt,
       signal,
       deadline: deadline ? Date.now() + deadline.remainingMs() : undefined,
       attachments: (message.attachments ?? []).map((part): Attachment => ({

@@ -38,6 +38,12 @@ export interface SkillContext {
   /** The agent running the skill. */
   readonly agent: AgentHandle;
   /**
+   * Which delivery of the message this is (1: the first). More than 1: an
+   * earlier run may have begun elsewhere (an instance died or stopped mid-call),
+   * so a skill that must not run twice can refuse.
+   */
+  readonly attempt: number;
+  /**
    * Aborted when the caller cancels the call, when its deadline passes, or when
    * this instance stops. `signal.reason` is a `SkillStoppedError` (`why`:
    * `cancelled` or `deadline`) for the first two.
