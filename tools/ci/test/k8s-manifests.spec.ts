@@ -589,6 +589,23 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
     });
   });
 
+  it('the bridge example (deploy/k8s/examples/bridge) validates, and runs the bridge with its stdio server in one container', () => {
+    const dir = join(root, 'deploy/k8s/examples/bridge');
+    const objects = yamlObjects(readFileSync(join(dir, 'deployment.yaml'), 'utf8'));
+    expect(schemaProblems(objects)).toEqual([]);
+    const [deployment] = objects;
+    expect(deployment.kind).toBe('Deployment');
+    const [container, ...others] = deployment.spec.template.spec.containers;
+    expect(others).toEqual([]);
+    expect(container.args.slice(0, 3)).toEqual(['--agent', 'everything', '--']);
+    expect(container.env.map((e: { name: string }) => e.name)).toEqual(
+      expect.arrayContaining(['NATS_URL', 'NATS_CREDS']),
+    );
+    const dockerfile = readFileSync(join(dir, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('ENTRYPOINT ["node_modules/.bin/mcpgw-bridge"]');
+    expect(dockerfile).toContain('@modelcontextprotocol/server-everything@');
+  });
+
   it('prod: two replicas or more, disruption budgets, CPU autoscaling of the gateway and agent pods', () => {
     expect(availabilityProblems(get('prod'))).toEqual([]);
   });
