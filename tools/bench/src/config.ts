@@ -7,7 +7,7 @@
  *                               (0: measure a cold process, as before)
  *   BENCH_WARMUP_SECONDS=2      warm-up before each measurement
  *   BENCH_CONCURRENCY=1,16,64   simulated clients
- *   BENCH_SYSTEMS=stack,stack-webhook-live,stack-webhook-dead,stack-2x2,sdk-stateless,sdk-stateful,mcp-proxy,supergateway
+ *   BENCH_SYSTEMS=stack,stack-webhook-live,stack-webhook-dead,stack-2x2,stack-bridge,sdk-stateless,sdk-stateful,mcp-proxy,supergateway
  *   BENCH_TEXT_BYTES=300        size of the echoed text (the "realistic body")
  *   BENCH_JSON=path             also write every figure as JSON
  *   MCP_URL + MCP_KEY           measure a running gateway instead of a private stack (no CPU figures)
@@ -17,6 +17,7 @@ export const ALL_SYSTEMS = [
   'stack-webhook-live',
   'stack-webhook-dead',
   'stack-2x2',
+  'stack-bridge',
   'sdk-stateless',
   'sdk-stateful',
   'mcp-proxy',

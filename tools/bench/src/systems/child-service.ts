@@ -11,8 +11,9 @@ export class ChildService {
     readonly name: string,
     command: string,
     args: string[],
+    env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+    this.child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
     this.child
       .stderr!.setEncoding('utf8')
       .on('data', (chunk: string) => (this.stderr = (this.stderr + chunk).slice(-4_000)));
@@ -31,6 +32,11 @@ export class ChildService {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`${this.name} not listening on ${port} within ${timeoutMs} ms: ${this.stderr}`);
+  }
+
+  /** Why it stopped, if it did (its last stderr). */
+  exited(): string | undefined {
+    return this.child.exitCode === null ? undefined : `${this.name} exited (${this.child.exitCode}): ${this.stderr}`;
   }
 
   /** SIGTERM, SIGKILL after a grace period; then any descendant still alive is killed. */

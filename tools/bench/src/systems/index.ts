@@ -1,5 +1,6 @@
 import type { BenchConfig, SystemId } from '../config';
 import { startBareSdk } from './bare-sdk';
+import { startBridgedStack } from './bridged-stack';
 import { startPeerGateway } from './peer-gateways';
 import { externalStack, startScaledStack, startStack, startWebhookStack } from './stack';
 import type { RunningSystem } from './system';
@@ -18,6 +19,8 @@ export function startSystem(id: SystemId, config: BenchConfig): Promise<RunningS
       return startWebhookStack('dead');
     case 'stack-2x2':
       return startScaledStack();
+    case 'stack-bridge':
+      return startBridgedStack();
     case 'sdk-stateless':
       return startBareSdk('stateless');
     case 'sdk-stateful':

@@ -7,7 +7,7 @@ import { readOutbox } from '../webhooks/outbox';
 import { ChildService } from './child-service';
 import type { RunningSystem } from './system';
 
-const STACK_ENV = {
+export const STACK_ENV = {
   LOG_LEVEL: 'warn',
   DATABASE_POOL_SIZE: '20',
   INBOX_STORAGE: process.env.INBOX_STORAGE ?? 'file',
@@ -18,7 +18,7 @@ const STACK_ENV = {
 };
 
 /** nats-server and PostgreSQL (the postmaster and every backend under it), shared by the whole stack. */
-function serverGroups(): ProcessGroup[] {
+export function serverGroups(): ProcessGroup[] {
   const table = processTable();
   return [
     { name: 'nats-server', pids: topProcessesNamed(table, 'nats-server') },
@@ -26,11 +26,11 @@ function serverGroups(): ProcessGroup[] {
   ];
 }
 
-function appGroups(stack: TestStack): ProcessGroup[] {
+export function appGroups(stack: TestStack): ProcessGroup[] {
   return stack.stack.processes.filter((p) => p.running && p.pid).map((p) => ({ name: p.name, pids: [p.pid!] }));
 }
 
-function appMetrics(stack: TestStack): { name: string; url: string }[] {
+export function appMetrics(stack: TestStack): { name: string; url: string }[] {
   return stack.stack.processes.filter((p) => p.running).map((p) => ({ name: p.name, url: p.managementUrl! }));
 }
 
