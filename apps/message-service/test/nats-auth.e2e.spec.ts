@@ -325,17 +325,8 @@ describe('the bus trusts nobody without credentials', () => {
 
   it('credentials issued with --ttl carry exp: the server takes them until then, closes them and refuses them after', async () => {
     const agent = 'agent-ttl';
-    const issued = await env.stack.admin<{ user: string; creds: string; issued_at: number; expires_at: number }>(
-      'agent',
-      'credentials',
-      '--agent',
-      agent,
-      '--ttl',
-      '2',
-    );
-    expect(issued.expires_at - issued.issued_at).toBe(2);
-    expect(credsClaims(issued.creds).exp).toBe(issued.expires_at);
-    // The control: credentials of the same agent issued without --ttl, connected as long.
+    // The control first: credentials of the same agent issued without --ttl, connected as long.
+    // (Issued after the short ones, a slow admin run on a loaded machine could outlive their ttl.)
     const lasting = await env.stack.admin<{ creds: string; expires_at: number | null }>(
       'agent',
       'credentials',
@@ -344,6 +335,16 @@ describe('the bus trusts nobody without credentials', () => {
     );
     expect(lasting.expires_at).toBeNull();
     expect(credsClaims(lasting.creds).exp).toBeUndefined();
+    const issued = await env.stack.admin<{ user: string; creds: string; issued_at: number; expires_at: number }>(
+      'agent',
+      'credentials',
+      '--agent',
+      agent,
+      '--ttl',
+      '3',
+    );
+    expect(issued.expires_at - issued.issued_at).toBe(3);
+    expect(credsClaims(issued.creds).exp).toBe(issued.expires_at);
     const short = await connectAs({ role: 'agent', agentId: agent }, issued.creds);
     const control = await connectAs({ role: 'agent', agentId: agent }, lasting.creds);
     await short.flush();
