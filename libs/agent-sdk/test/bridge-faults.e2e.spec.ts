@@ -1,9 +1,10 @@
 import { connectMcp, startTestStack, workspaceRoot, type McpConnection, type TestStack } from '@mcpgw/devstack';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBridgeProcess } from './support/bridge-process';
 
 const AGENT = 'slow';
 const root = workspaceRoot();
@@ -24,26 +25,9 @@ describe('the bridge under faults', () => {
   const bridges: ChildProcess[] = [];
 
   const startBridge = async (): Promise<ChildProcess> => {
-    let output = '';
-    const bridge = spawn('npm', ['run', '-s', 'bridge', '--', '--agent', AGENT, '--', process.execPath, SERVER], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        NATS_URL: env.nats!.url,
-        NATS_CREDS: await env.nats!.credsFile({ role: 'agent', agentId: AGENT }),
-        BUS_PREFIX: env.stack.settings.busPrefix,
-        INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS),
-        MARKERS: markers,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // its own process group: npm, the bridge and its server die together
-    });
-    bridge.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    bridge.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await new Promise<void>((resolve, reject) => {
-      bridge.stdout!.on('data', () => output.includes('is serving') && resolve());
-      bridge.once('exit', (code) => reject(new Error(`the bridge exited ${code}:\n${output}`)));
+    const bridge = await startBridgeProcess(env, AGENT, [process.execPath, SERVER], {
+      INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS),
+      MARKERS: markers,
     });
     bridges.push(bridge);
     return bridge;

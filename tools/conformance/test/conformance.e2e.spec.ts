@@ -1,10 +1,9 @@
-import { mcpInspectorCli, startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { ensureNode22Tools, mcpInspectorCli, startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_22, checksNotPassing, node22, startKeyProxy } from './harness';
+import { checksNotPassing, node22, startKeyProxy } from './harness';
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server
@@ -17,16 +16,6 @@ import { NODE_22, checksNotPassing, node22, startKeyProxy } from './harness';
  */
 const HERE = join(workspaceRoot(), 'tools', 'conformance');
 const SUITE = join(HERE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const INSPECTOR = join(
-  HERE,
-  'node_modules',
-  '@modelcontextprotocol',
-  'inspector',
-  'clients',
-  'launcher',
-  'build',
-  'index.js',
-);
 
 describe('official MCP tools against the stack, through the bus', () => {
   let env: TestStack;
@@ -34,9 +23,7 @@ describe('official MCP tools against the stack, through the bus', () => {
   let proxyUrl: string;
 
   beforeAll(async () => {
-    if (!existsSync(SUITE) || !existsSync(NODE_22) || !existsSync(INSPECTOR)) {
-      execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: HERE, stdio: 'inherit' });
-    }
+    ensureNode22Tools(SUITE);
     env = await startTestStack();
     proxy = await startKeyProxy(env.gatewayUrls[0], env.apiKey);
     proxyUrl = `${proxy.url}/${env.agentId}/mcp`;

@@ -1,0 +1,36 @@
+import { workspaceRoot, type TestStack } from '@mcpgw/devstack';
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * `npm run bridge -- --agent <agent> -- <server…>` as the README runs it, on the
+ * agent's own NATS credentials; resolves once it serves. Its own process group
+ * (`process.kill(-bridge.pid)` stops npm, the bridge and its stdio server together).
+ */
+export async function startBridgeProcess(
+  env: TestStack,
+  agentId: string,
+  server: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<ChildProcess> {
+  let output = '';
+  const bridge = spawn('npm', ['run', '-s', 'bridge', '--', '--agent', agentId, '--', ...server], {
+    cwd: workspaceRoot(),
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NATS_URL: env.nats!.url,
+      NATS_CREDS: await env.nats!.credsFile({ role: 'agent', agentId }),
+      BUS_PREFIX: env.stack.settings.busPrefix,
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  bridge.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  bridge.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    bridge.stdout!.on('data', () => output.includes('is serving') && resolve());
+    bridge.once('exit', (code) => reject(new Error(`the bridge exited ${code}:\n${output}`)));
+  });
+  return bridge;
+}
