@@ -14,13 +14,16 @@ export class Registration {
   private readonly stopped = new AbortController();
   private registeredOnce = false;
   private reconnects?: Promise<void>;
+  private byName: Map<string, Catalogue['skills'][number]>;
 
   constructor(
     private readonly bus: BusClient,
     private readonly identity: { workspaceId: string; agentId: string; podId: string },
     private catalogue: Catalogue,
     private readonly logger: AgentLogger,
-  ) {}
+  ) {
+    this.byName = skillsByName(catalogue);
+  }
 
   get registered(): boolean {
     return this.registeredOnce;
@@ -36,9 +39,9 @@ export class Registration {
     this.stopped.abort();
   }
 
-  /** The skills by name, as they are now. */
-  skills(): Catalogue['skills'] {
-    return this.catalogue.skills;
+  /** The skill of this name, as the catalogue is now (looked up on every call: a map, not a scan). */
+  skill(name: string): Catalogue['skills'][number] | undefined {
+    return this.byName.get(name);
   }
 
   current(): Catalogue {
@@ -48,6 +51,7 @@ export class Registration {
   /** Change what the agent offers, and register anew: the gateway tells clients watching the lists. */
   async update(catalogue: Partial<Catalogue>): Promise<void> {
     this.catalogue = { ...this.catalogue, ...catalogue };
+    this.byName = skillsByName(this.catalogue);
     await this.register();
   }
 
@@ -96,4 +100,8 @@ export class Registration {
 function isRefusal(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === 'invalid_request' || code === 'not_found';
+}
+
+function skillsByName(catalogue: Catalogue): Map<string, Catalogue['skills'][number]> {
+  return new Map(catalogue.skills.map((skill) => [skill.definition.name, skill]));
 }

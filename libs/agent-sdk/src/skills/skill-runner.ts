@@ -87,7 +87,7 @@ export class SkillRunner {
       return this.getPrompt(message.prompt_get.name, message.prompt_get.arguments, this.asker(message, tracked));
     }
     const call = message.tool_call;
-    const skill = call && this.parts.registration.skills().find((s) => s.definition.name === call.name);
+    const skill = call && this.parts.registration.skill(call.name);
     if (!call || !skill) {
       return { content: [text(`this agent has no skill ${JSON.stringify(call?.name ?? null)}`)], isError: true };
     }
