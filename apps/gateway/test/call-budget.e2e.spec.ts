@@ -34,6 +34,13 @@ const CALLS = 40;
 /** Background traffic a run may see besides the calls (pull expiries, heartbeats). */
 const SLACK = 4;
 /**
+ * Background statements a run may see besides the calls: the gateways reload API
+ * keys, grants and webhook subscriptions and renew stream leases on timers, a
+ * statement each every few seconds (one fell inside a slow CI run's window).
+ * A per-call statement more would be CALLS more, far past this.
+ */
+const SQL_SLACK = 4;
+/**
  * Not per call: the pods' pulls, JetStream API calls, and the quota gossip (one
  * message per busy gateway per QUOTA_GOSSIP_INTERVAL_MS, however many calls;
  * held by its own assertion below).
@@ -85,8 +92,8 @@ describe('the cost of one tools/call', () => {
     );
     expect(busTotal(spent, 'out', BACKGROUND)).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
     expect(busTotal(spent, 'in', BACKGROUND)).toBeLessThanOrEqual(BUDGET.delivered * CALLS + SLACK);
-    expect(spent.sqlStatements).toBeLessThanOrEqual(BUDGET.sqlStatements * CALLS);
-    expect(spent.sqlCommits).toBeLessThanOrEqual(BUDGET.sqlCommits * CALLS);
+    expect(spent.sqlStatements).toBeLessThanOrEqual(BUDGET.sqlStatements * CALLS + SQL_SLACK);
+    expect(spent.sqlCommits).toBeLessThanOrEqual(BUDGET.sqlCommits * CALLS + SQL_SLACK);
     expectGossipPerSecond(spent);
     // The counters count: a call that reached the agent shows up on the bus.
     expect(busTotal(spent, 'in')).toBeGreaterThanOrEqual(CALLS);
