@@ -278,12 +278,19 @@ describe('MCP protocol fidelity on /{agent_id}/mcp', () => {
       ).toMatchObject({ code: -32602 });
     });
 
-    it('completion/complete answers an empty completion', async () => {
+    it('completion/complete: no values for an agent that does not complete, -32602 for what it does not offer', async () => {
+      // The mock pod registers no `completions`: the gateway answers without asking it.
       const answer = await mcp.client.complete({
-        ref: { type: 'ref/prompt', name: 'x' },
-        argument: { name: 'a', value: 'b' },
+        ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+        argument: { name: 'arg1', value: 'b' },
       });
       expect(answer.completion).toEqual({ values: [], total: 0, hasMore: false });
+      const unknown = (ref: { type: string; name?: string; uri?: string }) =>
+        mcp.client
+          .complete({ ref: ref as never, argument: { name: 'a', value: 'b' } })
+          .catch((e: { code?: number }) => e);
+      expect(await unknown({ type: 'ref/prompt', name: 'nope' })).toMatchObject({ code: -32602 });
+      expect(await unknown({ type: 'ref/other', name: 'x' })).toMatchObject({ code: -32602 });
     });
 
     it('logging/setLevel refuses an unknown level with -32602', async () => {

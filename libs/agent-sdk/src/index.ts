@@ -13,7 +13,15 @@ export {
   type SkillOutput,
   type SkillResult,
 } from './skills/skill';
-export type { Catalogue, PromptMessage, PromptProvider, ResourceContents, ResourceProvider } from './skills/catalogue';
+export type {
+  Catalogue,
+  Completer,
+  Completion,
+  PromptMessage,
+  PromptProvider,
+  ResourceContents,
+  ResourceProvider,
+} from './skills/catalogue';
 export { SkillStoppedError } from './cancellation/cancellations';
 export { ClientRequestError } from './replies/questions';
 export type { DeliveryHook } from './inbox/consumer';

@@ -1,7 +1,12 @@
 import { connectMcp, startTestStack, workspaceRoot, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ResourceUpdatedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +128,53 @@ describe('the bridge: an MCP server (stdio) as a bus agent', () => {
     expect(prompts.map((p) => p.name)).toContain('simple-prompt');
     const prompt = await mcp.client.getPrompt({ name: 'simple-prompt' });
     expect(prompt.messages.length).toBeGreaterThan(0);
+  });
+
+  it("completes the server's prompt arguments and template variables (completion/complete)", async () => {
+    const department = await mcp.client.complete({
+      ref: { type: 'ref/prompt', name: 'completable-prompt' },
+      argument: { name: 'department', value: 'En' },
+    });
+    expect(department.completion.values).toEqual(['Engineering']);
+    // The server's completer reads the arguments already chosen: they cross the bus too.
+    const lead = await mcp.client.complete({
+      ref: { type: 'ref/prompt', name: 'completable-prompt' },
+      argument: { name: 'name', value: '' },
+      context: { arguments: { department: 'Sales' } },
+    });
+    expect(lead.completion.values).toEqual(['David', 'Eve', 'Frank']);
+    const { resourceTemplates } = await mcp.client.listResourceTemplates();
+    const template = resourceTemplates.find((t) => t.uriTemplate.includes('{resourceId}'))!;
+    const ids = await mcp.client.complete({
+      ref: { type: 'ref/resource', uri: template.uriTemplate },
+      argument: { name: 'resourceId', value: '1' },
+    });
+    expect(ids.completion.values).toEqual(['1']);
+  });
+
+  it("passes the server's resource updates to the clients subscribed to them", async () => {
+    const client = new Client({ name: 'bridge-subscriber', version: '1.0.0' });
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(env.mcpUrl(0, AGENT)), {
+        requestInit: { headers: { 'X-Agent-API-Key': env.apiKey } },
+      }),
+    );
+    const [watched, other] = (await client.listResources()).resources.map((r) => r.uri);
+    try {
+      await client.subscribeResource({ uri: watched });
+      // The server sends an update for every resource its client (the bridge) subscribed to: now, then every 5 s.
+      await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      const deadline = Date.now() + 10_000;
+      while (!updates.includes(watched) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(updates).toContain(watched);
+      await new Promise((r) => setTimeout(r, 300)); // the other resource's update, sent with it, is not passed on
+      expect(updates).not.toContain(other);
+    } finally {
+      await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      await client.close();
+    }
   });
 
   it('restarts a stdio server that dies mid-call: an idempotent call is run again on the new one, and the next call works', async () => {

@@ -23,7 +23,11 @@ export interface AgentExtras {
   resources: ResourceDefinition[];
   resource_templates: ResourceTemplateDefinition[];
   prompts: PromptDefinition[];
+  /** The agent answers completion/complete (else the gateway answers with no values). */
+  completions: boolean;
 }
+
+const NO_EXTRAS: AgentExtras = { resources: [], resource_templates: [], prompts: [], completions: false };
 
 export interface ToolRow {
   id: string;
@@ -65,7 +69,7 @@ export class AgentsStore {
     agentId: string,
     workspaceId: string,
     skills: SkillDefinition[],
-    extras: AgentExtras = { resources: [], resource_templates: [], prompts: [] },
+    extras: AgentExtras = NO_EXTRAS,
   ): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       await upsertAgent(tx, agentId, workspaceId);
@@ -75,6 +79,7 @@ export class AgentsStore {
           resources: JSON.stringify(extras.resources),
           resource_templates: JSON.stringify(extras.resource_templates),
           prompts: JSON.stringify(extras.prompts),
+          completions: extras.completions,
         })
         .where('id', '=', agentId)
         .execute();
@@ -96,10 +101,10 @@ export class AgentsStore {
   async extras(agentId: string): Promise<AgentExtras> {
     const row = await this.db
       .selectFrom('agents')
-      .select(['resources', 'resource_templates', 'prompts'])
+      .select(['resources', 'resource_templates', 'prompts', 'completions'])
       .where('id', '=', agentId)
       .executeTakeFirst();
-    return row ?? { resources: [], resource_templates: [], prompts: [] };
+    return row ?? NO_EXTRAS;
   }
 
   async tools(agentId: string): Promise<ToolRow[]> {

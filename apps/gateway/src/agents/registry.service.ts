@@ -69,6 +69,7 @@ export class RegistryService {
       resources = [],
       resource_templates = [],
       prompts = [],
+      completions = false,
     } = parsed.value;
     const names = new Set<string>();
     const compile = validatorCompiler(schemaLimitsFrom(this.env));
@@ -90,8 +91,9 @@ export class RegistryService {
       }
     }
     const before = await this.lists(agent_id);
-    await this.agents.replaceTools(agent_id, workspace_id, skills, { resources, resource_templates, prompts });
-    this.announce(agent_id, before, listsOf(skills, { resources, resource_templates, prompts }));
+    const extras = { resources, resource_templates, prompts, completions };
+    await this.agents.replaceTools(agent_id, workspace_id, skills, extras);
+    this.announce(agent_id, before, listsOf(skills, extras));
     this.logger.log({ msg: 'agent registered', agent_id, workspace_id, pod_id, skills: skills.length });
     return { registered: skills.length };
   }

@@ -67,12 +67,12 @@ export class CallPipeline {
   }
 
   /**
-   * resources/read or prompts/get: the same round trip as a tool call (a
+   * resources/read, prompts/get or completion/complete: the same round trip as a tool call (a
    * chat_message, the agent's reply); the agent answers in structured content.
    */
   async ask(
     request: AskRequest,
-    body: Pick<ChatMessage, 'resource_read' | 'prompt_get'>,
+    body: Pick<ChatMessage, 'resource_read' | 'prompt_get' | 'complete'>,
     options: ExecuteOptions = {},
   ): Promise<AgentReply> {
     const message = chatMessage(request, body);
@@ -346,7 +346,7 @@ function detachable<T>(step: Promise<T>, detach: Promise<void> | undefined): Pro
 /** A new chat_message from an MCP client, on the conversation's channel (or a new one). */
 function chatMessage(
   request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId'>,
-  body: Pick<ChatMessage, 'tool_call' | 'resource_read' | 'prompt_get' | 'attachments' | 'meta'>,
+  body: Pick<ChatMessage, 'tool_call' | 'resource_read' | 'prompt_get' | 'complete' | 'attachments' | 'meta'>,
 ): ChatMessage {
   return {
     type: 'chat_message',

@@ -16,6 +16,7 @@ import { Tasks1764630000000 } from './migrations/1764630000000-tasks';
 import { FilesOwnerIndex1764640000000 } from './migrations/1764640000000-files-owner-index';
 import { NatsCredentialsExpiry1764652200000 } from './migrations/1764652200000-nats-credentials-expiry';
 import { WebhookEvents1764660000000 } from './migrations/1764660000000-webhook-events';
+import { AgentCompletions1764670000000 } from './migrations/1764670000000-agent-completions';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -50,6 +51,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       FilesOwnerIndex1764640000000,
       NatsCredentialsExpiry1764652200000,
       WebhookEvents1764660000000,
+      AgentCompletions1764670000000,
     ],
   });
 }

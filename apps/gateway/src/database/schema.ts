@@ -22,6 +22,7 @@ export interface AgentsTable {
   resources: Generated<Json<ResourceDefinition[]>>;
   resource_templates: Generated<Json<ResourceTemplateDefinition[]>>;
   prompts: Generated<Json<PromptDefinition[]>>;
+  completions: Generated<boolean>;
 }
 
 export interface ToolsTable {

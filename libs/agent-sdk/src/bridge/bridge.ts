@@ -41,6 +41,8 @@ export class Bridge {
   private readonly upstream: Upstream;
   /** The calls running on the server now, oldest first: whom its logs and questions are for. */
   private readonly inFlight: SkillContext[] = [];
+  /** The resources subscribed to on each connection (a restarted server knows none). */
+  private readonly subscribed = new WeakMap<Client, Set<string>>();
   private started = false;
 
   constructor(private readonly options: BridgeOptions) {
@@ -56,8 +58,7 @@ export class Bridge {
 
   /** Connect to the server, read its catalogue, and serve it on the bus. */
   async start(): Promise<void> {
-    const client = await this.upstream.client();
-    await this.agent.update(this.agentCatalogue(await readCatalogue(client)));
+    await this.serve(await this.upstream.client());
     this.started = true;
     await this.agent.start();
   }
@@ -70,7 +71,33 @@ export class Bridge {
   /** Each new connection (a restarted server too): its catalogue may have changed. */
   private async connected(client: Client): Promise<void> {
     if (!this.started) return; // start() reads it
-    await this.agent.update(this.agentCatalogue(await readCatalogue(client)));
+    await this.serve(client);
+  }
+
+  /** Read the server's lists, register them, and subscribe to the resources listed. */
+  private async serve(client: Client): Promise<void> {
+    const catalogue = await readCatalogue(client);
+    await this.agent.update(this.agentCatalogue(catalogue));
+    if (catalogue.subscribe) await this.subscribe(client, catalogue);
+  }
+
+  /**
+   * Every listed resource, subscribed to once per connection: clients subscribe
+   * at the gateway, which passes each update on only to those subscribed. A
+   * URI of a template is not subscribed (the bridge does not hear which ones
+   * clients watch).
+   */
+  private async subscribe(client: Client, catalogue: ServerCatalogue): Promise<void> {
+    let done = this.subscribed.get(client);
+    if (!done) this.subscribed.set(client, (done = new Set()));
+    for (const { uri } of catalogue.resources) {
+      if (done.has(uri)) continue;
+      done.add(uri);
+      await client.subscribeResource({ uri }).catch((error: Error) => {
+        done.delete(uri);
+        this.logger.warn({ msg: 'subscribing to a resource failed', uri, error: error.message });
+      });
+    }
   }
 
   private configure(client: Client): void {
@@ -98,7 +125,7 @@ export class Bridge {
 
   private async relist(client: Client): Promise<void> {
     try {
-      await this.agent.update(this.agentCatalogue(await readCatalogue(client)));
+      await this.serve(client);
     } catch (error) {
       this.logger.warn({ msg: 'registering the changed lists failed', error: (error as Error).message });
     }
@@ -119,12 +146,25 @@ export class Bridge {
     resources: ResourceProvider;
     prompts: PromptProvider;
   } {
+    const complete =
+      (type: 'ref/prompt' | 'ref/resource') =>
+      async (ref: string, argument: { name: string; value: string }, resolved: Record<string, string>) => {
+        const { completion } = await (
+          await this.upstream.client()
+        ).complete({
+          ref: type === 'ref/prompt' ? { type, name: ref } : { type, uri: ref },
+          argument,
+          context: { arguments: resolved },
+        });
+        return completion;
+      };
     return {
       skills: server.tools.map((definition) => this.skill(definition)),
       resources: {
         resources: server.resources,
         templates: server.templates,
         read: async (uri) => (await (await this.upstream.client()).readResource({ uri })).contents,
+        ...(server.completions && { complete: complete('ref/resource') }),
       },
       prompts: {
         prompts: server.prompts,
@@ -135,6 +175,7 @@ export class Bridge {
             messages: prompt.messages as { role: 'user' | 'assistant'; content: Record<string, unknown> }[],
           };
         },
+        ...(server.completions && { complete: complete('ref/prompt') }),
       },
     };
   }

@@ -13,6 +13,10 @@ export interface ServerCatalogue {
   resources: ResourceDefinition[];
   templates: ResourceTemplateDefinition[];
   prompts: PromptDefinition[];
+  /** The server completes prompt arguments and template variables (`completions` capability). */
+  completions: boolean;
+  /** The server sends `notifications/resources/updated` for resources subscribed to. */
+  subscribe: boolean;
 }
 
 /** Every page of a list (servers may paginate with `nextCursor`). */
@@ -55,6 +59,8 @@ export async function readCatalogue(client: Client): Promise<ServerCatalogue> {
       })
     : [];
   return {
+    completions: capabilities.completions !== undefined,
+    subscribe: capabilities.resources?.subscribe === true,
     tools: tools.map((tool): SkillDefinition => ({
       name: tool.name,
       description: tool.description ?? tool.title ?? tool.name,

@@ -65,6 +65,8 @@ export class Registration {
       resources: resources.resources,
       resource_templates: resources.templates,
       prompts: prompts.prompts,
+      // The gateway asks only an agent that says it completes (else it answers with no values).
+      ...((resources.complete || prompts.complete) && { completions: true }),
     });
     this.registeredOnce = true;
     this.logger.log({ msg: 'registered', agent_id: this.identity.agentId, skills: registered });

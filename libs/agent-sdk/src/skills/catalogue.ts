@@ -8,12 +8,32 @@ export interface ResourceContents {
   blob?: string;
 }
 
+/** Values for what a user is typing (MCP completion/complete): at most 100 are passed on. */
+export interface Completion {
+  values: string[];
+  /** How many values there are in all, when more match than are given. */
+  total?: number;
+  hasMore?: boolean;
+}
+
+/**
+ * Completes one argument: `name` (a prompt's argument, a template's variable)
+ * typed so far as `value`; `resolved` holds those already chosen.
+ */
+export type Completer<Ref> = (
+  ref: Ref,
+  argument: { name: string; value: string },
+  resolved: Record<string, string>,
+) => Promise<Completion>;
+
 /** The resources an agent serves: what it registers, and how it reads one. */
 export interface ResourceProvider {
   resources: ResourceDefinition[];
   templates: ResourceTemplateDefinition[];
   /** Undefined when the URI is not one of these resources. */
   read(uri: string): Promise<ResourceContents[] | undefined>;
+  /** Completes a template's variables (`ref` is the template's `uriTemplate`); none without it. */
+  complete?: Completer<string>;
 }
 
 export interface PromptMessage {
@@ -30,6 +50,8 @@ export interface PromptProvider {
     args: Record<string, string>,
     ask: SkillContext['ask'],
   ): Promise<{ description?: string; messages: PromptMessage[] } | undefined>;
+  /** Completes a prompt's arguments (`ref` is the prompt's name); none without it. */
+  complete?: Completer<string>;
 }
 
 /** Everything an agent registers: its skills (MCP tools), resources and prompts. */

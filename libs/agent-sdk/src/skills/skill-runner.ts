@@ -1,4 +1,4 @@
-import { AgentNotices, type AgentReply, type ChatMessage } from '@mcpgw/contracts';
+import { AgentNotices, type AgentReply, type ChatMessage, type CompleteDto } from '@mcpgw/contracts';
 import type { BusClient, CallIds } from '@mcpgw/bus/core';
 import type { CallEventsPublisher } from '../replies/call-events';
 import type { Questions } from '../replies/questions';
@@ -83,6 +83,7 @@ export class SkillRunner {
   private async run(message: ChatMessage, tracked: TrackedCall, attempt: number): Promise<SkillOutput> {
     const { signal } = tracked;
     if (message.resource_read) return this.readResource(message.resource_read.uri);
+    if (message.complete) return this.complete(message.complete);
     if (message.prompt_get) {
       return this.getPrompt(message.prompt_get.name, message.prompt_get.arguments, this.asker(message, tracked));
     }
@@ -148,6 +149,14 @@ export class SkillRunner {
     const contents = await resources.read(uri);
     if (!contents) return { content: [text(`no resource ${uri}`)], isError: true };
     return { content: [], structured: { contents } };
+  }
+
+  /** completion/complete: `{completion}` as structured output, from the prompt's or the templates' completer. */
+  private async complete({ ref, argument, arguments: resolved = {} }: CompleteDto): Promise<SkillOutput> {
+    const { resources = NO_RESOURCES, prompts = NO_PROMPTS } = this.parts.registration.current();
+    const completer = ref.type === 'ref/prompt' ? prompts.complete : resources.complete;
+    const completion = completer ? await completer((ref.name ?? ref.uri)!, argument, resolved) : { values: [] };
+    return { content: [], structured: { completion } };
   }
 
   /** How a skill (or a prompt) of this message asks the client. */

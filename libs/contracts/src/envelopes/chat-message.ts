@@ -69,6 +69,54 @@ export class PromptGetDto {
   arguments: Record<string, string>;
 }
 
+/** What a completion is for: a prompt's argument (`ref/prompt`) or a resource template's variable (`ref/resource`). */
+export class CompletionRefDto {
+  @IsIn(['ref/prompt', 'ref/resource'])
+  type: 'ref/prompt' | 'ref/resource';
+
+  /** `ref/prompt`: the prompt's name. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  /** `ref/resource`: the resource template (its `uriTemplate`). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  uri?: string;
+}
+
+export class CompletionArgumentDto {
+  @IsString()
+  @MaxLength(200)
+  name: string;
+
+  /** What the user has typed so far. */
+  @IsString()
+  @MaxLength(2048)
+  value: string;
+}
+
+/**
+ * completion/complete, for an agent that registered `completions`: the agent
+ * returns `{completion: {values, total?, hasMore?}}` as structured content.
+ */
+export class CompleteDto {
+  @ValidateNested()
+  @Type(() => CompletionRefDto)
+  ref: CompletionRefDto;
+
+  @ValidateNested()
+  @Type(() => CompletionArgumentDto)
+  argument: CompletionArgumentDto;
+
+  /** Arguments (or variables) already resolved, by name. */
+  @IsOptional()
+  @IsObject()
+  arguments?: Record<string, string>;
+}
+
 /** Where a file is and what it is: A2A's `FileWithUri`. */
 export class FileWithUriDto {
   /** An absolute, signed download URL (GET; it expires). */
@@ -109,7 +157,8 @@ export class FilePartDto {
 /**
  * `chat_message`: what an MCP client (through the gateway) or a user says to an
  * agent on a channel. A tools/call travels as `tool_call`, a resources/read as
- * `resource_read`, a prompts/get as `prompt_get`; the sender assigns
+ * `resource_read`, a prompts/get as `prompt_get`, a completion/complete as
+ * `complete`; the sender assigns
  * `id`, so re-posting the same message is harmless.
  */
 export class ChatMessage {
@@ -152,6 +201,11 @@ export class ChatMessage {
   @ValidateNested()
   @Type(() => PromptGetDto)
   prompt_get?: PromptGetDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CompleteDto)
+  complete?: CompleteDto;
 
   @IsOptional()
   @IsArray()

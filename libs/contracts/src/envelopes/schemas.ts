@@ -76,6 +76,13 @@ const chatMessageSchema = object(
     tool_call: object({ name: string(128), arguments: anyObject }),
     resource_read: object({ uri: string(2048) }),
     prompt_get: object({ name: string(200), arguments: anyObject }),
+    complete: object(
+      {
+        ref: object({ type: { enum: ['ref/prompt', 'ref/resource'] } }, { name: string(200), uri: string(2048) }),
+        argument: object({ name: string(200), value: string(2048) }),
+      },
+      { arguments: anyObject },
+    ),
     attachments: { type: 'array', items: filePart },
     // Any delivery hints; the call's budget, when given, is a number of milliseconds.
     meta: { type: 'object', properties: { [CALL_BUDGET_META_KEY]: { type: 'number', minimum: 0 } } },

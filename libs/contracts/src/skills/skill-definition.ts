@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsObject,
   IsOptional,
@@ -134,4 +135,13 @@ export class RegisterAgentRequest {
   @ValidateNested({ each: true })
   @Type(() => PromptDefinition)
   prompts?: PromptDefinition[];
+
+  /**
+   * The agent answers completion/complete for its prompts' arguments and its
+   * templates' variables (MCP `completions`); without it the gateway answers
+   * every completion with no values, and never asks the agent.
+   */
+  @IsOptional()
+  @IsBoolean()
+  completions?: boolean;
 }

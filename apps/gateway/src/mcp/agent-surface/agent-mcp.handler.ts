@@ -97,7 +97,7 @@ export class AgentMcpHandler {
           unknownMethod: true,
         };
       case 'completion/complete':
-        return ok({ completion: { values: [], total: 0, hasMore: false } });
+        return { response: await this.resourcesAndPrompts.complete(request, this.ask(ctx)) };
       default:
         return {
           response: failure(request.id, AgentSurfaceCode.MethodNotFound, `Method not found: ${request.method}`),

@@ -8,11 +8,16 @@ import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/json-rpc';
 import { failure, result } from '../protocol/json-rpc';
 import { InputRequired, type Asker } from '../input-required/input-required.service';
 import { CallTime } from '../../timeouts/call-time';
-import type { AgentReply } from '@mcpgw/contracts';
+import type { AgentReply, CompleteDto } from '@mcpgw/contracts';
 import { AgentSurfaceCode, agentSurfaceError } from './errors';
 
 /** MCP's code for an unknown resource URI before 2026-07-28 (which uses -32602, SEP-2164). */
 export const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+/** MCP: a completion result holds at most 100 values. */
+export const COMPLETION_MAX_VALUES = 100;
+
+const NO_COMPLETION = { completion: { values: [], total: 0, hasMore: false } };
 
 export interface AskContext {
   agentId: string;
@@ -32,7 +37,8 @@ export interface AskContext {
 
 /**
  * Resources and prompts an agent registered. Lists come from the catalogue;
- * resources/read and prompts/get travel to the agent like a tool call does.
+ * resources/read, prompts/get and completion/complete travel to the agent
+ * like a tool call does.
  */
 @Injectable()
 export class ResourcesAndPrompts {
@@ -97,6 +103,30 @@ export class ResourcesAndPrompts {
     );
   }
 
+  /**
+   * completion/complete: for a prompt's argument or a template's variable the
+   * agent registered; asked of the agent if it registered `completions`, else
+   * answered here with no values.
+   */
+  async complete(request: JsonRpcRequest, ctx: AskContext): Promise<JsonRpcResponse> {
+    const parsed = completeParams(request.params);
+    if (typeof parsed === 'string') return failure(request.id, AgentSurfaceCode.InvalidParams, parsed);
+    const catalogue = await this.catalogue.forAgent(ctx.agentId);
+    const { ref } = parsed;
+    if (ref.type === 'ref/prompt' && !catalogue.prompts.some((p) => p.name === ref.name)) {
+      return failure(request.id, AgentSurfaceCode.InvalidParams, `Unknown prompt: ${ref.name} (see prompts/list)`);
+    }
+    if (
+      ref.type === 'ref/resource' &&
+      !catalogue.resource_templates.some((t) => t.uriTemplate === ref.uri) &&
+      !(await this.knows(ctx.agentId, ref.uri!))
+    ) {
+      return failure(request.id, ctx.resourceNotFound, 'Resource not found', { uri: ref.uri });
+    }
+    if (!catalogue.completions) return result(request.id, ctx.shape(NO_COMPLETION));
+    return this.ask(request, ctx, { complete: parsed }, (structured) => ({ completion: completionOf(structured) }));
+  }
+
   private async ask(
     request: JsonRpcRequest,
     ctx: AskContext,
@@ -154,4 +184,48 @@ export class ResourcesAndPrompts {
     const { resources, templates } = await this.catalogue.forAgent(agentId);
     return resources.some((r) => r.uri === uri) || templates.some((t) => t.matches(uri));
   }
+}
+
+/** completion/complete's params as the agent gets them, or why they are refused (-32602). */
+function completeParams(params: Record<string, unknown> | undefined): CompleteDto | string {
+  const ref = params?.ref as Record<string, unknown> | undefined;
+  const argument = params?.argument as Record<string, unknown> | undefined;
+  const context = params?.context as { arguments?: unknown } | undefined;
+  if (typeof ref !== 'object' || ref === null) return 'params.ref must be an object';
+  if (ref.type === 'ref/prompt') {
+    if (typeof ref.name !== 'string') return 'params.ref.name must be a string';
+  } else if (ref.type === 'ref/resource') {
+    if (typeof ref.uri !== 'string') return 'params.ref.uri must be a string';
+  } else return "params.ref.type must be 'ref/prompt' or 'ref/resource'";
+  if (typeof argument !== 'object' || argument === null) return 'params.argument must be an object';
+  if (typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    return 'params.argument must have a name and a value, both strings';
+  }
+  const resolved = context?.arguments;
+  if (
+    resolved !== undefined &&
+    (typeof resolved !== 'object' || resolved === null || Object.values(resolved).some((v) => typeof v !== 'string'))
+  ) {
+    return 'params.context.arguments must map names to strings';
+  }
+  return {
+    ref:
+      ref.type === 'ref/prompt'
+        ? { type: 'ref/prompt', name: ref.name as string }
+        : { type: 'ref/resource', uri: ref.uri as string },
+    argument: { name: argument.name, value: argument.value },
+    ...(resolved !== undefined && { arguments: resolved as Record<string, string> }),
+  };
+}
+
+/** The agent's `{completion}`, held to MCP's shape: strings only, at most 100 of them. */
+function completionOf(structured: Record<string, unknown>): { values: string[]; total?: number; hasMore?: boolean } {
+  const given = (structured.completion ?? {}) as { values?: unknown; total?: unknown; hasMore?: unknown };
+  const values = Array.isArray(given.values) ? given.values.filter((v): v is string => typeof v === 'string') : [];
+  const cut = values.length > COMPLETION_MAX_VALUES;
+  return {
+    values: values.slice(0, COMPLETION_MAX_VALUES),
+    ...(typeof given.total === 'number' && Number.isInteger(given.total) && given.total >= 0 && { total: given.total }),
+    ...((cut || typeof given.hasMore === 'boolean') && { hasMore: cut || (given.hasMore as boolean) }),
+  };
 }
