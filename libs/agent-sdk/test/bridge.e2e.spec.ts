@@ -7,7 +7,11 @@ import {
   ResourceUpdatedNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridgeProcess } from './support/bridge-process';
@@ -214,4 +218,57 @@ describe('the bridge: an MCP server (stdio) as a bus agent', () => {
     const sum = await mcp.client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
     expect(JSON.stringify(sum.content)).toContain('3');
   });
+
+  it('serves a Streamable HTTP server (--url) with the headers it is given (--header), and logs no header value', async () => {
+    const token = 'remote-secret-token-5f1c';
+    const remote = await startRemoteServer(token);
+    await env.stack.admin('agent', 'create', '--id', 'remote', '--workspace', 'demo');
+    const key = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', 'remote');
+    // Without the header the server answers 401: the bridge could not list its tools, and would not serve.
+    const http = await startBridgeProcess(env, 'remote', {
+      url: remote.url,
+      headers: [`Authorization: Bearer ${token}`],
+    });
+    const client = await connectMcp(env.mcpUrl(0, 'remote'), key.key);
+    try {
+      const { tools } = await client.client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['whereami']);
+      const answer = await client.client.callTool({ name: 'whereami', arguments: {} });
+      expect(answer.content).toEqual([{ type: 'text', text: 'served over Streamable HTTP' }]);
+      expect(remote.refused()).toBe(0);
+      expect(http.output()).not.toContain(token);
+    } finally {
+      await client.close();
+      process.kill(-http.pid!, 'SIGTERM');
+      await remote.close();
+    }
+  });
 });
+
+/**
+ * A Streamable HTTP MCP server of the official SDK (stateless: a server per
+ * request) that answers only requests bearing `token`.
+ */
+async function startRemoteServer(token: string) {
+  let refused = 0;
+  const server = createServer((req, res) => {
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      refused++;
+      res.writeHead(401).end();
+      return;
+    }
+    const mcp = new McpServer({ name: 'remote', version: '1.0.0' });
+    mcp.registerTool('whereami', { description: 'Says how it is served' }, async () => ({
+      content: [{ type: 'text', text: 'served over Streamable HTTP' }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void mcp.close());
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    refused: () => refused,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

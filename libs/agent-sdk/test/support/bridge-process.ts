@@ -1,19 +1,34 @@
 import { workspaceRoot, type TestStack } from '@mcpgw/devstack';
 import { spawn, type ChildProcess } from 'node:child_process';
 
+/** A Streamable HTTP server: `--url`, and `--header 'Name: value'` for each header. */
+export interface HttpUpstream {
+  url: string;
+  headers?: string[];
+}
+
+export type BridgeProcess = ChildProcess & {
+  /** All the bridge printed so far (stdout and stderr). */
+  output(): string;
+};
+
 /**
- * `npm run bridge -- --agent <agent> -- <server…>` as the README runs it, on the
- * agent's own NATS credentials; resolves once it serves. Its own process group
- * (`process.kill(-bridge.pid)` stops npm, the bridge and its stdio server together).
+ * `npm run bridge -- --agent <agent> -- <server…>` (or `--url <url> --header …`)
+ * as the README runs it, on the agent's own NATS credentials; resolves once it
+ * serves. Its own process group (`process.kill(-bridge.pid)` stops npm, the
+ * bridge and its stdio server together).
  */
 export async function startBridgeProcess(
   env: TestStack,
   agentId: string,
-  server: string[],
+  server: string[] | HttpUpstream,
   extraEnv: Record<string, string> = {},
-): Promise<ChildProcess> {
+): Promise<BridgeProcess> {
   let output = '';
-  const bridge = spawn('npm', ['run', '-s', 'bridge', '--', '--agent', agentId, '--', ...server], {
+  const upstream = Array.isArray(server)
+    ? ['--', ...server]
+    : ['--url', server.url, ...(server.headers ?? []).flatMap((header) => ['--header', header])];
+  const bridge = spawn('npm', ['run', '-s', 'bridge', '--', '--agent', agentId, ...upstream], {
     cwd: workspaceRoot(),
     env: {
       PATH: process.env.PATH ?? '',
@@ -32,5 +47,5 @@ export async function startBridgeProcess(
     bridge.stdout!.on('data', () => output.includes('is serving') && resolve());
     bridge.once('exit', (code) => reject(new Error(`the bridge exited ${code}:\n${output}`)));
   });
-  return bridge;
+  return Object.assign(bridge, { output: () => output });
 }
