@@ -228,6 +228,36 @@ describe('access control: every endpoint refuses every credential that does not 
     expect(await answer.text()).toContain('acl');
     expect(await chatMessages()).toBe(before + 1);
   });
+
+  it("agent auth --api-keys off: the agent's own key is refused until they are on again", async () => {
+    /** Surface A with the agent's key until `done` holds (the switch reaches the gateway as a notice). */
+    const until = async (done: (status: number, text: string) => boolean) => {
+      for (const started = Date.now(); ;) {
+        const answer = await endpoints[0].send(env.apiKey);
+        const text = await answer.text();
+        if (done(answer.status, text) || Date.now() - started > 10_000) return { status: answer.status, text };
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const off = await env.stack.admin<{ api_keys: boolean; oauth: boolean }>(
+      'agent',
+      'auth',
+      '--agent',
+      env.agentId,
+      '--api-keys',
+      'off',
+    );
+    expect(off).toMatchObject({ api_keys: false, oauth: true });
+    try {
+      const refused = await until((status) => status === 401);
+      expect(refused.status).toBe(401);
+      expect(codeOf(refused.text)).toBe(-32001);
+      expect(refused.text).toContain('this agent takes no API keys');
+    } finally {
+      await env.stack.admin('agent', 'auth', '--agent', env.agentId, '--api-keys', 'on');
+    }
+    expect((await until((status) => status === 200)).status).toBe(200);
+  });
 });
 
 /** The webhook REST endpoints (apps/gateway/src/webhooks/README.md): the agent's API key only, else 401. */

@@ -1,7 +1,7 @@
 import { AGENT_ID_PATTERN, CREDENTIAL_NAME_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
 import { mintRuntimeGrant } from '@mcpgw/grants';
 import type { GatewayEnv } from '../config/gateway.env';
-import type { AgentsStore } from '../agents/agents.store';
+import type { AgentsStore, AuthMethods } from '../agents/agents.store';
 import type { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { QUOTA_LIMITS, effectiveLimits, type QuotaLimits, type QuotaOverrides } from '../quotas/quota-limits';
 import type { ApiKeysStore } from '../auth/api-keys.store';
@@ -58,6 +58,10 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                [--sessions N] [--streams N]
                                               show an agent's quotas per API key / grant task,
                                               or set them (0: no limit; default: the QUOTA_* one)
+  agent auth --agent <agent> [--api-keys on|off] [--oauth on|off]
+                                              show or set how callers may authenticate at the
+                                              agent's endpoint (both by default; OAuth needs
+                                              OAUTH_ISSUERS on the gateways)
   apikey create --agent <agent> [--label L]   mint an API key; the key is printed once
   apikey list [--agent <agent>]               list keys (ids only, never secrets)
   apikey revoke <key-id>                      revoke a key at once on every gateway
@@ -134,6 +138,30 @@ export const COMMANDS: Record<string, Command> = {
     return {
       json: view,
       text: [`quotas of agent ${agentId}, per API key and per grant task:`, ...QUOTA_LIMITS.map(line)].join('\n'),
+    };
+  },
+  'agent auth': async ({ agents }, { flags }) => {
+    const agentId = requireFlag(flags, 'agent');
+    const changes: Partial<AuthMethods> = {};
+    for (const [flag, method] of [
+      ['api-keys', 'api_keys'],
+      ['oauth', 'oauth'],
+    ] as const) {
+      const value = optionalFlag(flags, flag);
+      if (value === undefined) continue;
+      if (value !== 'on' && value !== 'off') throw new InvalidRequestError(`--${flag} takes on or off`);
+      changes[method] = value === 'on';
+    }
+    const methods = Object.keys(changes).length
+      ? await agents.setAuthMethods(agentId, changes)
+      : (await agents.list()).some((a) => a.id === agentId)
+        ? await agents.authMethods(agentId)
+        : undefined;
+    if (!methods) throw new InvalidRequestError(`no agent ${agentId}`);
+    const state = (on: boolean) => (on ? 'on' : 'off');
+    return {
+      json: { agent_id: agentId, ...methods },
+      text: `agent ${agentId}: API keys ${state(methods.api_keys)}, OAuth ${state(methods.oauth)}`,
     };
   },
   'apikey create': async ({ apiKeys }, { flags }) => {

@@ -85,6 +85,8 @@ const FLAGS = {
   'calls-per-second': { type: 'string' },
   sessions: { type: 'string' },
   streams: { type: 'string' },
+  'api-keys': { type: 'string' },
+  oauth: { type: 'string' },
   out: { type: 'string' },
   file: { type: 'string' },
   user: { type: 'string' },

@@ -29,6 +29,14 @@ export interface AgentExtras {
 
 const NO_EXTRAS: AgentExtras = { resources: [], resource_templates: [], prompts: [], completions: false };
 
+/** How callers may authenticate at the agent's endpoint (`agent auth`). */
+export interface AuthMethods {
+  api_keys: boolean;
+  oauth: boolean;
+}
+
+export const ALL_AUTH_METHODS: AuthMethods = { api_keys: true, oauth: true };
+
 export interface ToolRow {
   id: string;
   name: string;
@@ -105,6 +113,33 @@ export class AgentsStore {
       .where('id', '=', agentId)
       .executeTakeFirst();
     return row ?? NO_EXTRAS;
+  }
+
+  /** An agent not (yet) created takes both, as every agent does until told otherwise. */
+  async authMethods(agentId: string): Promise<AuthMethods> {
+    const row = await this.db
+      .selectFrom('agents')
+      .select(['api_keys_enabled as api_keys', 'oauth_enabled as oauth'])
+      .where('id', '=', agentId)
+      .executeTakeFirst();
+    return row ?? ALL_AUTH_METHODS;
+  }
+
+  /** Turn the agent's API keys or OAuth on or off; every gateway hears of it at once. Undefined: no agent. */
+  async setAuthMethods(agentId: string, changes: Partial<AuthMethods>): Promise<AuthMethods | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('agents')
+        .set({
+          ...(changes.api_keys !== undefined && { api_keys_enabled: changes.api_keys }),
+          ...(changes.oauth !== undefined && { oauth_enabled: changes.oauth }),
+        })
+        .where('id', '=', agentId)
+        .returning(['api_keys_enabled as api_keys', 'oauth_enabled as oauth'])
+        .executeTakeFirst();
+      if (row) await notifyChange('agent', agentId).execute(tx);
+      return row;
+    });
   }
 
   async tools(agentId: string): Promise<ToolRow[]> {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import type { IncomingHttpHeaders } from 'node:http';
+import { AgentsStore, type AuthMethods } from '../agents/agents.store';
+import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { OAuthAuthenticator } from '../oauth/oauth-authenticator.service';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service';
 import type { AgentPrincipal } from './principal';
@@ -15,42 +17,65 @@ export type AgentAuthResult =
 /**
  * Who calls an agent's endpoint: its API key (`X-Agent-API-Key`), or, with
  * OAuth on, a bearer token of a trusted issuer for the agent's resource
- * (../oauth/). A request that brings both is judged by its API key.
+ * (../oauth/), each as the agent allows (`agent auth`: both by default). A
+ * request that brings both is judged by its API key. What each agent allows
+ * is held in memory, dropped when the agent's row changes (on any replica).
  */
 @Injectable()
 export class AgentAuthenticator {
+  private readonly methods = new Map<string, Promise<AuthMethods>>();
+
   constructor(
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly oauth: OAuthAuthenticator,
-  ) {}
-
-  async authenticate(agentId: string, headers: IncomingHttpHeaders): Promise<AgentAuthResult> {
-    if (!AGENT_ID_PATTERN.test(agentId)) return this.refuse(agentId, 'unknown agent');
-    const key = headers[API_KEY_HEADER];
-    if (Array.isArray(key)) return this.refuse(agentId, 'exactly one X-Agent-API-Key header');
-    const bearer = this.oauth.enabled && key === undefined ? bearerToken(headers.authorization) : undefined;
-    if (bearer === undefined) {
-      const byKey = await this.apiKeys.authenticate(key, agentId);
-      if (byKey.ok) return byKey;
-      const reason =
-        key === undefined && this.oauth.enabled
-          ? 'an X-Agent-API-Key header or an OAuth access token (Authorization: Bearer) is required'
-          : byKey.reason;
-      return this.refuse(agentId, reason);
-    }
-    const byToken = await this.oauth.authenticate(bearer, agentId);
-    if (byToken.ok) return byToken;
-    return {
-      ok: false,
-      status: byToken.status,
-      reason: byToken.reason,
-      challenge: this.oauth.challenge(agentId, byToken),
-    };
+    private readonly agents: AgentsStore,
+    invalidation: CacheInvalidationService,
+  ) {
+    invalidation.on('agent', (agentId) => (agentId ? this.methods.delete(agentId) : this.methods.clear()));
   }
 
-  private refuse(agentId: string, reason: string): AgentAuthResult {
-    const challenge = this.oauth.enabled && AGENT_ID_PATTERN.test(agentId) ? this.oauth.challenge(agentId) : undefined;
-    return { ok: false, status: 401, reason, ...(challenge && { challenge }) };
+  async authenticate(agentId: string, headers: IncomingHttpHeaders): Promise<AgentAuthResult> {
+    if (!AGENT_ID_PATTERN.test(agentId)) return { ok: false, status: 401, reason: 'unknown agent' };
+    const oauth = this.oauth.enabled;
+    const refuse = (reason: string): AgentAuthResult => ({
+      ok: false,
+      status: 401,
+      reason,
+      ...(oauth && { challenge: this.oauth.challenge(agentId) }),
+    });
+    const key = headers[API_KEY_HEADER];
+    if (Array.isArray(key)) return refuse('exactly one X-Agent-API-Key header');
+    const bearer = oauth && key === undefined ? bearerToken(headers.authorization) : undefined;
+    // The credentials first (memory, or a signature), the agent's switches after: made-up agent
+    // ids and credentials never reach PostgreSQL.
+    if (bearer === undefined) {
+      if (key === undefined && oauth) {
+        return refuse('an X-Agent-API-Key header or an OAuth access token (Authorization: Bearer) is required');
+      }
+      const byKey = await this.apiKeys.authenticate(key, agentId);
+      if (!byKey.ok) return refuse(byKey.reason);
+      return (await this.allowed(agentId)).api_keys ? byKey : refuse('this agent takes no API keys');
+    }
+    const byToken = await this.oauth.authenticate(bearer, agentId);
+    if (!byToken.ok) {
+      return {
+        ok: false,
+        status: byToken.status,
+        reason: byToken.reason,
+        challenge: this.oauth.challenge(agentId, byToken),
+      };
+    }
+    return (await this.allowed(agentId)).oauth ? byToken : refuse('this agent takes no OAuth access tokens');
+  }
+
+  private allowed(agentId: string): Promise<AuthMethods> {
+    let entry = this.methods.get(agentId);
+    if (!entry) {
+      entry = this.agents.authMethods(agentId);
+      this.methods.set(agentId, entry);
+      entry.catch(() => this.methods.delete(agentId));
+    }
+    return entry;
   }
 }
 

@@ -17,6 +17,7 @@ import { FilesOwnerIndex1764640000000 } from './migrations/1764640000000-files-o
 import { NatsCredentialsExpiry1764652200000 } from './migrations/1764652200000-nats-credentials-expiry';
 import { WebhookEvents1764660000000 } from './migrations/1764660000000-webhook-events';
 import { AgentCompletions1764670000000 } from './migrations/1764670000000-agent-completions';
+import { AgentAuthMethods1764680000000 } from './migrations/1764680000000-agent-auth-methods';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -52,6 +53,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       NatsCredentialsExpiry1764652200000,
       WebhookEvents1764660000000,
       AgentCompletions1764670000000,
+      AgentAuthMethods1764680000000,
     ],
   });
 }

@@ -23,6 +23,8 @@ export interface AgentsTable {
   resource_templates: Generated<Json<ResourceTemplateDefinition[]>>;
   prompts: Generated<Json<PromptDefinition[]>>;
   completions: Generated<boolean>;
+  api_keys_enabled: Generated<boolean>;
+  oauth_enabled: Generated<boolean>;
 }
 
 export interface ToolsTable {

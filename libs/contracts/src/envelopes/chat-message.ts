@@ -216,7 +216,8 @@ export class ChatMessage {
   /**
    * Delivery hints: `timeout_ms`, the time the agent has left for this message
    * (`timeouts/call-budget.ts`); `credentials`, the names of the credentials
-   * the call may use.
+   * the call may use; `principal`, an OAuth caller's `{issuer, subject,
+   * scopes}` (its token never reaches the agent).
    */
   @IsOptional()
   @IsObject()

@@ -163,6 +163,12 @@ export class AgentTools {
       channelId,
       time: CallTime.accept(params._meta, this.env),
       requestId: ctx.requestId,
+      // An OAuth caller is told to the agent by issuer, subject and scopes: never by its token.
+      ...(ctx.principal.kind === 'oauth' && {
+        meta: {
+          principal: { issuer: ctx.principal.issuer, subject: ctx.principal.subject, scopes: ctx.principal.scopes },
+        },
+      }),
     };
     // A stateless result names its conversation, so the client can continue it.
     const shape = (outcome: CallOutcome) =>
