@@ -24,6 +24,31 @@ const alias = Object.fromEntries([
   ['@mcpgw/devstack', resolve(root, 'tools/devstack/src/index.ts')],
 ]);
 
+const E2E = [
+  'apps/*/test/**/*.e2e.spec.ts',
+  'libs/*/test/**/*.e2e.spec.ts',
+  'tools/*/test/**/*.e2e.spec.ts',
+  'sdks/*/test/**/*.e2e.spec.ts',
+];
+
+/**
+ * e2e files that measure (messages and statements per call, memory, rates,
+ * latency under load, gossip timing) or take fixed ports (`npm start`'s stack):
+ * run alone, so another file's stack neither skews nor collides with them.
+ */
+const E2E_ALONE = [
+  'apps/gateway/test/call-budget.e2e.spec.ts',
+  'apps/gateway/test/load.e2e.spec.ts',
+  'apps/gateway/test/faults-under-load.e2e.spec.ts',
+  'apps/gateway/test/files.e2e.spec.ts',
+  'apps/gateway/test/quotas.e2e.spec.ts',
+  'apps/gateway/test/tracing.e2e.spec.ts',
+  'apps/gateway/test/replica-failover.e2e.spec.ts',
+  'tools/devstack/test/start-stack.e2e.spec.ts',
+  'tools/devstack/test/new-agent.e2e.spec.ts',
+  'tools/agent-contract/test/examples.e2e.spec.ts',
+];
+
 export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: { alias },
@@ -35,6 +60,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: [
             'libs/*/src/**/*.spec.ts',
             'apps/*/src/**/*.spec.ts',
@@ -49,14 +75,24 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: [
-            'apps/*/test/**/*.e2e.spec.ts',
-            'libs/*/test/**/*.e2e.spec.ts',
-            'tools/*/test/**/*.e2e.spec.ts',
-            'sdks/*/test/**/*.e2e.spec.ts',
-          ],
-          // Each file boots its own stack; on two cores, one file at a time.
+          include: E2E,
+          exclude: ['**/node_modules/**', ...E2E_ALONE],
+          // Each file boots its own stack; two at a time on two cores: a file spends much of
+          // its time waiting (acks, deadlines, restarts), and two overlap those waits.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e-alone',
+          include: E2E_ALONE,
+          // After the others, one at a time: nothing else runs while these measure or hold fixed ports.
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

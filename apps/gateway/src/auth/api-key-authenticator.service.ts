@@ -3,14 +3,7 @@ import { apiKeyId, apiKeyMatches } from '@mcpgw/grants';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { ApiKeysStore } from './api-keys.store';
-
-/** Who is calling: an API key of one agent. */
-export interface ApiKeyPrincipal {
-  kind: 'api_key';
-  /** Stable, non-secret id: scopes sessions (and idempotency keys) to this caller. */
-  id: string;
-  agentId: string;
-}
+import { apiKeyPrincipal, type ApiKeyPrincipal } from './principal';
 
 export type AuthResult = { ok: true; principal: ApiKeyPrincipal } | { ok: false; reason: string };
 
@@ -88,7 +81,7 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
     const id = apiKeyId(presented);
     const entry = id ? (this.index.get(id) ?? (await this.lookUpUnknown(id))) : undefined;
     if (!entry || !apiKeyMatches(presented, entry.digest)) return { ok: false, reason: REFUSED_KEY };
-    return { ok: true, principal: { kind: 'api_key', id: id!, agentId: entry.agentId } };
+    return { ok: true, principal: apiKeyPrincipal(id!, entry.agentId) };
   }
 
   private async lookUpUnknown(id: string): Promise<KeyEntry | undefined> {

@@ -11,6 +11,7 @@ import {
   validateEnv,
 } from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { OAuthSettings } from './oauth.env';
 import { WebhookSettings } from './webhook.env';
 
 export class GatewaySettings {
@@ -323,6 +324,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
     GatewaySettings,
     WebhookSettings,
     FilesSettings,
+    OAuthSettings,
   );
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;

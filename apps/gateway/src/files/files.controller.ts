@@ -36,7 +36,7 @@ export class FilesController {
     if (key !== undefined) {
       const auth = await this.apiKeys.identify(typeof key === 'string' ? key : undefined);
       if (!auth.ok) throw fileErrors.unauthorized(auth.reason);
-      return { agentId: auth.principal.agentId, caller: `apikey:${auth.principal.id}` };
+      return { agentId: auth.principal.agentId, caller: auth.principal.callerId };
     }
     const auth = await this.grants.verify(req.raw.rawHeaders);
     if (!auth.ok) throw fileErrors.unauthorized(`send X-Agent-API-Key or a RuntimeGrant: ${auth.reason}`);

@@ -86,7 +86,7 @@ export class WebhooksController {
     const result = await this.auth.authenticate(key, agentId);
     if (!result.ok) throw new UnauthorizedException(result.reason);
     // The principal as calls name it (CallRequest.callerId), so that its webhooks hear its calls.
-    return { agentId, owner: `apikey:${result.principal.id}` };
+    return { agentId, owner: result.principal.callerId };
   }
 }
 

@@ -76,7 +76,7 @@ export class AgentBatches {
 
 /** The caller the quotas count: the API key. */
 export function callerOf(ctx: AgentRequestContext): string {
-  return `apikey:${ctx.principal.id}`;
+  return ctx.principal.callerId;
 }
 
 /** Over a quota: HTTP 429, `Retry-After`, JSON-RPC -32005 (quotas/README.md). */

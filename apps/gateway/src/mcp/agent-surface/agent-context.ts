@@ -1,5 +1,5 @@
 import type { LogLevel } from '@mcpgw/contracts';
-import type { ApiKeyPrincipal } from '../../auth/api-key-authenticator.service';
+import type { AgentPrincipal } from '../../auth/principal';
 import type { McpSession } from '../../sessions/sessions.service';
 import type { JsonRpcResponse } from '../protocol/json-rpc';
 
@@ -8,7 +8,7 @@ export interface AgentRequestContext {
   agentId: string;
   /** The HTTP request's id (X-Request-Id), for log lines about this request. */
   requestId: string;
-  principal: ApiKeyPrincipal;
+  principal: AgentPrincipal;
   session?: McpSession;
   /** Set when the response is an event stream: notifications for this request go here. */
   notify?: (notification: object) => void;

@@ -1,7 +1,6 @@
 import { Controller, UseGuards, Delete, Get, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
-import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.service';
+import { AgentAuthenticator, type AgentAuthResult } from '../../auth/agent-authenticator.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import { classify, failure, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc';
 import { StatelessCode, isStatelessRequest } from '../protocol/stateless';
@@ -26,11 +25,11 @@ import { STATELESS_STREAM, routeStateless, statelessStatus } from './stateless-r
 import { QuotasService } from '../../quotas/quotas.service';
 import { jsonDeeperThan, TOO_DEEP_MESSAGE } from '../transport/json-depth';
 
-const API_KEY_HEADER = 'x-agent-api-key';
 const VERSION_HEADER = 'mcp-protocol-version';
 
 /**
- * Surface A: `/{agent_id}/mcp`, MCP Streamable HTTP with an agent API key.
+ * Surface A: `/{agent_id}/mcp`, MCP Streamable HTTP with an agent API key
+ * (or, with OAuth on, an access token for the agent's resource: ../../oauth/).
  * Each request is a line of guards (accept, content type, key, body, version,
  * session), then one dispatch. Every request is authenticated anew; a session
  * id is never a credential.
@@ -41,7 +40,7 @@ export class AgentMcpController {
   private readonly logger = new Logger(AgentMcpController.name);
 
   constructor(
-    private readonly auth: ApiKeyAuthenticator,
+    private readonly auth: AgentAuthenticator,
     private readonly sessions: SessionsService,
     private readonly handler: AgentMcpHandler,
     private readonly listChanged: ListChangedStreams,
@@ -70,8 +69,8 @@ export class AgentMcpController {
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         return send(415, null, AgentSurfaceCode.InvalidRequest, 'Content-Type must be application/json');
       }
-      const principal = await this.authenticate(agentId, req);
-      if (!principal.ok) return send(401, null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`);
+      const principal = await this.auth.authenticate(agentId, req.headers);
+      if (!principal.ok) return refuseCaller(reply, accept, principal);
 
       let body: unknown;
       try {
@@ -268,7 +267,7 @@ export class AgentMcpController {
             requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
           }),
         );
-      const owned = await this.tasks.owned(taskIds, ctx.agentId, `apikey:${ctx.principal.id}`);
+      const owned = await this.tasks.owned(taskIds, ctx.agentId, ctx.principal.callerId);
       if (owned.length) honoured.filter.taskIds = owned;
       else delete honoured.filter.taskIds;
     }
@@ -282,14 +281,8 @@ export class AgentMcpController {
   /** A server-to-client stream for the session: notifications/tools/list_changed. */
   @Get()
   async get(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const principal = await this.authenticate(agentId, req);
-    if (!principal.ok)
-      return sendRpc(
-        reply,
-        undefined,
-        401,
-        failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`),
-      );
+    const principal = await this.auth.authenticate(agentId, req.headers);
+    if (!principal.ok) return refuseCaller(reply, undefined, principal);
     const sessionId = header(req, SESSION_HEADER);
     if (!acceptsSse(req.headers.accept) || !sessionId) {
       // No stream to offer without a session (and none at all in 2026-07-28).
@@ -299,7 +292,7 @@ export class AgentMcpController {
     const found = await this.sessions.resume(sessionId, agentId, principal.principal.id);
     if (!found.ok)
       return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
-    const admitted = this.quotas.admitStream(agentId, `apikey:${principal.principal.id}`);
+    const admitted = this.quotas.admitStream(agentId, principal.principal.callerId);
     if (!admitted.ok) return refuse(reply, undefined, null, admitted.refusal);
     // The slot is held until the stream closes, whoever closes it (client, drain, network).
     reply.raw.once('close', admitted.release);
@@ -318,15 +311,8 @@ export class AgentMcpController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const principal = await this.authenticate(agentId, req);
-    if (!principal.ok) {
-      return sendRpc(
-        reply,
-        undefined,
-        401,
-        failure(null, AgentSurfaceCode.Unauthorized, `Unauthorized: ${principal.reason}`),
-      );
-    }
+    const principal = await this.auth.authenticate(agentId, req.headers);
+    if (!principal.ok) return refuseCaller(reply, undefined, principal);
     const sessionId = header(req, SESSION_HEADER);
     if (!sessionId) {
       return sendRpc(
@@ -341,13 +327,17 @@ export class AgentMcpController {
       return sendRpc(reply, undefined, 404, failure(null, AgentSurfaceCode.InvalidRequest, 'Session not found'));
     void reply.status(204).send();
   }
+}
 
-  private async authenticate(agentId: string, req: FastifyRequest) {
-    if (!AGENT_ID_PATTERN.test(agentId)) return { ok: false as const, reason: 'unknown agent' };
-    const presented = req.headers[API_KEY_HEADER];
-    if (Array.isArray(presented)) return { ok: false as const, reason: 'exactly one X-Agent-API-Key header' };
-    return this.auth.authenticate(presented, agentId);
-  }
+/** A caller not let in: 401 (403 for a token short of scopes), with the OAuth challenge when OAuth is on. */
+function refuseCaller(
+  reply: FastifyReply,
+  accept: string | undefined,
+  refusal: Extract<AgentAuthResult, { ok: false }>,
+): void {
+  if (refusal.challenge) void reply.header('www-authenticate', refusal.challenge);
+  const message = refusal.status === 403 ? `Forbidden: ${refusal.reason}` : `Unauthorized: ${refusal.reason}`;
+  sendRpc(reply, accept, refusal.status, failure(null, AgentSurfaceCode.Unauthorized, message));
 }
 
 /** The request's `Mcp-Param-*` headers (2026-07-28), by lower-case name. */

@@ -114,7 +114,7 @@ export class AgentMcpHandler {
   private ask(ctx: AgentRequestContext): AskContext {
     return {
       agentId: ctx.agentId,
-      callerId: `apikey:${ctx.principal.id}`,
+      callerId: ctx.principal.callerId,
       channelId: ctx.session?.channelId,
       shape: (value) => complete(ctx, value),
       cacheable: (value) => cacheable(ctx, value),
@@ -122,7 +122,7 @@ export class AgentMcpHandler {
         ? {
             asker: {
               agentId: ctx.agentId,
-              callerId: `apikey:${ctx.principal.id}`,
+              callerId: ctx.principal.callerId,
               capabilities: ctx.stateless.clientCapabilities ?? {},
             },
             disconnected: ctx.disconnected,
@@ -147,7 +147,7 @@ export class AgentMcpHandler {
         ),
       };
     const params = request.params ?? {};
-    const principal = `apikey:${ctx.principal.id}`;
+    const principal = ctx.principal.callerId;
     let answer: TaskAnswer;
     if (request.method === 'tasks/get') answer = await this.tasks.get(params.taskId, ctx.agentId, principal);
     else if (request.method === 'tasks/update')
@@ -161,7 +161,7 @@ export class AgentMcpHandler {
   /** The 2025-11-25 tasks methods, for a session: its key's own tasks of this agent (../../tasks/README.md). */
   private async legacyTask(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
     const params = request.params ?? {};
-    const principal = `apikey:${ctx.principal.id}`;
+    const principal = ctx.principal.callerId;
     const invalid = (message: string): Handled => ({
       response: failure(request.id, AgentSurfaceCode.InvalidParams, message),
     });
@@ -213,7 +213,7 @@ export class AgentMcpHandler {
       this.quotas.sessionLimit(ctx.agentId),
     );
     if (!session) {
-      const refusal = this.quotas.sessionRefusal(ctx.agentId, `apikey:${ctx.principal.id}`);
+      const refusal = this.quotas.sessionRefusal(ctx.agentId, ctx.principal.callerId);
       return {
         status: 429,
         headers: retryAfterHeader(refusal),
@@ -274,7 +274,7 @@ export class AgentMcpHandler {
 
   /** notifications/cancelled: stop the request wherever it runs. */
   cancel(ctx: AgentRequestContext, requestId: JsonRpcId): void {
-    this.cancellation.cancelRequest(`apikey:${ctx.principal.id}`, ctx.session?.id, requestId);
+    this.cancellation.cancelRequest(ctx.principal.callerId, ctx.session?.id, requestId);
   }
 }
 

@@ -137,7 +137,7 @@ export class AgentTools {
     const keyed = takeIdempotencyKey(args as Record<string, unknown>);
     if (!keyed.ok) return invalid(keyed.problem);
 
-    const callerId = `apikey:${ctx.principal.id}`;
+    const callerId = ctx.principal.callerId;
     // 2026-07-28: the agent's questions become an InputRequiredResult; a retry continues the call (MRTR).
     const asker: Asker = { agentId: ctx.agentId, callerId, capabilities: ctx.stateless?.clientCapabilities ?? {} };
     const begun = ctx.stateless

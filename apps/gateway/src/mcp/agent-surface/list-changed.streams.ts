@@ -1,5 +1,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Draining } from '@mcpgw/runtime';
+import { callerIdOf } from '../../auth/principal';
 import { CacheInvalidationService } from '../../cache/cache-invalidation.service';
 import { SessionsService, type McpSession } from '../../sessions/sessions.service';
 import { TaskService } from '../../tasks/tasks.service';
@@ -99,7 +100,7 @@ export class ListChangedStreams implements OnApplicationShutdown {
     const status = await this.tasks.legacyStatusFor(taskId, agentId).catch(() => undefined);
     if (!status) return;
     for (const stream of streams) {
-      if (`apikey:${this.sessionOf.get(stream)!.principal}` !== status.principal) continue;
+      if (callerIdOf(this.sessionOf.get(stream)!.principal) !== status.principal) continue;
       stream.send({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: status.task });
     }
   }

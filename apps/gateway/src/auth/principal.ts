@@ -1,0 +1,43 @@
+/**
+ * Who calls an agent's endpoint (surface A): one of its API keys, or a user of
+ * an OAuth issuer. Either way the same isolation: `id` is what sessions bind
+ * to, `callerId` what idempotency keys, quotas, tasks, files and webhooks are
+ * scoped to.
+ */
+export type AgentPrincipal = ApiKeyPrincipal | OAuthPrincipal;
+
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  /** The key's id (never the key). */
+  id: string;
+  /** `apikey:<id>`. */
+  callerId: string;
+  agentId: string;
+}
+
+export interface OAuthPrincipal {
+  kind: 'oauth';
+  /** `oauth:<digest of issuer and subject>`: the same user of the same issuer, whatever the token. */
+  id: string;
+  /** The same as `id`. */
+  callerId: string;
+  agentId: string;
+  issuer: string;
+  subject: string;
+  scopes: string[];
+}
+
+const OAUTH_PREFIX = 'oauth:';
+
+export function apiKeyPrincipal(id: string, agentId: string): ApiKeyPrincipal {
+  return { kind: 'api_key', id, callerId: `apikey:${id}`, agentId };
+}
+
+/** The caller id of a session's principal (`id`): API key ids hold no colon, OAuth ids start `oauth:`. */
+export function callerIdOf(principalId: string): string {
+  return principalId.startsWith(OAUTH_PREFIX) ? principalId : `apikey:${principalId}`;
+}
+
+export function oauthPrincipalId(digest: string): string {
+  return `${OAUTH_PREFIX}${digest}`;
+}

@@ -1,0 +1,75 @@
+import { IsInt, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { parseIssuers } from '../oauth/issuer-urls';
+
+/** OAUTH_ISSUERS parses (https, or http on a loopback address), so a typo stops the start. */
+function IssuerList(): PropertyDecorator {
+  return ValidateBy({
+    name: 'issuerList',
+    validator: {
+      validate: (value: unknown) => {
+        try {
+          return typeof value === 'string' && (parseIssuers(value), true);
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: (args) => {
+        try {
+          parseIssuers(String(args?.value));
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'OAUTH_ISSUERS must be a string';
+      },
+    },
+  });
+}
+
+/** Resource-server mode: MCP clients that log in with OAuth (apps/gateway/src/oauth/README.md). */
+export class OAuthSettings {
+  /**
+   * Issuers whose access tokens the agent endpoints take, comma-separated
+   * (`https://…`; `http://` only on a loopback address). Empty: OAuth is off and
+   * only API keys are taken.
+   */
+  @IssuerList()
+  OAUTH_ISSUERS: string = '';
+
+  /**
+   * The gateway's public origin as MCP clients reach it (e.g. https://mcp.example.com,
+   * no path): an agent's resource identifier is PUBLIC_BASE_URL/{agent}/mcp, the
+   * audience its tokens must name. Required with OAUTH_ISSUERS.
+   */
+  @ValidateIf((env: OAuthSettings) => env.OAUTH_ISSUERS !== '' || env.PUBLIC_BASE_URL !== '')
+  @Matches(/^https?:\/\/[^\s/?#@]+$/, {
+    message: 'PUBLIC_BASE_URL must be an http(s) origin without a path (required with OAUTH_ISSUERS)',
+  })
+  PUBLIC_BASE_URL: string = '';
+
+  /** Scopes a token needs for the agent endpoints (space- or comma-separated); a token without them gets 403. */
+  @Matches(/^[\x21\x23-\x5B\x5D-\x7E]+([ ,]+[\x21\x23-\x5B\x5D-\x7E]+)*$/, {
+    message: 'OAUTH_SCOPES must be scope names, separated by spaces or commas',
+  })
+  OAUTH_SCOPES: string = 'mcp:tools';
+
+  /** JWS algorithms a token may be signed with (comma-separated); `none` and HMAC are never taken. */
+  @Matches(/^((RS|PS|ES)(256|384|512)|EdDSA|ES256K)(,((RS|PS|ES)(256|384|512)|EdDSA|ES256K))*$/, {
+    message: 'OAUTH_ALGORITHMS must list asymmetric JWS algorithms (RS256, PS256, ES256, EdDSA…), comma-separated',
+  })
+  OAUTH_ALGORITHMS: string = 'RS256,PS256,ES256,EdDSA';
+
+  /** Clock skew allowed on `exp` and `nbf`, in seconds. */
+  @IsInt()
+  @Min(0)
+  @Max(300)
+  OAUTH_CLOCK_TOLERANCE_SECONDS: number = 30;
+
+  /**
+   * A token naming a key id the issuer's cached JWKS lacks fetches the JWKS again,
+   * at most once per this many milliseconds per issuer (a key rotation is picked
+   * up; a flood of made-up key ids is not a flood of fetches).
+   */
+  @IsInt()
+  @Min(0)
+  OAUTH_JWKS_REFETCH_MS: number = 30_000;
+}
