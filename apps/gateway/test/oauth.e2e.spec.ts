@@ -86,7 +86,15 @@ describe('OAuth resource-server mode', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     env = await startTestStack({
-      gatewayEnv: { GATEWAY_PORT: String(port), PUBLIC_BASE_URL: base, OAUTH_ISSUERS: as.issuer },
+      gatewayEnv: {
+        GATEWAY_PORT: String(port),
+        PUBLIC_BASE_URL: base,
+        OAUTH_ISSUERS: as.issuer,
+        // No skew on one machine: the refresh case need not wait out the default 30 s.
+        OAUTH_CLOCK_TOLERANCE_SECONDS: '0',
+        // A rotation seconds after the first fetch of the keys need not wait out the default 30 s.
+        OAUTH_JWKS_REFETCH_MS: '1000',
+      },
     });
     resource = `${base}/${env.agentId}/mcp`;
     metadataUrl = `${base}/.well-known/oauth-protected-resource/${env.agentId}/mcp`;
@@ -185,13 +193,20 @@ describe('OAuth resource-server mode', () => {
       ['an unsigned token (alg: none)', () => as.mintToken({ aud: resource, key: 'none' })],
       ['a token without an audience', () => as.mintToken({})],
     ];
-    it.each(cases)('%s: 401 invalid_token', async (_label, token) => {
-      const answer = await post(await token());
+    it.each(cases)('%s: 401 invalid_token', async (_label, make) => {
+      const token = await make();
+      const answer = await post(token);
       expect(answer.status).toBe(401);
       expect(bearerChallenge(answer.challenge)).toMatchObject({
         error: 'invalid_token',
+        scope: SCOPE,
         resource_metadata: metadataUrl,
       });
+      // The refusal says which check failed, never the token or its claims.
+      for (const part of token.split('.').filter((p) => p.length > 12)) {
+        expect(answer.challenge).not.toContain(part);
+        expect(answer.text).not.toContain(part);
+      }
     });
 
     it('a valid token without the scope: 403 insufficient_scope, naming the scope to ask for', async () => {
@@ -229,6 +244,39 @@ describe('OAuth resource-server mode', () => {
       // Alice's retry is hers: a replay.
       const again = await callCounter(alice.tokens()!.access_token, args);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
+    });
+
+    it("bob cannot see or cancel alice's task (2026-07-28: each request authenticates)", async () => {
+      const VERSION = '2026-07-28';
+      const TASKS = 'io.modelcontextprotocol/tasks';
+      const stateless = async (token: string, method: string, params: Record<string, unknown>) => {
+        const answer = await post(
+          token,
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params: {
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': VERSION,
+                'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+                'io.modelcontextprotocol/clientInfo': { name: 'oauth-e2e', version: '1.0.0' },
+              },
+              ...params,
+            },
+          },
+          { 'mcp-protocol-version': VERSION, 'mcp-method': method, 'mcp-name': String(params.name ?? params.taskId) },
+        );
+        expect(answer.status).toBe(200);
+        return JSON.parse(answer.text) as { result?: { taskId?: string; status?: string }; error?: { code: number } };
+      };
+      const aliceToken = alice.tokens()!.access_token;
+      const created = await stateless(aliceToken, 'tools/call', { name: 'long_report', arguments: { seconds: 0.5 } });
+      expect(created.result).toMatchObject({ resultType: 'task' });
+      const taskId = created.result!.taskId!;
+      expect((await stateless(bobToken, 'tasks/get', { taskId })).error?.code).toBe(-32602);
+      expect((await stateless(bobToken, 'tasks/cancel', { taskId })).error?.code).toBe(-32602);
+      expect((await stateless(aliceToken, 'tasks/get', { taskId })).result?.taskId).toBe(taskId);
     });
 
     it("bob cannot use alice's session: 404", async () => {
