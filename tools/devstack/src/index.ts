@@ -14,3 +14,5 @@ export * from './nats-auth';
 export * from './npm-start-file';
 export * from './mcp-inspector';
 export * from './python-venv';
+export * from './oauth/authorization-server';
+export * from './oauth/http-login';

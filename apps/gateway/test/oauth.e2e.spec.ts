@@ -1,0 +1,314 @@
+import {
+  connectMcp,
+  freePort,
+  HttpLoginProvider,
+  startAuthorizationServer,
+  startTestStack,
+  type AuthorizationServer,
+  type TestStack,
+} from '@mcpgw/devstack';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const SCOPE = 'mcp:tools';
+
+/** The parameters of a `WWW-Authenticate: Bearer k="v", …` challenge. */
+function bearerChallenge(header: string | null): Record<string, string> {
+  expect(header).toMatch(/^Bearer\b/);
+  return Object.fromEntries([...header!.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+}
+
+/**
+ * OAuth 2.1 resource-server mode (issue 25), with a real authorization server
+ * (oidc-provider, devstack/oauth) and the official SDK's OAuth client, which
+ * knows only the agent's MCP URL.
+ */
+describe('OAuth resource-server mode', () => {
+  let as: AuthorizationServer;
+  /** A second, real authorization server the gateway does not trust. */
+  let foreign: AuthorizationServer;
+  let env: TestStack;
+  let base: string;
+  /** The agent's MCP URL, which is also its resource identifier (RFC 8707). */
+  let resource: string;
+  let metadataUrl: string;
+  let unique = 0;
+  const fresh = (label: string) => `${label}-${Date.now()}-${unique++}`;
+
+  /** A raw request with a bearer token (or none), to see the status and the challenge. */
+  const post = async (
+    token: string | undefined,
+    body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await fetch(resource, {
+      method: 'POST',
+      headers: { ...HEADERS, ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    expect(text).not.toMatch(/\n\s+at |\.ts:\d+/);
+    return {
+      status: response.status,
+      challenge: response.headers.get('www-authenticate'),
+      text,
+      headers: response.headers,
+    };
+  };
+  const callCounter = (token: string, args: Record<string, unknown>) =>
+    post(token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'counter', arguments: args } });
+
+  /** The SDK's documented flow: connect, UnauthorizedError, finishAuth(code), connect again with the same provider. */
+  const logIn = async (login: HttpLoginProvider) => {
+    const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: login });
+    await expect(new Client({ name: 'oauth-e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    await first.finishAuth(login.takeAuthorizationCode());
+    const transport = new StreamableHTTPClientTransport(new URL(resource), { authProvider: login });
+    const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    return { client, transport };
+  };
+
+  const alice = new HttpLoginProvider({ user: 'alice' });
+  const bob = new HttpLoginProvider({ user: 'bob' });
+  let aliceSession: Awaited<ReturnType<typeof logIn>>;
+
+  beforeAll(async () => {
+    // OpenID discovery only (like Auth0 or Entra ID): gateway and SDK both fall back from RFC 8414 to it.
+    as = await startAuthorizationServer({ discovery: 'openid' });
+    foreign = await startAuthorizationServer();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    env = await startTestStack({
+      gatewayEnv: {
+        GATEWAY_PORT: String(port),
+        PUBLIC_BASE_URL: base,
+        OAUTH_ISSUERS: as.issuer,
+        // No skew on one machine: the refresh case need not wait out the default 30 s.
+        OAUTH_CLOCK_TOLERANCE_SECONDS: '0',
+        // A rotation seconds after the first fetch of the keys need not wait out the default 30 s.
+        OAUTH_JWKS_REFETCH_MS: '1000',
+      },
+    });
+    resource = `${base}/${env.agentId}/mcp`;
+    metadataUrl = `${base}/.well-known/oauth-protected-resource/${env.agentId}/mcp`;
+  });
+
+  afterAll(async () => {
+    await aliceSession?.client.close();
+    await env?.stop();
+    await foreign?.stop();
+    await as?.stop();
+  });
+
+  it('publishes protected-resource metadata (RFC 9728) for the agent', async () => {
+    const response = await fetch(metadataUrl);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      resource,
+      authorization_servers: [as.issuer],
+      scopes_supported: [SCOPE],
+      bearer_methods_supported: ['header'],
+    });
+  });
+
+  it('answers a request without credentials 401, pointing to the metadata and the scope', async () => {
+    const answer = await post(undefined);
+    expect(answer.status).toBe(401);
+    expect(bearerChallenge(answer.challenge)).toMatchObject({ resource_metadata: metadataUrl, scope: SCOPE });
+  });
+
+  it('the SDK client, knowing only the URL, discovers, registers, logs in with PKCE, lists and calls tools', async () => {
+    aliceSession = await logIn(alice);
+    const { client, transport } = aliceSession;
+    expect(alice.authorizations).toBe(1);
+    expect(alice.clientInformation()?.client_id).toBeTruthy(); // registered dynamically
+    expect(transport.sessionId).toBeTruthy();
+
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toContain('echo');
+    const echoed = await client.callTool({ name: 'echo', arguments: { text: 'hello over OAuth' } });
+    expect(echoed.content).toEqual([{ type: 'text', text: 'hello over OAuth' }]);
+
+    const token = alice.tokens()!.access_token;
+    expect(decodeProtectedHeader(token)).toMatchObject({ typ: 'at+jwt', kid: as.currentKid });
+    expect(decodeJwt(token)).toMatchObject({ iss: as.issuer, sub: 'alice', aud: resource, scope: SCOPE });
+  });
+
+  it('accepts a client_credentials token of a machine client, and API keys keep working beside OAuth', async () => {
+    const machine = await as.clientCredentialsToken(resource);
+    const transport = new StreamableHTTPClientTransport(new URL(resource), {
+      requestInit: { headers: { authorization: `Bearer ${machine.access_token}` } },
+    });
+    const client = new Client({ name: 'oauth-e2e-machine', version: '1.0.0' });
+    await client.connect(transport);
+    const echoed = await client.callTool({ name: 'echo', arguments: { text: 'machine' } });
+    expect(echoed.content).toEqual([{ type: 'text', text: 'machine' }]);
+    await client.close();
+
+    const withKey = await connectMcp(resource, env.apiKey);
+    expect((await withKey.client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    await withKey.close();
+  });
+
+  // Before the unknown-key case below: each unknown kid may refetch the JWKS, and refetches are rate-limited.
+  it('picks up a key rotation at the authorization server without a restart', async () => {
+    const before = await as.clientCredentialsToken(resource);
+    expect((await post(before.access_token)).status).toBe(200);
+    const oldKid = as.currentKid;
+    const newKid = await as.rotateKeys();
+    const after = await as.clientCredentialsToken(resource);
+    expect(decodeProtectedHeader(after.access_token).kid).toBe(newKid);
+    expect(newKid).not.toBe(oldKid);
+    await expect
+      .poll(async () => (await post(after.access_token)).status, { timeout: 30_000, interval: 500 })
+      .toBe(200);
+    // The old key is still published: tokens it signed stay good until they expire.
+    expect((await post(before.access_token)).status).toBe(200);
+  });
+
+  describe('refuses, with the documented status and challenge', () => {
+    const cases: [string, () => Promise<string>][] = [
+      ['a token that is not a JWT', async () => 'not-a-jwt'],
+      [
+        "a token for another agent's resource",
+        async () => (await as.clientCredentialsToken(`${base}/other-agent/mcp`)).access_token,
+      ],
+      [
+        'a token of another issuer (a real authorization server not in OAUTH_ISSUERS)',
+        async () => (await foreign.clientCredentialsToken(resource)).access_token,
+      ],
+      ['an expired token', () => as.mintToken({ aud: resource, expiresIn: -3_600 })],
+      ['a token not valid yet (nbf an hour ahead)', () => as.mintToken({ aud: resource, notBefore: 3_600 })],
+      [
+        'a token that names the trusted issuer but is signed by another',
+        () => as.mintToken({ aud: resource, key: 'unpublished' }),
+      ],
+      ['an unsigned token (alg: none)', () => as.mintToken({ aud: resource, key: 'none' })],
+      ['a token without an audience', () => as.mintToken({})],
+    ];
+    it.each(cases)('%s: 401 invalid_token', async (_label, make) => {
+      const token = await make();
+      const answer = await post(token);
+      expect(answer.status).toBe(401);
+      expect(bearerChallenge(answer.challenge)).toMatchObject({
+        error: 'invalid_token',
+        scope: SCOPE,
+        resource_metadata: metadataUrl,
+      });
+      // The refusal says which check failed, never the token or its claims.
+      for (const part of token.split('.').filter((p) => p.length > 12)) {
+        expect(answer.challenge).not.toContain(part);
+        expect(answer.text).not.toContain(part);
+      }
+    });
+
+    it('a valid token without the scope: 403 insufficient_scope, naming the scope to ask for', async () => {
+      const scopeless = await as.clientCredentialsToken(resource, '');
+      expect(decodeJwt(scopeless.access_token).scope).toBeUndefined();
+      const answer = await post(scopeless.access_token);
+      expect(answer.status).toBe(403);
+      expect(bearerChallenge(answer.challenge)).toMatchObject({
+        error: 'insufficient_scope',
+        scope: SCOPE,
+        resource_metadata: metadataUrl,
+      });
+    });
+  });
+
+  describe('isolation between two users of the same authorization server', () => {
+    let bobToken: string;
+
+    beforeAll(async () => {
+      const bobSession = await logIn(bob);
+      await bobSession.client.close();
+      bobToken = bob.tokens()!.access_token;
+      expect(decodeJwt(bobToken).sub).toBe('bob');
+    });
+
+    it('the same idempotency key of two users does not share a result', async () => {
+      const args = { key: fresh('oauth-counter'), idempotency_key: fresh('shared') };
+      const mine = await callCounter(alice.tokens()!.access_token, args);
+      const theirs = await callCounter(bobToken, args);
+      expect(mine.status).toBe(200);
+      expect(theirs.status).toBe(200);
+      expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+      expect(JSON.parse(mine.text).result.structuredContent.count).toBe(1);
+      expect(JSON.parse(theirs.text).result.structuredContent.count).toBe(2);
+      // Alice's retry is hers: a replay.
+      const again = await callCounter(alice.tokens()!.access_token, args);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    });
+
+    it("bob cannot see or cancel alice's task (2026-07-28: each request authenticates)", async () => {
+      const VERSION = '2026-07-28';
+      const TASKS = 'io.modelcontextprotocol/tasks';
+      const stateless = async (token: string, method: string, params: Record<string, unknown>) => {
+        const answer = await post(
+          token,
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params: {
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': VERSION,
+                'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+                'io.modelcontextprotocol/clientInfo': { name: 'oauth-e2e', version: '1.0.0' },
+              },
+              ...params,
+            },
+          },
+          { 'mcp-protocol-version': VERSION, 'mcp-method': method, 'mcp-name': String(params.name ?? params.taskId) },
+        );
+        expect(answer.status).toBe(200);
+        return JSON.parse(answer.text) as { result?: { taskId?: string; status?: string }; error?: { code: number } };
+      };
+      const aliceToken = alice.tokens()!.access_token;
+      const created = await stateless(aliceToken, 'tools/call', { name: 'long_report', arguments: { seconds: 0.5 } });
+      expect(created.result).toMatchObject({ resultType: 'task' });
+      const taskId = created.result!.taskId!;
+      expect((await stateless(bobToken, 'tasks/get', { taskId })).error?.code).toBe(-32602);
+      expect((await stateless(bobToken, 'tasks/cancel', { taskId })).error?.code).toBe(-32602);
+      expect((await stateless(aliceToken, 'tasks/get', { taskId })).result?.taskId).toBe(taskId);
+    });
+
+    it("bob cannot use alice's session: 404", async () => {
+      const sessionId = aliceSession.transport.sessionId!;
+      const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+      expect((await post(alice.tokens()!.access_token, ping, { 'mcp-session-id': sessionId })).status).toBe(200);
+      expect((await post(bobToken, ping, { 'mcp-session-id': sessionId })).status).toBe(404);
+    });
+  });
+
+  // Last: it waits for a token to expire.
+  it('refreshes the token when it expires, without a second login, in the same session', async () => {
+    as.accessTokenTtlSeconds = 3;
+    try {
+      const refreshing = new HttpLoginProvider({ user: 'alice', clientName: 'refreshing client' });
+      const { client, transport } = await logIn(refreshing);
+      const sessionId = transport.sessionId;
+      const first = refreshing.tokens()!.access_token;
+      // Whatever clock tolerance the gateway allows: wait until it refuses the first token.
+      await expect.poll(async () => (await post(first)).status, { timeout: 60_000, interval: 1_000 }).toBe(401);
+
+      const echoed = await client.callTool({ name: 'echo', arguments: { text: 'after the refresh' } });
+      expect(echoed.content).toEqual([{ type: 'text', text: 'after the refresh' }]);
+      expect(refreshing.authorizations).toBe(1);
+      expect(refreshing.tokenSaves).toBe(2);
+      const refreshed = refreshing.tokens()!.access_token;
+      expect(refreshed).not.toBe(first);
+      expect(decodeJwt(refreshed)).toMatchObject({ sub: 'alice', aud: resource, scope: SCOPE });
+      expect(transport.sessionId).toBe(sessionId);
+      await client.close();
+    } finally {
+      as.accessTokenTtlSeconds = 300;
+    }
+  });
+});
