@@ -11,6 +11,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -139,6 +140,42 @@ describe('OAuth resource-server mode', () => {
     const token = alice.tokens()!.access_token;
     expect(decodeProtectedHeader(token)).toMatchObject({ typ: 'at+jwt', kid: as.currentKid });
     expect(decodeJwt(token)).toMatchObject({ iss: as.issuer, sub: 'alice', aud: resource, scope: SCOPE });
+  });
+
+  it("tells the agent the caller's issuer, subject and scopes, never its token", async () => {
+    const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ envelope: { sender: { id: string }; meta?: Record<string, unknown> } }>(
+        `SELECT envelope FROM messaging.messages
+          WHERE type = 'chat_message' AND envelope->'tool_call'->'arguments'->>'text' = 'hello over OAuth'`,
+      );
+      expect(rows).toHaveLength(1);
+      const [{ envelope }] = rows;
+      expect(envelope.sender.id).toMatch(/^oauth:[A-Za-z0-9_-]{22}$/);
+      expect(envelope.meta?.principal).toEqual({ issuer: as.issuer, subject: 'alice', scopes: [SCOPE] });
+      const token = alice.tokens()!.access_token;
+      expect(JSON.stringify(envelope)).not.toContain(token.split('.')[2]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('agent auth --oauth off: the agent refuses tokens (API keys still open it) until it is on again', async () => {
+    const token = (await as.clientCredentialsToken(resource)).access_token;
+    const admin = (state: 'on' | 'off') => env.stack.admin('agent', 'auth', '--agent', env.agentId, '--oauth', state);
+    await admin('off');
+    try {
+      await expect.poll(async () => (await post(token)).status, { timeout: 10_000, interval: 200 }).toBe(401);
+      const refused = await post(token);
+      expect(refused.text).toContain('this agent takes no OAuth access tokens');
+      const withKey = await connectMcp(resource, env.apiKey);
+      expect((await withKey.client.listTools()).tools.length).toBeGreaterThan(0);
+      await withKey.close();
+    } finally {
+      await admin('on');
+    }
+    await expect.poll(async () => (await post(token)).status, { timeout: 10_000, interval: 200 }).toBe(200);
   });
 
   it('accepts a client_credentials token of a machine client, and API keys keep working beside OAuth', async () => {
