@@ -324,6 +324,51 @@ describe('OAuth resource-server mode', () => {
     });
   });
 
+  it('OAUTH_TOOLS_CLAIM: a caller sees and calls only the tools its claim values map to', async () => {
+    const port = await freePort();
+    const mapped = `http://127.0.0.1:${port}`;
+    await env.stack.startGateway({
+      GATEWAY_PORT: String(port),
+      PUBLIC_BASE_URL: mapped,
+      OAUTH_ISSUERS: as.issuer,
+      OAUTH_TOOLS_CLAIM: 'scope',
+      OAUTH_TOOLS_BY_CLAIM: 'mcp:admin=*;mcp:tools=echo',
+    });
+    const url = `${mapped}/${env.agentId}/mcp`;
+    const client = async (scope: string) => {
+      const token = await as.mintToken({ aud: url, scope });
+      const connected = new Client({ name: 'oauth-e2e-mapped', version: '1.0.0' });
+      await connected.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      return connected;
+    };
+    const user = await client(SCOPE);
+    try {
+      expect((await user.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+      expect((await user.callTool({ name: 'echo', arguments: { text: 'mapped' } })).content).toEqual([
+        { type: 'text', text: 'mapped' },
+      ]);
+      // Another tool of the agent is, to this caller, no tool at all: the same error as an unknown one.
+      const hidden = await user.callTool({ name: 'counter', arguments: {} }).catch((e: { code?: number }) => e);
+      const unknown = await user.callTool({ name: 'no_such_tool', arguments: {} }).catch((e: { code?: number }) => e);
+      expect((hidden as { code?: number }).code).toBeDefined();
+      expect((hidden as { code?: number }).code).toBe((unknown as { code?: number }).code);
+    } finally {
+      await user.close();
+    }
+    const admin = await client(`${SCOPE} mcp:admin`);
+    try {
+      expect((await admin.listTools()).tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['echo', 'counter', 'sleep']),
+      );
+    } finally {
+      await admin.close();
+    }
+  });
+
   // Last: it waits for a token to expire.
   it('refreshes the token when it expires, without a second login, in the same session', async () => {
     as.accessTokenTtlSeconds = 3;

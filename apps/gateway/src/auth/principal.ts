@@ -25,6 +25,8 @@ export interface OAuthPrincipal {
   issuer: string;
   subject: string;
   scopes: string[];
+  /** The tools it may see and call (OAUTH_TOOLS_CLAIM); undefined: every tool. */
+  tools?: readonly string[];
 }
 
 const OAUTH_PREFIX = 'oauth:';
@@ -40,4 +42,9 @@ export function callerIdOf(principalId: string): string {
 
 export function oauthPrincipalId(digest: string): string {
   return `${OAUTH_PREFIX}${digest}`;
+}
+
+/** A tool the principal may see and call: every tool, but for an OAuth caller limited by OAUTH_TOOLS_CLAIM. */
+export function mayUseTool(principal: AgentPrincipal, tool: string): boolean {
+  return principal.kind !== 'oauth' || principal.tools === undefined || principal.tools.includes(tool);
 }

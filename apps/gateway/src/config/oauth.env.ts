@@ -1,5 +1,6 @@
 import { IsInt, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { parseIssuers } from '../oauth/issuer-urls';
+import { parseToolsByClaim } from '../oauth/tools-by-claim';
 
 /** OAUTH_ISSUERS parses (https, or http on a loopback address), so a typo stops the start. */
 function IssuerList(): PropertyDecorator {
@@ -20,6 +21,30 @@ function IssuerList(): PropertyDecorator {
           return (error as Error).message;
         }
         return 'OAUTH_ISSUERS must be a string';
+      },
+    },
+  });
+}
+
+/** OAUTH_TOOLS_BY_CLAIM parses, so a typo stops the start. */
+function ToolsByClaim(): PropertyDecorator {
+  return ValidateBy({
+    name: 'toolsByClaim',
+    validator: {
+      validate: (value: unknown) => {
+        try {
+          return typeof value === 'string' && (parseToolsByClaim(value), true);
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: (args) => {
+        try {
+          parseToolsByClaim(String(args?.value));
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'OAUTH_TOOLS_BY_CLAIM must be a string';
       },
     },
   });
@@ -72,4 +97,20 @@ export class OAuthSettings {
   @IsInt()
   @Min(0)
   OAUTH_JWKS_REFETCH_MS: number = 30_000;
+
+  /**
+   * A claim of the token (e.g. `groups`, `roles`, `scope`) whose values choose the
+   * tools an OAuth caller may see and call (OAUTH_TOOLS_BY_CLAIM). Empty: every tool.
+   */
+  @Matches(/^[A-Za-z0-9_:.\/-]*$/, { message: 'OAUTH_TOOLS_CLAIM must be a claim name' })
+  OAUTH_TOOLS_CLAIM: string = '';
+
+  /**
+   * With OAUTH_TOOLS_CLAIM: `value=tool,tool;value=*` — a caller whose claim holds
+   * `value` may use those tools (`*`: all); the tools of all its values add up,
+   * and a caller with none of the values sees no tools.
+   */
+  @ValidateIf((env: OAuthSettings) => env.OAUTH_TOOLS_CLAIM !== '' || env.OAUTH_TOOLS_BY_CLAIM !== '')
+  @ToolsByClaim()
+  OAUTH_TOOLS_BY_CLAIM: string = '';
 }

@@ -5,6 +5,7 @@ import { oauthPrincipalId, type OAuthPrincipal } from '../auth/principal';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { IssuerKeys } from './issuer-keys';
 import { parseIssuers } from './issuer-urls';
+import { parseToolsByClaim, toolsOf, type ToolsByClaim } from './tools-by-claim';
 
 export type OAuthResult =
   | { ok: true; principal: OAuthPrincipal }
@@ -31,6 +32,7 @@ export class OAuthAuthenticator {
   readonly scopes: string[];
   private readonly algorithms: string[];
   private readonly keys: IssuerKeys;
+  private readonly toolsByClaim?: ToolsByClaim;
 
   constructor(@Inject(GATEWAY_ENV) private readonly env: GatewayEnv) {
     this.issuers = parseIssuers(env.OAUTH_ISSUERS);
@@ -38,6 +40,7 @@ export class OAuthAuthenticator {
     this.scopes = env.OAUTH_SCOPES.split(/[ ,]+/).filter(Boolean);
     this.algorithms = env.OAUTH_ALGORITHMS.split(',');
     this.keys = new IssuerKeys(env.OAUTH_JWKS_REFETCH_MS);
+    if (env.OAUTH_TOOLS_CLAIM) this.toolsByClaim = parseToolsByClaim(env.OAUTH_TOOLS_BY_CLAIM);
   }
 
   /** The agent's resource identifier: the audience its tokens name. */
@@ -116,6 +119,7 @@ export class OAuthAuthenticator {
         issuer,
         subject,
         scopes,
+        ...(this.toolsByClaim && { tools: toolsOf(this.toolsByClaim, payload[this.env.OAUTH_TOOLS_CLAIM]) }),
       },
     };
   }

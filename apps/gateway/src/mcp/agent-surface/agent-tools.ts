@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LogLevel } from '@mcpgw/contracts';
-import { CallCancelledError, CallDetachedError, CallError, ConversationGoneError } from '../../calls/call-errors';
+import { mayUseTool } from '../../auth/principal';
+import {
+  CallCancelledError,
+  CallDetachedError,
+  CallError,
+  ConversationGoneError,
+  ToolNotFoundError,
+} from '../../calls/call-errors';
 import type { CallOutcome, CallRequest, ExecuteOptions } from '../../calls/call-shapes';
 import { CallRunner, type CallRun } from '../../calls/call-runner.service';
 import { CallCancellation } from '../../cancellation/call-cancellation.service';
@@ -47,7 +54,8 @@ export class AgentTools {
     if (offset === undefined)
       return { response: failure(request.id, AgentSurfaceCode.InvalidParams, 'Invalid cursor') };
     const { tools } = await this.catalogue.forAgent(ctx.agentId);
-    const { items, nextCursor } = page(tools, offset, this.env.MCP_PAGE_SIZE);
+    const visible = tools.filter((tool) => mayUseTool(ctx.principal, tool.definition.name));
+    const { items, nextCursor } = page(visible, offset, this.env.MCP_PAGE_SIZE);
     const listed = { tools: items.map(toMcpTool), ...(nextCursor ? { nextCursor } : {}) };
     return { response: result(request.id, complete(ctx, cacheable(ctx, listed))) };
   }
@@ -62,7 +70,7 @@ export class AgentTools {
   async refusal(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled | undefined> {
     if (!ctx.stateless || request.method !== 'tools/call') return undefined;
     const tool = (await this.catalogue.forAgent(ctx.agentId)).byName.get(String(request.params?.name));
-    if (!tool) return undefined;
+    if (!tool || !mayUseTool(ctx.principal, tool.definition.name)) return undefined;
     const args = request.params?.arguments;
     const mismatch = paramHeaderMismatch(
       tool.headerParams,
@@ -136,6 +144,11 @@ export class AgentTools {
     }
     const keyed = takeIdempotencyKey(args as Record<string, unknown>);
     if (!keyed.ok) return invalid(keyed.problem);
+    if (!mayUseTool(ctx.principal, params.name)) {
+      // A tool this caller may not use is, to it, a tool that does not exist.
+      const { code, message, data } = agentSurfaceError(new ToolNotFoundError(params.name));
+      return { response: failure(request.id, code, message, data) };
+    }
 
     const callerId = ctx.principal.callerId;
     // 2026-07-28: the agent's questions become an InputRequiredResult; a retry continues the call (MRTR).
