@@ -1,11 +1,17 @@
-import { connectMcp, startTestStack, workspaceRoot, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  connectMcp,
+  startBridgeProcess,
+  startTestStack,
+  workspaceRoot,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridgeProcess } from './support/bridge-process';
 
 const AGENT = 'everything';
 const root = workspaceRoot();

@@ -14,3 +14,4 @@ export * from './nats-auth';
 export * from './npm-start-file';
 export * from './mcp-inspector';
 export * from './python-venv';
+export * from './bridge-process';
