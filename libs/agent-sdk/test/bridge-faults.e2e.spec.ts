@@ -1,10 +1,16 @@
-import { connectMcp, startTestStack, workspaceRoot, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  connectMcp,
+  startBridgeProcess,
+  startTestStack,
+  workspaceRoot,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridgeProcess } from './support/bridge-process';
 
 const AGENT = 'slow';
 const root = workspaceRoot();

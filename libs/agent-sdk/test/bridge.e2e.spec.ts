@@ -1,4 +1,11 @@
-import { connectMcp, startTestStack, workspaceRoot, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  connectMcp,
+  startBridgeProcess,
+  startTestStack,
+  workspaceRoot,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -14,7 +21,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridgeProcess } from './support/bridge-process';
 
 const AGENT = 'everything';
 const root = workspaceRoot();

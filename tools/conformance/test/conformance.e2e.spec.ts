@@ -1,9 +1,17 @@
-import { ensureNode22Tools, mcpInspectorCli, startTestStack, workspaceRoot, type TestStack } from '@mcpgw/devstack';
+import {
+  ensureNode22Tools,
+  mcpInspectorCli,
+  startBridgeProcess,
+  startTestStack,
+  workspaceRoot,
+  type TestStack,
+} from '@mcpgw/devstack';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checksNotPassing, node22, startKeyProxy } from './harness';
+import { checkDetails, checksNotPassing, node22, startKeyProxy } from './harness';
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server
@@ -13,9 +21,38 @@ import { checksNotPassing, node22, startKeyProxy } from './harness';
  * sends no credentials, so a small proxy adds the agent key (`harness.ts`). Scenarios still failing are listed, with a reason each, in
  * expected-failures.yml; a new failure, or a listed scenario that now passes,
  * fails this test.
+ *
+ * On the same stack, the suite runs a second time against the suite's server
+ * fixture written as a stdio MCP server (fixtures/stdio-server.mjs) behind the
+ * bridge (`npm run bridge`), as an agent of its own: the scenarios a stdio
+ * server behind the bridge cannot pass are listed, with a reason each, in
+ * expected-failures.bridged.yml.
  */
 const HERE = join(workspaceRoot(), 'tools', 'conformance');
 const SUITE = join(HERE, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const FIXTURE = join(HERE, 'fixtures', 'stdio-server.mjs');
+const BRIDGED_AGENT = 'conformance-bridged';
+
+/**
+ * Every server scenario of the suite against `url`, failing on a scenario that fails
+ * and is not in `expectedFailures` (or is listed and passes); prints the summary.
+ * Returns the names of the tools the suite listed (whose server it tested).
+ */
+async function runServerSuite(url: string, expectedFailures: string): Promise<string[]> {
+  const out = mkdtempSync(join(tmpdir(), 'mcpgw-conformance-'));
+  const run = await node22(
+    [SUITE, 'server', '--url', url, '--suite', 'all', '--expected-failures', join(HERE, expectedFailures), '-o', out],
+    300_000,
+  );
+  const problems = checksNotPassing(out);
+  const tools = (checkDetails(out, 'tools-list', 'tools-list')?.tools ?? []) as string[];
+  rmSync(out, { recursive: true, force: true });
+  const summary = `${run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='))}\n${problems.join('\n')}`;
+  process.stdout.write(`${summary}\n`);
+  expect(summary, 'the conformance suite did not finish').toContain('Total:');
+  expect(run.code, summary).toBe(0);
+  return tools;
+}
 
 describe('official MCP tools against the stack, through the bus', () => {
   let env: TestStack;
@@ -35,28 +72,7 @@ describe('official MCP tools against the stack, through the bus', () => {
   });
 
   it('the conformance suite passes every server scenario but the expected failures', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'mcpgw-conformance-'));
-    const run = await node22(
-      [
-        SUITE,
-        'server',
-        '--url',
-        proxyUrl,
-        '--suite',
-        'all',
-        '--expected-failures',
-        join(HERE, 'expected-failures.yml'),
-        '-o',
-        out,
-      ],
-      300_000,
-    );
-    const problems = checksNotPassing(out);
-    rmSync(out, { recursive: true, force: true });
-    const summary = `${run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='))}\n${problems.join('\n')}`;
-    process.stdout.write(`${summary}\n`);
-    expect(summary, 'the conformance suite did not finish').toContain('Total:');
-    expect(run.code, summary).toBe(0);
+    expect(await runServerSuite(proxyUrl, 'expected-failures.yml')).toContain('web_search');
   }, 360_000);
 
   // The README's line: npx @modelcontextprotocol/inspector --cli <url> --transport http --header "X-Agent-API-Key: …" --method tools/list
@@ -85,4 +101,27 @@ describe('official MCP tools against the stack, through the bus', () => {
     },
     90_000,
   );
+
+  describe("the suite's server fixture (stdio) behind the bridge, as an agent of the same stack", () => {
+    let bridge: ChildProcess;
+    let bridgedProxy: Awaited<ReturnType<typeof startKeyProxy>>;
+
+    beforeAll(async () => {
+      const { apiKey } = await env.addAgent(BRIDGED_AGENT);
+      bridge = await startBridgeProcess(env, BRIDGED_AGENT, [process.execPath, FIXTURE]);
+      bridgedProxy = await startKeyProxy(env.gatewayUrls[0], apiKey);
+    }, 60_000);
+
+    afterAll(async () => {
+      await bridgedProxy?.close();
+      if (bridge?.exitCode === null) process.kill(-bridge.pid!, 'SIGTERM');
+    });
+
+    it('passes the same server scenarios through the gateway but those listed in expected-failures.bridged.yml', async () => {
+      const tools = await runServerSuite(`${bridgedProxy.url}/${BRIDGED_AGENT}/mcp`, 'expected-failures.bridged.yml');
+      // The fixture's own tools: the suite tested the stdio server, through the bridge.
+      expect(tools).toEqual(expect.arrayContaining(['test_trigger_resource_change', 'touch_resource']));
+      expect(tools).not.toContain('web_search');
+    }, 360_000);
+  });
 });

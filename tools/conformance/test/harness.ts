@@ -23,6 +23,17 @@ export function checksNotPassing(out: string): string[] {
   });
 }
 
+/** The `details` of check `id` in the run of server scenario `scenario` (its directory: `server-<scenario>-<time>`). */
+export function checkDetails(out: string, scenario: string, id: string): Record<string, unknown> | undefined {
+  const dir = readdirSync(out).find((name) => name.replace(/-\d{4}-\d\d-\d\dT.*$/, '') === `server-${scenario}`);
+  if (!dir) return undefined;
+  const checks = JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as {
+    id: string;
+    details?: Record<string, unknown>;
+  }[];
+  return checks.find((check) => check.id === id)?.details;
+}
+
 /**
  * The conformance suites' client sends no credentials, so a small proxy in
  * front of the gateway adds the agent key (the gateway is not weakened). It

@@ -16,3 +16,4 @@ export * from './mcp-inspector';
 export * from './python-venv';
 export * from './oauth/authorization-server';
 export * from './oauth/http-login';
+export * from './bridge-process';

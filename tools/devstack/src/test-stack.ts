@@ -46,6 +46,11 @@ export interface TestStack {
   /** A NATS connection for a test that plays every part (unrestricted; see `AuthenticatedNats`), asking as `as`. */
   connectNats(as?: BusIdentity): Promise<NatsConnection>;
   mcpUrl(gateway?: number, agentId?: string): string;
+  /**
+   * Another agent on the running stack, created with the admin CLI (in workspace `demo` unless
+   * told), and an API key for it: for an agent the test serves itself, beside the stack's own.
+   */
+  addAgent(agentId: string, workspaceId?: string): Promise<{ apiKey: string; apiKeyId: string }>;
   stop(): Promise<void>;
 }
 
@@ -139,21 +144,26 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await stack.startPod({ POD_ID: `pod-${i + 1}`, ...options.podEnv });
     }
     const agentId = options.podEnv?.AGENT_ID ?? 'demo-agent';
-    if (options.pods === 0) {
-      await stack.admin('agent', 'create', '--id', agentId, '--workspace', options.workspaceId ?? 'demo');
-    }
-    const key = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agentId);
+    const apiKeyFor = async (agent: string) => {
+      const { id, key } = await stack.admin<{ id: string; key: string }>('apikey', 'create', '--agent', agent);
+      return { apiKey: key, apiKeyId: id };
+    };
+    const addAgent = async (agent: string, workspaceId = 'demo') => {
+      await stack.admin('agent', 'create', '--id', agent, '--workspace', workspaceId);
+      return apiKeyFor(agent);
+    };
+    const key = options.pods === 0 ? await addAgent(agentId, options.workspaceId) : await apiKeyFor(agentId);
     return {
       stack,
       gatewayUrls,
       messageServiceUrl: ms.url,
       agentId,
-      apiKey: key.key,
-      apiKeyId: key.id,
+      ...key,
       grantKeyFile: isolation.grantKeyFile,
       nats: isolation.nats,
       connectNats: isolation.connectNats,
       mcpUrl: (gateway = 0, agent = agentId) => `${gatewayUrls[gateway]}/${agent}/mcp`,
+      addAgent,
       stop: cleanup,
     };
   } catch (error) {

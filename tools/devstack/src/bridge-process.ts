@@ -1,5 +1,6 @@
-import { workspaceRoot, type TestStack } from '@mcpgw/devstack';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { workspaceRoot } from './stack';
+import type { TestStack } from './test-stack';
 
 /** A Streamable HTTP server: `--url`, and `--header 'Name: value'` for each header. */
 export interface HttpUpstream {
