@@ -37,6 +37,8 @@ describe('OAuth resource-server mode', () => {
   /** The agent's MCP URL, which is also its resource identifier (RFC 8707). */
   let resource: string;
   let metadataUrl: string;
+  /** The origin of the gateway that introspects opaque tokens (set by its test). */
+  let opaqueBase = '';
   let unique = 0;
   const fresh = (label: string) => `${label}-${Date.now()}-${unique++}`;
 
@@ -82,7 +84,11 @@ describe('OAuth resource-server mode', () => {
 
   beforeAll(async () => {
     // OpenID discovery only (like Auth0 or Entra ID): gateway and SDK both fall back from RFC 8414 to it.
-    as = await startAuthorizationServer({ discovery: 'openid' });
+    as = await startAuthorizationServer({
+      discovery: 'openid',
+      // The introspecting gateway's resources get opaque tokens (RFC 7662); the rest JWTs.
+      opaqueFor: (resource) => opaqueBase !== '' && resource.startsWith(`${opaqueBase}/`),
+    });
     foreign = await startAuthorizationServer();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -366,6 +372,54 @@ describe('OAuth resource-server mode', () => {
       );
     } finally {
       await admin.close();
+    }
+  });
+
+  it('OAUTH_INTROSPECTION_ISSUER: an opaque token is asked about at its issuer and held to the same rules', async () => {
+    const port = await freePort();
+    opaqueBase = `http://127.0.0.1:${port}`;
+    const gatewayClient = await as.registerMachineClient();
+    await env.stack.startGateway({
+      GATEWAY_PORT: String(port),
+      PUBLIC_BASE_URL: opaqueBase,
+      OAUTH_ISSUERS: as.issuer,
+      OAUTH_INTROSPECTION_ISSUER: as.issuer,
+      OAUTH_INTROSPECTION_CLIENT_ID: gatewayClient.client_id,
+      OAUTH_INTROSPECTION_CLIENT_SECRET: gatewayClient.client_secret!,
+    });
+    const url = `${opaqueBase}/${env.agentId}/mcp`;
+    const opaque = (await as.clientCredentialsToken(url)).access_token;
+    expect(opaque.split('.')).not.toHaveLength(3); // not a JWT
+
+    const client = new Client({ name: 'oauth-e2e-opaque', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${opaque}` } },
+      }),
+    );
+    try {
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'opaque' } })).content).toEqual([
+        { type: 'text', text: 'opaque' },
+      ]);
+    } finally {
+      await client.close();
+    }
+    const raw = async (token: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { ...HEADERS, authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    // Another agent's opaque token, and one the issuer never issued: 401 invalid_token.
+    const otherAgent = (await as.clientCredentialsToken(`${opaqueBase}/other-agent/mcp`)).access_token;
+    for (const [token, reason] of [
+      [otherAgent, 'the access token is for another resource'],
+      ['made-up-opaque-token-value', 'the access token is not active'],
+    ]) {
+      const answer = await raw(token);
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect(await answer.text()).toContain(reason);
     }
   });
 

@@ -1,4 +1,5 @@
-import { IsInt, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { NoPlaceholderInProduction } from '@mcpgw/config';
+import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { parseIssuers } from '../oauth/issuer-urls';
 import { parseToolsByClaim } from '../oauth/tools-by-claim';
 
@@ -22,6 +23,23 @@ function IssuerList(): PropertyDecorator {
         }
         return 'OAUTH_ISSUERS must be a string';
       },
+    },
+  });
+}
+
+/** OAUTH_INTROSPECTION_ISSUER is one of OAUTH_ISSUERS (a token is only ever shown to a trusted issuer). */
+function OneOfIssuers(): PropertyDecorator {
+  return ValidateBy({
+    name: 'oneOfIssuers',
+    validator: {
+      validate: (value: unknown, args) => {
+        try {
+          return parseIssuers(String((args?.object as OAuthSettings).OAUTH_ISSUERS)).includes(String(value));
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () => 'OAUTH_INTROSPECTION_ISSUER must be one of OAUTH_ISSUERS',
     },
   });
 }
@@ -113,4 +131,25 @@ export class OAuthSettings {
   @ValidateIf((env: OAuthSettings) => env.OAUTH_TOOLS_CLAIM !== '' || env.OAUTH_TOOLS_BY_CLAIM !== '')
   @ToolsByClaim()
   OAUTH_TOOLS_BY_CLAIM: string = '';
+
+  /**
+   * Opaque (non-JWT) access tokens: the issuer, one of OAUTH_ISSUERS, whose
+   * introspection endpoint (RFC 7662, from its metadata) the gateway asks about
+   * them. Empty: only JWT access tokens are taken.
+   */
+  @ValidateIf((env: OAuthSettings) => env.OAUTH_INTROSPECTION_ISSUER !== '')
+  @OneOfIssuers()
+  OAUTH_INTROSPECTION_ISSUER: string = '';
+
+  /** The gateway's client id at the introspection issuer (a confidential client). */
+  @ValidateIf((env: OAuthSettings) => env.OAUTH_INTROSPECTION_ISSUER !== '')
+  @MinLength(1, { message: 'OAUTH_INTROSPECTION_CLIENT_ID must be set with OAUTH_INTROSPECTION_ISSUER' })
+  OAUTH_INTROSPECTION_CLIENT_ID: string = '';
+
+  /** Its client secret (HTTP Basic to the introspection endpoint). Never logged. */
+  @ValidateIf((env: OAuthSettings) => env.OAUTH_INTROSPECTION_ISSUER !== '')
+  @IsString()
+  @MinLength(1, { message: 'OAUTH_INTROSPECTION_CLIENT_SECRET must be set with OAUTH_INTROSPECTION_ISSUER' })
+  @NoPlaceholderInProduction()
+  OAUTH_INTROSPECTION_CLIENT_SECRET: string = '';
 }

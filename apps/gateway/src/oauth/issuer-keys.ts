@@ -3,7 +3,7 @@ import { unsafeUrl } from './issuer-urls';
 
 /** How long an issuer whose discovery failed is left alone before it is tried again. */
 const DISCOVERY_RETRY_MS = 5_000;
-const FETCH_TIMEOUT_MS = 5_000;
+export const FETCH_TIMEOUT_MS = 5_000;
 /** Keys are read again this often even when every token's key id is known (a revoked key drops out). */
 const JWKS_MAX_AGE_MS = 10 * 60_000;
 
@@ -15,33 +15,40 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
  * ids cost no fetch storm). Discovery happens on the first token of an issuer.
  */
 export class IssuerKeys {
+  private readonly metadata = new Map<string, Promise<Record<string, unknown>>>();
   private readonly keys = new Map<string, Promise<JWTVerifyGetKey>>();
 
   constructor(private readonly refetchMs: number) {}
 
-  forIssuer(issuer: string): Promise<JWTVerifyGetKey> {
-    let entry = this.keys.get(issuer);
-    if (!entry) {
-      entry = this.discover(issuer);
-      this.keys.set(issuer, entry);
-      // A failure answers at once for a while, then discovery is tried again.
-      entry.catch(() => setTimeout(() => this.keys.delete(issuer), DISCOVERY_RETRY_MS).unref());
-    }
-    return entry;
+  /** The issuer's metadata, found once (a failure answers at once for a while, then discovery is tried again). */
+  metadataOf(issuer: string): Promise<Record<string, unknown>> {
+    return remembered(this.metadata, issuer, () => discoverMetadata(issuer));
   }
 
-  private async discover(issuer: string): Promise<JWTVerifyGetKey> {
-    const metadata = await discoverMetadata(issuer);
-    const jwksUri = metadata.jwks_uri;
-    if (typeof jwksUri !== 'string') throw new Error(`${issuer}: its metadata names no jwks_uri`);
-    const problem = unsafeUrl(jwksUri);
-    if (problem) throw new Error(`${issuer}: jwks_uri ${jwksUri} ${problem}`);
-    return createRemoteJWKSet(new URL(jwksUri), {
-      cooldownDuration: this.refetchMs,
-      cacheMaxAge: JWKS_MAX_AGE_MS,
-      timeoutDuration: FETCH_TIMEOUT_MS,
+  forIssuer(issuer: string): Promise<JWTVerifyGetKey> {
+    return remembered(this.keys, issuer, async () => {
+      const jwksUri = (await this.metadataOf(issuer)).jwks_uri;
+      if (typeof jwksUri !== 'string') throw new Error(`${issuer}: its metadata names no jwks_uri`);
+      const problem = unsafeUrl(jwksUri);
+      if (problem) throw new Error(`${issuer}: jwks_uri ${jwksUri} ${problem}`);
+      return createRemoteJWKSet(new URL(jwksUri), {
+        cooldownDuration: this.refetchMs,
+        cacheMaxAge: JWKS_MAX_AGE_MS,
+        timeoutDuration: FETCH_TIMEOUT_MS,
+      });
     });
   }
+}
+
+/** `make()`'s promise, kept per key; a rejected one is dropped after DISCOVERY_RETRY_MS. */
+function remembered<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let entry = cache.get(key);
+  if (!entry) {
+    entry = make();
+    cache.set(key, entry);
+    entry.catch(() => setTimeout(() => cache.delete(key), DISCOVERY_RETRY_MS).unref());
+  }
+  return entry;
 }
 
 /**

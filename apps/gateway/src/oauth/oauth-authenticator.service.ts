@@ -5,6 +5,7 @@ import { oauthPrincipalId, type OAuthPrincipal } from '../auth/principal';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { IssuerKeys } from './issuer-keys';
 import { parseIssuers } from './issuer-urls';
+import { TokenIntrospection } from './token-introspection';
 import { parseToolsByClaim, toolsOf, type ToolsByClaim } from './tools-by-claim';
 
 export type OAuthResult =
@@ -33,6 +34,7 @@ export class OAuthAuthenticator {
   private readonly algorithms: string[];
   private readonly keys: IssuerKeys;
   private readonly toolsByClaim?: ToolsByClaim;
+  private readonly introspection?: TokenIntrospection;
 
   constructor(@Inject(GATEWAY_ENV) private readonly env: GatewayEnv) {
     this.issuers = parseIssuers(env.OAUTH_ISSUERS);
@@ -41,6 +43,16 @@ export class OAuthAuthenticator {
     this.algorithms = env.OAUTH_ALGORITHMS.split(',');
     this.keys = new IssuerKeys(env.OAUTH_JWKS_REFETCH_MS);
     if (env.OAUTH_TOOLS_CLAIM) this.toolsByClaim = parseToolsByClaim(env.OAUTH_TOOLS_BY_CLAIM);
+    if (env.OAUTH_INTROSPECTION_ISSUER) {
+      this.introspection = new TokenIntrospection(
+        {
+          issuer: env.OAUTH_INTROSPECTION_ISSUER,
+          clientId: env.OAUTH_INTROSPECTION_CLIENT_ID,
+          clientSecret: env.OAUTH_INTROSPECTION_CLIENT_SECRET,
+        },
+        this.keys,
+      );
+    }
   }
 
   /** The agent's resource identifier: the audience its tokens name. */
@@ -70,6 +82,7 @@ export class OAuthAuthenticator {
     try {
       issuer = decodeJwt(token).iss;
     } catch {
+      if (this.introspection) return this.opaque(token, agentId);
       return invalid('the access token is not a JWT');
     }
     if (!issuer || !this.issuers.includes(issuer)) return invalid('the access token is not from a trusted issuer');
@@ -78,12 +91,7 @@ export class OAuthAuthenticator {
       keys = await this.keys.forIssuer(issuer);
     } catch (error) {
       this.logger.warn({ msg: 'issuer discovery failed', issuer, error: (error as Error).message });
-      return {
-        ok: false,
-        status: 503,
-        error: 'temporarily_unavailable',
-        reason: "the issuer's keys cannot be read now",
-      };
+      return unavailable("the issuer's keys cannot be read now");
     }
     let payload: JWTPayload;
     try {
@@ -97,7 +105,42 @@ export class OAuthAuthenticator {
     } catch (error) {
       return invalid(refusalOf(error));
     }
-    const scopes = scopesOf(payload);
+    return this.principalOf(issuer, payload.sub!, payload, agentId);
+  }
+
+  /**
+   * A token that is not a JWT, asked about at the introspection issuer (RFC
+   * 7662), then held to the same rules: active, that issuer, this agent's
+   * resource in `aud`, unexpired; its subject `sub` (or, for a machine
+   * client's token without one, `client_id`).
+   */
+  private async opaque(token: string, agentId: string): Promise<OAuthResult> {
+    const introspection = this.introspection!;
+    const answer = await introspection.introspect(token);
+    if ('unavailable' in answer) {
+      this.logger.warn({ msg: 'token introspection failed', issuer: introspection.issuer, error: answer.unavailable });
+      return unavailable('the issuer cannot be asked about the access token now');
+    }
+    if (!answer.active) return invalid('the access token is not active');
+    const { claims } = answer;
+    if (claims.iss !== undefined && claims.iss !== introspection.issuer) {
+      return invalid('the access token is not from a trusted issuer');
+    }
+    const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+    if (!audience.includes(this.resourceOf(agentId))) return invalid('the access token is for another resource');
+    const now = Date.now() / 1000;
+    const tolerance = this.env.OAUTH_CLOCK_TOLERANCE_SECONDS;
+    if (typeof claims.exp === 'number' && claims.exp + tolerance <= now) return invalid('the access token expired');
+    if (typeof claims.nbf === 'number' && claims.nbf - tolerance > now)
+      return invalid('the access token is not valid yet');
+    const subject = typeof claims.sub === 'string' ? claims.sub : claims.client_id;
+    if (typeof subject !== 'string' || !subject) return invalid('the access token names no subject');
+    return this.principalOf(introspection.issuer, subject, claims, agentId);
+  }
+
+  /** The caller a verified token names: its scopes checked, its tools chosen. */
+  private principalOf(issuer: string, subject: string, claims: JWTPayload, agentId: string): OAuthResult {
+    const scopes = scopesOf(claims);
     const missing = this.scopes.filter((scope) => !scopes.includes(scope));
     if (missing.length) {
       return {
@@ -107,7 +150,6 @@ export class OAuthAuthenticator {
         reason: `the access token lacks ${missing.join(' ')}`,
       };
     }
-    const subject = payload.sub!;
     const digest = createHash('sha256').update(`${issuer}\n${subject}`).digest('base64url').slice(0, 22);
     return {
       ok: true,
@@ -119,10 +161,14 @@ export class OAuthAuthenticator {
         issuer,
         subject,
         scopes,
-        ...(this.toolsByClaim && { tools: toolsOf(this.toolsByClaim, payload[this.env.OAUTH_TOOLS_CLAIM]) }),
+        ...(this.toolsByClaim && { tools: toolsOf(this.toolsByClaim, claims[this.env.OAUTH_TOOLS_CLAIM]) }),
       },
     };
   }
+}
+
+function unavailable(reason: string): OAuthResult {
+  return { ok: false, status: 503, error: 'temporarily_unavailable', reason };
 }
 
 function invalid(reason: string): OAuthResult {

@@ -199,6 +199,9 @@ export class Bridge {
             timeout: ctx.deadline ? Math.max(1, ctx.deadline - Date.now()) : NO_DEADLINE_TIMEOUT_MS,
             onprogress: ({ progress, total, message }) => ctx.progress(progress, total, message),
           })) as CallToolResult;
+          // The SDK client hands a response over at once but a notification a tick later: a progress
+          // or log line the server sent just before its result is still queued. Let it out first.
+          await new Promise((resolve) => setImmediate(resolve));
           return toOutput(result);
         } catch (error) {
           if (ctx.signal.aborted) throw error;

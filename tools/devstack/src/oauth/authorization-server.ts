@@ -20,6 +20,12 @@ export interface AuthorizationServerOptions {
   discovery?: 'both' | 'openid' | 'oauth';
   /** Which resource indicators (RFC 8707) it issues tokens for. Default: any http(s) URL. */
   acceptsResource?: (resource: string) => boolean;
+  /**
+   * Resources whose access tokens are opaque (read by the resource server through
+   * introspection, RFC 7662, which the server offers to its confidential clients).
+   * Default: none, every token a JWT.
+   */
+  opaqueFor?: (resource: string) => boolean;
 }
 
 export interface IssuedToken {
@@ -167,6 +173,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const users = options.users ?? ['alice', 'bob'];
   const resourceScopes = options.resourceScopes ?? ['mcp:tools'];
   const acceptsResource = options.acceptsResource ?? ((resource: string) => /^https?:\/\//.test(resource));
+  const opaqueFor = options.opaqueFor ?? (() => false);
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const store = new Map<string, Stored>();
@@ -191,6 +198,11 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       registration: { enabled: true },
       clientCredentials: { enabled: true },
       revocation: { enabled: true },
+      // Resource servers introspect as confidential clients; public clients (the MCP apps) may not.
+      introspection: {
+        enabled: true,
+        allowedPolicy: (_ctx: unknown, client: { clientAuthMethod: string }) => client.clientAuthMethod !== 'none',
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string | string[]) => oneOf,
@@ -202,8 +214,9 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
             scope: resourceScopes.join(' '),
             audience: resource,
             accessTokenTTL: ttl,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: SIGNING_ALG, kid: keys[0].kid } },
+            ...(opaqueFor(resource)
+              ? { accessTokenFormat: 'opaque' }
+              : { accessTokenFormat: 'jwt', jwt: { sign: { alg: SIGNING_ALG, kid: keys[0].kid } } }),
           };
         },
       },
