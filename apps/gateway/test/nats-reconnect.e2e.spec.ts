@@ -81,5 +81,5 @@ describe('NATS restart', () => {
     await startNats();
     await expect.poll(async () => (await ready()).status, { timeout: 15_000, interval: 200 }).toBe(200);
     expect(await events()).toEqual({ disconnect: 1, reconnect: 1 });
-  }, 40_000);
+  }, 90_000);
 });

@@ -198,5 +198,5 @@ describe('readiness and operations metrics', () => {
         interval: 500,
       })
       .toEqual({ pending: 0, ack_pending: 0 });
-  }, 30_000);
+  }, 90_000);
 });
