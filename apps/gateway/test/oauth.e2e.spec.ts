@@ -101,6 +101,8 @@ describe('OAuth resource-server mode', () => {
         OAUTH_CLOCK_TOLERANCE_SECONDS: '0',
         // A rotation seconds after the first fetch of the keys need not wait out the default 30 s.
         OAUTH_JWKS_REFETCH_MS: '1000',
+        // Webhooks registered over REST below point at a closed loopback port the SSRF guard must admit.
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:9',
       },
     });
     resource = `${base}/${env.agentId}/mcp`;
@@ -182,6 +184,43 @@ describe('OAuth resource-server mode', () => {
       await admin('on');
     }
     await expect.poll(async () => (await post(token)).status, { timeout: 10_000, interval: 200 }).toBe(200);
+  });
+
+  it('an OAuth caller presigns uploads and keeps webhooks of its own, as a key does', async () => {
+    const tokenOf = (sub: string) => as.mintToken({ sub, aud: resource });
+    const [aliceToken, bobToken] = await Promise.all([tokenOf('alice'), tokenOf('bob')]);
+    const json = { 'content-type': 'application/json' };
+
+    // Files: the endpoint names no agent; the token's audience does, and is checked for it.
+    const presign = (authorization: string) =>
+      fetch(`${base}/api/v1/files/presign-upload`, {
+        method: 'POST',
+        headers: { ...json, authorization },
+        body: JSON.stringify({ filename: 'notes.txt', content_type: 'text/plain', size: 5 }),
+      });
+    expect((await presign(`Bearer ${aliceToken}`)).status).toBe(201);
+    const elsewhere = await as.mintToken({ sub: 'alice', aud: 'https://api.example.com' });
+    expect((await presign(`Bearer ${elsewhere}`)).status).toBe(401);
+
+    // Webhooks: alice's is hers; bob and the agent's API key do not see it.
+    const hooks = `${base}/api/v1/agents/${env.agentId}/webhooks`;
+    const made = await fetch(hooks, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${aliceToken}` },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/alice', events: ['tool_call.completed'] }),
+    });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: string };
+    const listed = async (headers: Record<string, string>) =>
+      ((await (await fetch(hooks, { headers })).json()) as { id: string }[]).map((hook) => hook.id);
+    expect(await listed({ authorization: `Bearer ${aliceToken}` })).toEqual([id]);
+    expect(await listed({ authorization: `Bearer ${bobToken}` })).toEqual([]);
+    expect(await listed({ 'x-agent-api-key': env.apiKey })).toEqual([]);
+    const removedByBob = await fetch(`${hooks}/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${bobToken}` },
+    });
+    expect(removedByBob.status).toBe(404);
   });
 
   it('accepts a client_credentials token of a machine client, and API keys keep working beside OAuth', async () => {

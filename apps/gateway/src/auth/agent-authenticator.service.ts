@@ -80,7 +80,7 @@ export class AgentAuthenticator {
 }
 
 /** The token of `Authorization: Bearer <token>` (RFC 6750 §2.1), if that is what the header holds. */
-function bearerToken(authorization: string | undefined): string | undefined {
+export function bearerToken(authorization: string | undefined): string | undefined {
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization ?? '');
   return match?.[1];
 }

@@ -8,6 +8,6 @@ import { ApiKeysStore } from './api-keys.store';
 @Module({
   imports: [OAuthModule, AgentsModule],
   providers: [ApiKeysStore, ApiKeyAuthenticator, AgentAuthenticator],
-  exports: [ApiKeysStore, ApiKeyAuthenticator, AgentAuthenticator],
+  exports: [ApiKeysStore, ApiKeyAuthenticator, AgentAuthenticator, OAuthModule],
 })
 export class AuthModule {}

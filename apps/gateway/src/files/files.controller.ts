@@ -1,6 +1,8 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AgentAuthenticator, bearerToken } from '../auth/agent-authenticator.service';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.service';
+import { OAuthAuthenticator } from '../oauth/oauth-authenticator.service';
 import { RuntimeGrantAuthenticator } from '../grants/runtime-grant-authenticator.service';
 import { taskCaller } from '../grants/task-caller';
 import { FileHttpError, fileErrors } from './file-errors';
@@ -9,7 +11,9 @@ import { FilesService, type FileOwner } from './files.service';
 /**
  * `POST /api/v1/files/presign-upload`, authenticated like the MCP endpoints: an
  * agent API key (`X-Agent-API-Key`: the file is for that key's agent and
- * caller) or a RuntimeGrant (`Authorization: Bearer`: for the grant's agent and task).
+ * caller), a RuntimeGrant (`Authorization: Bearer`: for the grant's agent and
+ * task), or, with OAuth on, a JWT access token (for the agent its audience
+ * names, and its user).
  */
 @Controller('api/v1/files')
 export class FilesController {
@@ -17,6 +21,8 @@ export class FilesController {
     private readonly files: FilesService,
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly grants: RuntimeGrantAuthenticator,
+    private readonly oauth: OAuthAuthenticator,
+    private readonly agentAuth: AgentAuthenticator,
   ) {}
 
   @Post('presign-upload')
@@ -39,8 +45,16 @@ export class FilesController {
       return { agentId: auth.principal.agentId, caller: auth.principal.callerId };
     }
     const auth = await this.grants.verify(req.raw.rawHeaders);
-    if (!auth.ok) throw fileErrors.unauthorized(`send X-Agent-API-Key or a RuntimeGrant: ${auth.reason}`);
-    return { agentId: auth.grant.agentId, caller: taskCaller(auth.grant) };
+    if (auth.ok) return { agentId: auth.grant.agentId, caller: taskCaller(auth.grant) };
+    // Not a grant: an OAuth access token, for the agent its audience names (and checked for it).
+    const token = this.oauth.enabled ? bearerToken(req.headers.authorization) : undefined;
+    const agentId = token && this.oauth.agentOf(token);
+    if (agentId) {
+      const byToken = await this.agentAuth.authenticate(agentId, req.headers);
+      if (!byToken.ok) throw fileErrors.unauthorized(byToken.reason);
+      return { agentId, caller: byToken.principal.callerId };
+    }
+    throw fileErrors.unauthorized(`send X-Agent-API-Key or a RuntimeGrant: ${auth.reason}`);
   }
 }
 

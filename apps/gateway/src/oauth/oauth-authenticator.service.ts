@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
 import { createHash } from 'node:crypto';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import { oauthPrincipalId, type OAuthPrincipal } from '../auth/principal';
@@ -58,6 +59,26 @@ export class OAuthAuthenticator {
   /** The agent's resource identifier: the audience its tokens name. */
   resourceOf(agentId: string): string {
     return `${this.env.PUBLIC_BASE_URL}/${agentId}/mcp`;
+  }
+
+  /**
+   * The agent a JWT access token names in `aud` (unverified: `authenticate`
+   * verifies it for that agent), for endpoints whose path names no agent.
+   */
+  agentOf(token: string): string | undefined {
+    let audience: unknown;
+    try {
+      audience = decodeJwt(token).aud;
+    } catch {
+      return undefined;
+    }
+    const prefix = `${this.env.PUBLIC_BASE_URL}/`;
+    for (const aud of Array.isArray(audience) ? audience : [audience]) {
+      if (typeof aud !== 'string' || !aud.startsWith(prefix) || !aud.endsWith('/mcp')) continue;
+      const agentId = aud.slice(prefix.length, -'/mcp'.length);
+      if (AGENT_ID_PATTERN.test(agentId)) return agentId;
+    }
+    return undefined;
   }
 
   /** Where the agent's protected-resource metadata is (RFC 9728, the path-suffixed form). */

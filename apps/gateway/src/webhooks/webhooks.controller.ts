@@ -1,45 +1,60 @@
-import { Controller, Delete, Get, Headers, HttpCode, Param, Post, Body, UnauthorizedException } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  ForbiddenException,
+  Get,
+  Headers,
+  HttpCode,
+  HttpException,
+  Param,
+  Post,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
 import { InvalidRequestError } from '@mcpgw/contracts';
-import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.service';
+import { AgentAuthenticator, type AgentAuthResult } from '../auth/agent-authenticator.service';
 import { WebhooksStore, type DeliveryView, type WebhookScope, type WebhookView } from './webhooks.store';
 
 /**
  * The REST face of webhook registration, beside the admin CLI, with the same
  * fields. Authenticated like surface A: an API key of the agent
- * (X-Agent-API-Key). A webhook made here is the key's: it hears only that
- * key's calls, and only that key lists, changes or removes it (another's,
- * the operator's included, is 404). At most WEBHOOK_MAX_PER_OWNER per key.
+ * (X-Agent-API-Key) or, with OAuth on, an access token for the agent's
+ * resource. A webhook made here is the caller's: it hears only that caller's
+ * calls, and only that caller lists, changes or removes it (another's, the
+ * operator's included, is 404). At most WEBHOOK_MAX_PER_OWNER per caller.
  */
 @Controller('api/v1/agents/:agentId/webhooks')
 export class WebhooksController {
   constructor(
-    private readonly auth: ApiKeyAuthenticator,
+    private readonly auth: AgentAuthenticator,
     private readonly webhooks: WebhooksStore,
   ) {}
 
   @Post()
   async add(
     @Param('agentId') agentId: string,
-    @Headers('x-agent-api-key') key: string | undefined,
+    @Headers() headers: IncomingHttpHeaders,
     @Body() body: unknown,
   ): Promise<WebhookView & { secret: string }> {
-    const scope = await this.authenticate(key, agentId);
+    const scope = await this.authenticate(headers, agentId);
     const { url, events } = parseBody(body);
     return this.webhooks.add(agentId, url, events, scope.owner);
   }
 
   @Get()
-  async list(@Param('agentId') agentId: string, @Headers('x-agent-api-key') key?: string): Promise<WebhookView[]> {
-    return this.webhooks.list(await this.authenticate(key, agentId));
+  async list(@Param('agentId') agentId: string, @Headers() headers: IncomingHttpHeaders): Promise<WebhookView[]> {
+    return this.webhooks.list(await this.authenticate(headers, agentId));
   }
 
   @Delete(':id')
   async remove(
     @Param('agentId') agentId: string,
     @Param('id') id: string,
-    @Headers('x-agent-api-key') key?: string,
+    @Headers() headers: IncomingHttpHeaders,
   ): Promise<WebhookView> {
-    return this.webhooks.remove(id, await this.authenticate(key, agentId));
+    return this.webhooks.remove(id, await this.authenticate(headers, agentId));
   }
 
   @Post(':id/rotate-secret')
@@ -47,9 +62,9 @@ export class WebhooksController {
   async rotate(
     @Param('agentId') agentId: string,
     @Param('id') id: string,
-    @Headers('x-agent-api-key') key?: string,
+    @Headers() headers: IncomingHttpHeaders,
   ): Promise<WebhookView & { secret: string }> {
-    return this.webhooks.rotateSecret(id, await this.authenticate(key, agentId));
+    return this.webhooks.rotateSecret(id, await this.authenticate(headers, agentId));
   }
 
   @Post(':id/enable')
@@ -57,18 +72,18 @@ export class WebhooksController {
   async enable(
     @Param('agentId') agentId: string,
     @Param('id') id: string,
-    @Headers('x-agent-api-key') key?: string,
+    @Headers() headers: IncomingHttpHeaders,
   ): Promise<WebhookView> {
-    return this.webhooks.enable(id, await this.authenticate(key, agentId));
+    return this.webhooks.enable(id, await this.authenticate(headers, agentId));
   }
 
   @Get(':id/deliveries')
   async deliveries(
     @Param('agentId') agentId: string,
     @Param('id') id: string,
-    @Headers('x-agent-api-key') key?: string,
+    @Headers() headers: IncomingHttpHeaders,
   ): Promise<DeliveryView[]> {
-    return this.webhooks.deliveries(id, await this.authenticate(key, agentId));
+    return this.webhooks.deliveries(id, await this.authenticate(headers, agentId));
   }
 
   @Post('deliveries/:deliveryId/redeliver')
@@ -76,18 +91,29 @@ export class WebhooksController {
   async redeliver(
     @Param('agentId') agentId: string,
     @Param('deliveryId') deliveryId: string,
-    @Headers('x-agent-api-key') key?: string,
+    @Headers() headers: IncomingHttpHeaders,
   ): Promise<DeliveryView> {
-    return this.webhooks.redeliver(deliveryId, await this.authenticate(key, agentId));
+    return this.webhooks.redeliver(deliveryId, await this.authenticate(headers, agentId));
   }
 
-  /** The key's scope: its own webhooks of this agent. */
-  private async authenticate(key: string | undefined, agentId: string): Promise<WebhookScope> {
-    const result = await this.auth.authenticate(key, agentId);
-    if (!result.ok) throw new UnauthorizedException(result.reason);
+  /** The caller's scope: its own webhooks of this agent. */
+  private async authenticate(headers: IncomingHttpHeaders, agentId: string): Promise<WebhookScope> {
+    const result = await this.auth.authenticate(agentId, headers);
+    if (!result.ok) throw refusal(result);
     // The principal as calls name it (CallRequest.callerId), so that its webhooks hear its calls.
     return { agentId, owner: result.principal.callerId };
   }
+}
+
+/** A refused caller: 401, 403 (a token short of scopes) or 503. */
+function refusal(result: Extract<AgentAuthResult, { ok: false }>): HttpException {
+  const Exception =
+    result.status === 403
+      ? ForbiddenException
+      : result.status === 503
+        ? ServiceUnavailableException
+        : UnauthorizedException;
+  return new Exception(result.reason);
 }
 
 /** `{url, events}`; events as an array of names or a comma list. The gateway reads bodies as text. */
