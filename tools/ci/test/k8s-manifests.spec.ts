@@ -5,19 +5,27 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { httpRouteProblems } from './k8s/gateway-api';
+import { edgeProblems, gatewayRoutes, type EdgeSettings } from './k8s/public-edge';
 
 /**
  * The Kubernetes manifests (deploy/k8s) render with kustomize, validate against the
  * Kubernetes OpenAPI schemas (kubernetes-models), and agree with the apps: entry files
  * that exist, environment variables that the apps' env classes declare, probes on the
  * management port the app listens on, the security and network rules of the README.
- * docker-compose.yml is held to the same port contract. Negative controls feed broken
- * copies of the rendered objects to the same checks, so the checks are shown to fail.
+ * The examples that publish the gateway (an Ingress for ingress-nginx, a Gateway API
+ * HTTPRoute, each on top of the prod overlay) route every path the gateway serves with
+ * its timeouts and body sizes (./k8s/public-edge.ts; the HTTPRoute's CRD schema is
+ * ./k8s/gateway-api.ts). docker-compose.yml is held to the same port contract. Negative
+ * controls feed broken copies of the rendered objects to the same checks, so the checks
+ * are shown to fail.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const requireFromRoot = createRequire(join(root, 'package.json'));
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const OVERLAYS = ['dev', 'prod'] as const;
+/** The prod overlay with the gateway published: through ingress-nginx, or a Gateway API route. */
+const EDGE_EXAMPLES = ['ingress-nginx', 'gateway-api'] as const;
 const APPS = ['gateway', 'message-service', 'agent-pod'] as const;
 type App = (typeof APPS)[number];
 
@@ -92,20 +100,20 @@ function unexpectedWarnings(stderr: string): string[] {
     .filter((line) => line && !KNOWN_WARNING.test(line));
 }
 
-function renderText(overlay: string, kubectl = KUBECTL): string {
-  const run = spawnSync(kubectl, ['kustomize', join(root, 'deploy/k8s/overlays', overlay)], {
+/** `kubectl kustomize deploy/k8s/<dir>` (an overlay, or an example built on one). */
+function renderText(dir: string, kubectl = KUBECTL): string {
+  const run = spawnSync(kubectl, ['kustomize', join(root, 'deploy/k8s', dir)], {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
   });
-  if (run.status !== 0) throw new Error(`${kubectl} kustomize deploy/k8s/overlays/${overlay} failed:\n${run.stderr}`);
+  if (run.status !== 0) throw new Error(`${kubectl} kustomize deploy/k8s/${dir} failed:\n${run.stderr}`);
   const unexpected = unexpectedWarnings(run.stderr);
-  if (unexpected.length)
-    throw new Error(`${kubectl} kustomize deploy/k8s/overlays/${overlay} warned:\n${unexpected.join('\n')}`);
+  if (unexpected.length) throw new Error(`${kubectl} kustomize deploy/k8s/${dir} warned:\n${unexpected.join('\n')}`);
   return run.stdout;
 }
 
-function render(overlay: string): Obj[] {
-  return yamlObjects(renderText(overlay));
+function render(dir: string): Obj[] {
+  return yamlObjects(renderText(dir));
 }
 
 /**
@@ -133,6 +141,14 @@ const exampleSecrets = (): Obj[] => yamlObjects(readFileSync(join(root, 'deploy/
 // ---------------------------------------------------------------------------------------
 // Schema validation.
 
+/**
+ * Kinds of CRDs that the manifests use, which kubernetes-models has no schema for: each
+ * checked against a schema of its own, written from its CRD.
+ */
+const CRD_KINDS: Record<string, (o: Obj) => string[]> = {
+  'gateway.networking.k8s.io/v1 HTTPRoute': httpRouteProblems,
+};
+
 /** The kubernetes-models class of an object: `apps/v1` + `Deployment` → kubernetes-models/apps/v1 Deployment. */
 function modelOf(o: Obj): { validate(): void } {
   let group: Record<string, new (data: object) => { validate(): void }>;
@@ -150,6 +166,11 @@ function modelOf(o: Obj): { validate(): void } {
 function schemaProblems(objects: Obj[]): string[] {
   const problems: string[] = [];
   for (const o of objects) {
+    const crd = CRD_KINDS[`${o.apiVersion} ${o.kind}`];
+    if (crd) {
+      problems.push(...crd(o).map((p) => `${o.kind}/${o.metadata?.name}: ${p}`));
+      continue;
+    }
     try {
       modelOf(o).validate();
     } catch (error) {
@@ -518,11 +539,17 @@ if (skipRender)
   );
 
 let envNames: Record<App, Set<string>>;
+/** The gateway's settings with nothing set: its env class's defaults. */
+let gatewayDefaults: object;
 beforeAll(async () => {
   envNames = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await envNamesOf(app)]))) as Record<
     App,
     Set<string>
   >;
+  const gateway = (await import(resolve(root, 'apps/gateway/src/config/gateway.env.ts'))) as {
+    loadEnv: (env: object) => object;
+  };
+  gatewayDefaults = gateway.loadEnv({});
 });
 
 describe('the env classes the manifests are checked against', () => {
@@ -539,7 +566,7 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
   const rendered: Partial<Record<(typeof OVERLAYS)[number], Obj[]>> = {};
   const get = (overlay: (typeof OVERLAYS)[number]): Obj[] => {
     if (!kubectl.ok) throw new Error(kubectl.reason);
-    return (rendered[overlay] ??= render(overlay));
+    return (rendered[overlay] ??= render(`overlays/${overlay}`));
   };
 
   it('have a kubectl recent enough to render them', () => {
@@ -560,11 +587,13 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
 
   // KUBECTL_COMPARE=<another kubectl>: both render the same objects (up to the generated
   // names' hash), e.g. kubectl 1.32 (kustomize v5.5) against Debian's 1.20 (v2.0.3).
-  it.skipIf(!process.env.KUBECTL_COMPARE).each(OVERLAYS)(
-    'overlay %s renders the same objects with KUBECTL_COMPARE',
-    (overlay) => {
-      const ours = comparable(renderText(overlay));
-      const theirs = comparable(renderText(overlay, process.env.KUBECTL_COMPARE));
+  it
+    .skipIf(!process.env.KUBECTL_COMPARE)
+    .each([...OVERLAYS.map((o) => `overlays/${o}`), ...EDGE_EXAMPLES.map((e) => `examples/${e}`)])(
+    '%s renders the same objects with KUBECTL_COMPARE',
+    (dir) => {
+      const ours = comparable(renderText(dir));
+      const theirs = comparable(renderText(dir, process.env.KUBECTL_COMPARE));
       expect(theirs.sort()).toEqual(ours.sort());
       expect(ours.length).toBeGreaterThan(20);
     },
@@ -586,6 +615,174 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
 
     it('least privilege: own NATS creds only, no seed, a database Secret per service, agent pods to NATS and the gateway only', () => {
       expect(leastPrivilegeProblems(get(overlay), exampleSecrets(), overlay === 'prod')).toEqual([]);
+    });
+  });
+
+  describe('publishing the gateway (deploy/k8s/examples/ingress-nginx, gateway-api)', () => {
+    const examples: Partial<Record<(typeof EDGE_EXAMPLES)[number], Obj[]>> = {};
+    const example = (name: (typeof EDGE_EXAMPLES)[number]): Obj[] => {
+      if (!kubectl.ok) throw new Error(kubectl.reason);
+      return (examples[name] ??= render(`examples/${name}`));
+    };
+    const routes = gatewayRoutes(root);
+    /** The gateway's limits as the rendered ConfigMaps set them, else its env class's defaults. */
+    const settingsOf = (objects: Obj[]): EdgeSettings => {
+      const data: Record<string, string> = Object.assign(
+        {},
+        ...objects
+          .filter((o) => o.kind === 'ConfigMap' && /^mcpgw-(common|gateway)-/.test(o.metadata.name))
+          .map((o) => o.data),
+      );
+      const defaults = gatewayDefaults as Record<string, unknown>;
+      const value = (name: string) => data[name] ?? String(defaults[name] ?? '');
+      return {
+        CALL_TIMEOUT_MAX_MS: Number(value('CALL_TIMEOUT_MAX_MS')),
+        MCP_MAX_BODY_BYTES: Number(value('MCP_MAX_BODY_BYTES')),
+        FILES_MAX_BYTES: Number(value('FILES_MAX_BYTES')),
+        FILES_UPLOAD_TIMEOUT_MS: Number(value('FILES_UPLOAD_TIMEOUT_MS')),
+        publicUrls: [value('FILES_PUBLIC_BASE_URL'), value('PUBLIC_BASE_URL')].filter(Boolean),
+      };
+    };
+    const added = (name: (typeof EDGE_EXAMPLES)[number]) => {
+      const prod = new Set(get('prod').map((o) => `${o.kind}/${o.metadata.name}`));
+      return example(name).filter((o) => !prod.has(`${o.kind}/${o.metadata.name}`));
+    };
+
+    it('reads what the gateway serves from its sources: controllers and the signed file URLs', () => {
+      const listed = routes.map((r) => `${r.method} ${r.path}`);
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          'POST /:agentId/mcp',
+          'GET /:agentId/mcp',
+          'DELETE /:agentId/mcp',
+          'POST /workspaces/:workspaceId/agents/:agentId/mcp/http',
+          'POST /api/v1/files/presign-upload',
+          'PUT /api/v1/files/:id/content',
+          'GET /api/v1/files/:id/content',
+          'GET /.well-known/oauth-protected-resource/:agentId/mcp',
+          'POST /api/v1/agents/:agentId/webhooks',
+        ]),
+      );
+    });
+
+    it.each(EDGE_EXAMPLES)('%s: the prod overlay plus its routing objects only, in namespace mcpgw', (name) => {
+      const extra = added(name);
+      expect(extra.map((o) => o.kind).sort()).toEqual(
+        name === 'ingress-nginx' ? ['Ingress', 'Ingress'] : ['HTTPRoute'],
+      );
+      for (const o of extra) expect(o.metadata.namespace, `${o.kind}/${o.metadata.name}`).toBe('mcpgw');
+      expect(example(name).length).toBe(get('prod').length + extra.length);
+    });
+
+    it.each(EDGE_EXAMPLES)(
+      "%s: validates (Ingress: the Kubernetes schemas; HTTPRoute: its CRD's, written out)",
+      (name) => {
+        expect(schemaProblems(example(name))).toEqual([]);
+      },
+    );
+
+    it.each(EDGE_EXAMPLES)(
+      '%s: routes every gateway route to gateway:http on the public host, unbuffered, with timeouts above the longest call and the body sizes of the gateway',
+      (name) => {
+        expect(edgeProblems(example(name), routes, settingsOf(example(name)))).toEqual([]);
+      },
+    );
+
+    describe('negative controls: broken copies of the examples', () => {
+      const broken = (name: (typeof EDGE_EXAMPLES)[number], change: (objects: Obj[]) => void) => {
+        const objects = structuredClone(example(name));
+        change(objects);
+        return [...schemaProblems(objects), ...edgeProblems(objects, routes, settingsOf(objects))];
+      };
+      const ingress = (o: Obj[], name: string) => o.find((x) => x.kind === 'Ingress' && x.metadata.name === name)!;
+      const route = (o: Obj[]) => o.find((x) => x.kind === 'HTTPRoute')!;
+      const NGINX = 'nginx.ingress.kubernetes.io/';
+
+      it('the unbroken copies pass', () => {
+        expect(broken('ingress-nginx', () => undefined)).toEqual([]);
+        expect(broken('gateway-api', () => undefined)).toEqual([]);
+      });
+
+      it('Ingress: buffered responses, a read timeout not above CALL_TIMEOUT_MAX_MS, another body size fail', () => {
+        const problems = broken('ingress-nginx', (o) => {
+          delete ingress(o, 'gateway').metadata.annotations[`${NGINX}proxy-buffering`];
+          ingress(o, 'gateway').metadata.annotations[`${NGINX}proxy-read-timeout`] = '600';
+          ingress(o, 'gateway').metadata.annotations[`${NGINX}proxy-body-size`] = '8m';
+        });
+        expect(problems).toContainEqual(
+          expect.stringContaining('POST /:agentId/mcp (Ingress/gateway): proxy-buffering must be "off"'),
+        );
+        expect(problems).toContainEqual(
+          expect.stringContaining('proxy-read-timeout 600 s, not above CALL_TIMEOUT_MAX_MS (600 s)'),
+        );
+        expect(problems).toContainEqual(
+          expect.stringContaining('proxy-body-size 8m is not MCP_MAX_BODY_BYTES (1048576)'),
+        );
+      });
+
+      it('Ingress: uploads through the MCP settings (no files Ingress), a setting the ConfigMap changes, another host fail', () => {
+        const withoutFiles = broken('ingress-nginx', (o) => o.splice(o.indexOf(ingress(o, 'gateway-files')), 1));
+        expect(withoutFiles).toContainEqual(
+          expect.stringContaining(
+            'PUT /api/v1/files/:id/content (Ingress/gateway): proxy-body-size 1m is not FILES_MAX_BYTES (104857600)',
+          ),
+        );
+        expect(withoutFiles).toContainEqual(expect.stringContaining('proxy-request-buffering must be "off"'));
+        const longerCalls = broken('ingress-nginx', (o) => {
+          o.find(
+            (x) => x.kind === 'ConfigMap' && x.metadata.name.startsWith('mcpgw-gateway-'),
+          )!.data.CALL_TIMEOUT_MAX_MS = '900000';
+        });
+        expect(longerCalls).toContainEqual(expect.stringContaining('not above CALL_TIMEOUT_MAX_MS (900 s)'));
+        const otherHost = broken(
+          'ingress-nginx',
+          (o) => (ingress(o, 'gateway').spec.rules[0].host = 'mcp.example.org'),
+        );
+        expect(otherHost).toContainEqual(
+          expect.stringContaining('host mcp.example.org is not the public one (mcp.example.com)'),
+        );
+        expect(otherHost).toContainEqual(
+          expect.stringContaining('POST /:agentId/mcp: no Ingress path of mcp.example.com routes it'),
+        );
+      });
+
+      it('HTTPRoute: a finite timeout on the GET stream, one not above CALL_TIMEOUT_MAX_MS, none at all fail', () => {
+        const oneRule = broken('gateway-api', (o) => route(o).spec.rules.shift());
+        expect(oneRule).toContainEqual(
+          expect.stringContaining(
+            "GET /:agentId/mcp (HTTPRoute/gateway): timeouts.request 660s would cut the session's stream",
+          ),
+        );
+        const short = broken('gateway-api', (o) => (route(o).spec.rules[1].timeouts = { request: '10m' }));
+        expect(short).toContainEqual(
+          expect.stringContaining(
+            'POST /:agentId/mcp (HTTPRoute/gateway): timeouts.request 10m is not above CALL_TIMEOUT_MAX_MS (600 s)',
+          ),
+        );
+        const none = broken('gateway-api', (o) => delete route(o).spec.rules[1].timeouts);
+        expect(none).toContainEqual(
+          expect.stringContaining('POST /:agentId/mcp (HTTPRoute/gateway): no timeouts.request'),
+        );
+      });
+
+      it("HTTPRoute: a misspelt field, a bad duration, backendRequest over request, another backend fail the CRD's schema and rules", () => {
+        const problems = broken('gateway-api', (o) => {
+          const [get, rest] = route(o).spec.rules;
+          get.timeout = get.timeouts;
+          rest.timeouts.request = '11 minutes';
+          rest.backendRefs[0].port = 9000;
+        });
+        expect(problems).toContainEqual(expect.stringContaining('must NOT have additional properties (timeout)'));
+        expect(problems).toContainEqual(expect.stringContaining('/spec/rules/1/timeouts/request must match pattern'));
+        const longer = broken('gateway-api', (o) => (route(o).spec.rules[1].timeouts.backendRequest = '20m'));
+        expect(longer).toContainEqual(
+          expect.stringContaining('backendRequest timeout cannot be longer than request timeout'),
+        );
+        const elsewhere = broken('gateway-api', (o) => (route(o).spec.rules[1].backendRefs[0].port = 9000));
+        expect(elsewhere).toContainEqual(
+          expect.stringContaining('a rule goes to Service gateway:9000, not Service gateway:3000'),
+        );
+      });
     });
   });
 

@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * README.zh.md, the Chinese documentation, stays in step with README.md:
+ *
+ * - the error tables: each of README.md's tables with a `code` column (surface A, surface
+ *   B, the files API) has its counterpart in README.zh.md, in the same order, with the
+ *   same codes row by row (and the same HTTP statuses where the table has them);
+ * - the configuration table: the same variables in the same order, each with the same
+ *   default (its code spans; a default described in words, "(none)", is described in
+ *   words in both);
+ * - README.md links to README.zh.md at its top, README.zh.md back, and README.zh.md has
+ *   the sections the source documents' readers look for, in their words.
+ *
+ * Controls feed altered copies to the same comparison.
+ */
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const en = readFileSync(join(root, 'README.md'), 'utf8');
+const zh = readFileSync(join(root, 'README.zh.md'), 'utf8');
+
+type Table = string[][];
+
+/** Every Markdown table of a text: runs of lines starting with `|`, the separator row dropped. */
+function tables(text: string): Table[] {
+  const found: Table[] = [];
+  let current: Table | undefined;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('|')) {
+      current = undefined;
+      continue;
+    }
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim());
+    if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+    if (!current) found.push((current = []));
+    current.push(cells);
+  }
+  return found;
+}
+
+/** A cell's code spans (`-32700` / `-32600` → "-32700 | -32600"); a cell without any: "(words)". */
+const codes = (cell: string): string => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]).join(' | ') || '(words)';
+
+const CODE_HEADERS = ['code', '错误码', '错误代码'];
+const STATUS_HEADERS = ['HTTP', 'status', 'HTTP 状态码'];
+
+/** The error tables: for each table with a code column, its rows as "status: codes". */
+function errorTables(text: string): string[][] {
+  return tables(text)
+    .filter(([header]) => header.some((h) => CODE_HEADERS.includes(h)))
+    .map(([header, ...rows]) => {
+      const code = header.findIndex((h) => CODE_HEADERS.includes(h));
+      const status = header.findIndex((h) => STATUS_HEADERS.includes(h));
+      return rows.map((row) => `${status >= 0 ? `${row[status]}: ` : ''}${codes(row[code])}`);
+    });
+}
+
+/** The configuration table's rows under a heading, as "NAME = default's code spans". */
+function configuration(text: string, heading: string): string[] {
+  const section = text.split(new RegExp(`^## ${heading}$`, 'm'))[1]?.split(/^## /m)[0];
+  if (!section) throw new Error(`no "## ${heading}" section`);
+  return tables(section)
+    .flat()
+    .filter((row) => /^`[A-Z][A-Z0-9_]*`$/.test(row[0]))
+    .map((row) => `${row[0].slice(1, -1)} = ${codes(row[1])}`);
+}
+
+function differences(english: string, chinese: string): string[] {
+  const problems: string[] = [];
+  const a = errorTables(english);
+  const b = errorTables(chinese);
+  if (a.length !== b.length) problems.push(`error tables: README.md has ${a.length}, README.zh.md ${b.length}`);
+  a.forEach((rows, i) => {
+    const other = b[i] ?? [];
+    const n = Math.max(rows.length, other.length);
+    for (let r = 0; r < n; r++)
+      if (rows[r] !== other[r])
+        problems.push(`error table ${i + 1}, row ${r + 1}: README.md "${rows[r]}", README.zh.md "${other[r]}"`);
+  });
+  const c = configuration(english, 'Configuration');
+  const d = configuration(chinese, '配置');
+  const n = Math.max(c.length, d.length);
+  for (let r = 0; r < n; r++)
+    if (c[r] !== d[r]) problems.push(`configuration row ${r + 1}: README.md "${c[r]}", README.zh.md "${d[r]}"`);
+  return problems;
+}
+
+describe('README.zh.md', () => {
+  it("has README.md's error codes and configuration (names and defaults), table by table and row by row", () => {
+    expect(differences(en, zh)).toEqual([]);
+  });
+
+  it('compares something: three error tables and every configuration row', () => {
+    expect(errorTables(en).map((t) => t.length)).toEqual([8, 8, 9]);
+    expect(errorTables(en)[0]).toContain('-32003');
+    expect(errorTables(en)[1]).toContain('401: -32003');
+    expect(configuration(en, 'Configuration').length).toBeGreaterThan(100);
+    expect(configuration(en, 'Configuration')).toContain('NODE_ENV = development');
+    expect(configuration(en, 'Configuration')).toContain('DATABASE_URL = postgres://postgres@127.0.0.1:5432/mcpgw');
+  });
+
+  it('is linked from the top of README.md and links back', () => {
+    const top = en.split('\n').slice(0, 5).join('\n');
+    expect(top).toContain('](README.zh.md)');
+    expect(zh.split('\n').slice(0, 5).join('\n')).toContain('](README.md)');
+  });
+
+  it("has the quick start's commands, both surfaces and the sections in the source documents' words", () => {
+    for (const command of ['npm ci && npm start', 'npm ci && npm test', 'POST /{agent_id}/mcp', 'X-Agent-API-Key'])
+      expect(zh).toContain(command);
+    expect(zh).toContain('POST /workspaces/{workspace_id}/agents/{agent_id}/mcp/http');
+    expect(zh).toContain('Authorization: Bearer <RuntimeGrant>');
+    const headings = [...zh.matchAll(/^##+ (.+)$/gm)].map((m) => m[1]);
+    for (const heading of ['附件', '幂等', 'HMAC 签名回调', '编写智能体', '配置'])
+      expect(headings, heading).toContain(heading);
+    expect(headings.some((h) => h.includes('快速开始'))).toBe(true);
+    expect(headings.some((h) => h.includes('入口 A'))).toBe(true);
+    expect(headings.some((h) => h.includes('入口 B'))).toBe(true);
+  });
+
+  describe('controls: altered copies fail', () => {
+    it('a code changed in a Chinese error table', () => {
+      const altered = zh.replace('| `-32005` | HTTP 429', '| `-32006` | HTTP 429');
+      expect(altered).not.toBe(zh);
+      expect(differences(en, altered)).toEqual(['error table 1, row 8: README.md "-32005", README.zh.md "-32006"']);
+    });
+
+    it('a row missing, and a status changed, in the files table', () => {
+      const altered = zh
+        .replace(/^\| 416 \| `range_not_satisfiable` \|.*\n/m, '')
+        .replace('| 415 | `content_type_mismatch`', '| 400 | `content_type_mismatch`');
+      expect(differences(en, altered)).toEqual(
+        expect.arrayContaining([
+          'error table 3, row 6: README.md "415: content_type_mismatch", README.zh.md "400: content_type_mismatch"',
+          'error table 3, row 7: README.md "416: range_not_satisfiable", README.zh.md "429: file_quota_exceeded"',
+        ]),
+      );
+    });
+
+    it('a default changed in Chinese, and a variable added to README.md only', () => {
+      const altered = zh.replace('| `GATEWAY_PORT` | `3000` |', '| `GATEWAY_PORT` | `3001` |');
+      expect(differences(en, altered)).toEqual([
+        'configuration row 22: README.md "GATEWAY_PORT = 3000", README.zh.md "GATEWAY_PORT = 3001"',
+      ]);
+      const added = en.replace(
+        '| `GATEWAY_PORT` | `3000` | gateway | the public MCP port |',
+        '| `GATEWAY_PORT` | `3000` | gateway | the public MCP port |\n| `GATEWAY_HOST` | `0.0.0.0` | gateway | x |',
+      );
+      expect(differences(added, zh)[0]).toBe(
+        'configuration row 23: README.md "GATEWAY_HOST = 0.0.0.0", README.zh.md "CALL_TIMEOUT_MS = 60000"',
+      );
+    });
+
+    it('a default in words on one side and a value on the other', () => {
+      const altered = zh.replace('| `NATS_CREDS` | （无） |', '| `NATS_CREDS` | `/auth/nats.creds` |');
+      expect(differences(en, altered)).toEqual([
+        'configuration row 4: README.md "NATS_CREDS = (words)", README.zh.md "NATS_CREDS = /auth/nats.creds"',
+      ]);
+    });
+  });
+});
