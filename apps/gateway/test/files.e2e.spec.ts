@@ -21,6 +21,12 @@ interface Summary {
   files: { name: string; mime_type: string | null; size: number; sha256: string; head: string }[];
 }
 
+/** A file's row and storage key: the UUID inside the `file_<32 hex>` id clients get (files/file-ids.ts). */
+function rowOf(fileId: string): string {
+  const hex = fileId.replace(/^file_/, '');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** The storage backends the same suite runs against. */
 interface Backend {
   env(): Record<string, string>;
@@ -191,6 +197,17 @@ describe.each([
       sha256: sha256(bytes),
     });
     expect(summary.files[0].head.startsWith('%PDF-1.7 mock document')).toBe(true);
+
+    // Ids are the source documents' form, file_<hex>; the same file by the UUID form handed out before works too.
+    expect(fileId).toMatch(/^file_[0-9a-f]{32}$/);
+    const hex = fileId.slice('file_'.length);
+    const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const byUuid = await mcp.client.callTool({
+      name: 'summarize_pdf',
+      arguments: { attachments: [{ file_id: uuid }] },
+    });
+    expect(byUuid.isError).toBeFalsy();
+    expect((byUuid.structuredContent as unknown as Summary).files[0].sha256).toBe(sha256(bytes));
   });
 
   it('surface B: upload with FilesApi under a RuntimeGrant, the same call on the task-scoped endpoint', async () => {
@@ -365,7 +382,7 @@ describe.each([
       } as RequestInit);
     void put(upload_url.replace(base, dying.url), stalled).catch(() => undefined);
     const state = async () =>
-      (await db.query('SELECT state FROM gateway.files WHERE id = $1', [file_id])).rows[0].state;
+      (await db.query('SELECT state FROM gateway.files WHERE id = $1', [rowOf(file_id)])).rows[0].state;
     for (const deadline = Date.now() + 10_000; (await state()) !== 'uploading'; await delay(50)) {
       if (Date.now() > deadline) throw new Error('the upload never started');
     }
@@ -404,7 +421,9 @@ describe.each([
         contentType: 'text/plain',
       });
       const expired = await files.upload(Buffer.from('z'), { filename: 'c.txt', contentType: 'text/plain' });
-      await db.query(`UPDATE gateway.files SET expires_at = now() - interval '1 second' WHERE id = $1`, [expired]);
+      await db.query(`UPDATE gateway.files SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+        rowOf(expired),
+      ]);
       const pending = (await files.presignUpload({ filename: 'd.txt', contentType: 'text/plain', size: 1 })).file_id;
 
       const before = await messageCount();
@@ -629,7 +648,7 @@ describe.each([
   it('expired files are purged with their bytes, in batches', { timeout: 60_000 }, async () => {
     const kept = await files.upload(Buffer.from('kept'), { filename: 'k.txt', contentType: 'text/plain' });
     const gone = await files.upload(Buffer.from('gone'), { filename: 'g.txt', contentType: 'text/plain' });
-    expect(await backend.holds(gone)).toBe(true);
+    expect(await backend.holds(rowOf(gone))).toBe(true);
     // More than one batch (100) of never-uploaded files.
     const unused = await Promise.all(
       Array.from({ length: 150 }, (_, i) =>
@@ -637,7 +656,7 @@ describe.each([
       ),
     );
     await db.query(`UPDATE gateway.files SET expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [
-      [gone, ...unused.map((u) => u.file_id)],
+      [gone, ...unused.map((u) => u.file_id)].map(rowOf),
     ]);
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -648,8 +667,8 @@ describe.each([
       if (Date.now() > deadline) throw new Error(`${left} expired files not purged in 30 s`);
       await delay(100);
     }
-    expect(await backend.holds(gone)).toBe(false);
-    expect(await backend.holds(kept)).toBe(true);
+    expect(await backend.holds(rowOf(gone))).toBe(false);
+    expect(await backend.holds(rowOf(kept))).toBe(true);
     expect((await fetch(downloadUrl(gone))).status).toBe(404);
     expect((await fetch(downloadUrl(kept))).status).toBe(200);
   });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FilePartDto } from '@mcpgw/contracts';
+import { fileUuid, publicFileId } from './file-ids';
 import { FilesService } from './files.service';
 
 /** Where a client attaches files: `arguments.attachments` of tools/call. */
@@ -8,12 +9,13 @@ export const ATTACHMENTS_ARGUMENT = 'attachments';
 /** At most this many files per call. */
 export const MAX_ATTACHMENTS = 20;
 
-const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export type ResolvedAttachments = { ok: true; parts: FilePartDto[] } | { ok: false; problems: string[] };
 
 interface Attachment {
+  /** As the client sent it (`file_<hex>`, or a UUID handed out before). */
   file_id: string;
+  /** The file's row. */
+  uuid: string;
   filename?: string;
   content_type?: string;
 }
@@ -32,11 +34,11 @@ export class AttachmentResolver {
     if (!(ATTACHMENTS_ARGUMENT in args)) return { ok: true, parts: [] };
     const shaped = shape(args[ATTACHMENTS_ARGUMENT]);
     if (!Array.isArray(shaped)) return { ok: false, problems: [shaped] };
-    const found = new Map((await this.files.findMany(shaped.map((a) => a.file_id))).map((f) => [f.id, f]));
+    const found = new Map((await this.files.findMany(shaped.map((a) => a.uuid))).map((f) => [f.id, f]));
     const problems: string[] = [];
     const parts: FilePartDto[] = [];
     shaped.forEach((attachment, i) => {
-      const file = found.get(attachment.file_id);
+      const file = found.get(attachment.uuid);
       const at = `attachments[${i}]`;
       if (!file || file.agentId !== agentId || file.caller !== caller)
         return void problems.push(`${at}: no file ${attachment.file_id} of this agent and caller`);
@@ -53,7 +55,7 @@ export class AttachmentResolver {
           mimeType: attachment.content_type ?? file.contentType,
           uri: this.files.downloadUrl(file.id),
         },
-        metadata: { file_id: file.id, size: file.size, sha256: file.sha256 ?? undefined },
+        metadata: { file_id: publicFileId(file.id), size: file.size, sha256: file.sha256 ?? undefined },
       });
     });
     return problems.length ? { ok: false, problems } : { ok: true, parts };
@@ -67,7 +69,7 @@ function shape(value: unknown): Attachment[] | string {
   for (const item of value) {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return wrong;
     const { file_id, filename, content_type } = item as Record<string, unknown>;
-    if (typeof file_id !== 'string' || !FILE_ID.test(file_id))
+    if (typeof file_id !== 'string' || !fileUuid(file_id))
       return `${ATTACHMENTS_ARGUMENT}: file_id must be a file id from POST /api/v1/files/presign-upload`;
     if (filename !== undefined && (typeof filename !== 'string' || filename.length === 0 || filename.length > 255))
       return `${ATTACHMENTS_ARGUMENT}: filename must be a string of 1-255 characters`;
@@ -77,5 +79,5 @@ function shape(value: unknown): Attachment[] | string {
     )
       return `${ATTACHMENTS_ARGUMENT}: content_type must be a media type`;
   }
-  return (value as Attachment[]).map((a) => ({ ...a, file_id: a.file_id.toLowerCase() }));
+  return (value as Omit<Attachment, 'uuid'>[]).map((a) => ({ ...a, uuid: fileUuid(a.file_id)! }));
 }

@@ -3,11 +3,10 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { FileHttpError } from './file-errors';
+import { fileUuid } from './file-ids';
 import { FILES_PATH, FilesService, type Download } from './files.service';
 
 type ContentRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, unknown> }>;
-
-const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The signed URLs' routes, `PUT` and `GET`/`HEAD` `/api/v1/files/{id}/content`.
@@ -42,7 +41,7 @@ export class FileContentRoutes implements OnModuleInit {
     const id = req.params.id;
     const body = (req.body as Readable | undefined) ?? req.raw;
     try {
-      if (!FILE_ID.test(id)) throw new FileHttpError(404, 'file_not_found', 'no such file');
+      if (!fileUuid(id)) throw new FileHttpError(404, 'file_not_found', 'no such file');
       const uploaded = await this.files.upload(
         id,
         req.query,
@@ -59,7 +58,7 @@ export class FileContentRoutes implements OnModuleInit {
 
   private async download(req: ContentRequest, reply: FastifyReply): Promise<void> {
     try {
-      if (!FILE_ID.test(req.params.id)) throw new FileHttpError(404, 'file_not_found', 'no such file');
+      if (!fileUuid(req.params.id)) throw new FileHttpError(404, 'file_not_found', 'no such file');
       const found = await this.files.download(req.params.id, req.query, req.method, req.headers.range);
       writeHeaders(reply, found);
       // No payload (HEAD, an empty file): Fastify then keeps the Content-Length set above.

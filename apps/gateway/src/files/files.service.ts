@@ -9,6 +9,7 @@ import {
 import { isPlaceholderSecret } from '@mcpgw/config';
 import type { PresignedUpload, UploadedFile } from '@mcpgw/files-client';
 import { randomUUID } from 'node:crypto';
+import { fileUuid, publicFileId } from './file-ids';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -115,7 +116,8 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
             `this caller holds ${fits.usage.bytes} bytes; ${size} more is over FILES_QUOTA_BYTES (${quota.bytes})`,
           );
     }
-    return { file_id: id, upload_url: this.url(id, 'PUT', expiresAt), expires_at: expiresAt.toISOString() };
+    const fileId = publicFileId(id);
+    return { file_id: fileId, upload_url: this.url(fileId, 'PUT', expiresAt), expires_at: expiresAt.toISOString() };
   }
 
   /**
@@ -124,12 +126,15 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
    * that hashes and counts, and fails at the first byte too many.
    */
   async upload(
-    id: string,
+    fileId: string,
     query: Record<string, unknown>,
     headers: { contentType?: string; contentLength?: string },
     body: Readable,
   ): Promise<UploadedFile> {
-    this.checkUrl(query, id, 'PUT');
+    // The URL is signed for the id as it was handed out; the row and the bytes are the UUID's.
+    this.checkUrl(query, fileId, 'PUT');
+    const id = fileUuid(fileId);
+    if (!id) throw fileErrors.notFound();
     const length = headers.contentLength === undefined ? undefined : Number(headers.contentLength);
     if (length !== undefined && length > this.env.FILES_MAX_BYTES)
       throw fileErrors.tooLarge(`${length} bytes is over the limit of ${this.env.FILES_MAX_BYTES} bytes`);
@@ -179,7 +184,7 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
       throw fileErrors.gone();
     }
     return {
-      file_id: id,
+      file_id: publicFileId(id),
       filename: file.filename,
       content_type: file.contentType,
       size: file.size,
@@ -189,8 +194,15 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
   }
 
   /** GET (or HEAD) of a download URL: the file's metadata, the range asked for, and its bytes as a stream. */
-  async download(id: string, query: Record<string, unknown>, method: string, rangeHeader?: string): Promise<Download> {
-    this.checkUrl(query, id, method);
+  async download(
+    fileId: string,
+    query: Record<string, unknown>,
+    method: string,
+    rangeHeader?: string,
+  ): Promise<Download> {
+    this.checkUrl(query, fileId, method);
+    const id = fileUuid(fileId);
+    if (!id) throw fileErrors.notFound();
     const file = await this.store.find(id);
     if (!file || file.state !== 'uploaded') throw fileErrors.notFound();
     if (file.expiresAt.getTime() <= Date.now()) throw fileErrors.gone();
@@ -201,9 +213,9 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
   }
 
   /** An absolute URL the agent's pod downloads `file` from (FILES_AGENT_BASE_URL), valid FILES_DOWNLOAD_URL_TTL_SECONDS. */
-  downloadUrl(fileId: string): string {
+  downloadUrl(uuid: string): string {
     const expiresAt = new Date(Date.now() + this.env.FILES_DOWNLOAD_URL_TTL_SECONDS * 1000);
-    return this.url(fileId, 'GET', expiresAt, this.agentBaseUrl);
+    return this.url(publicFileId(uuid), 'GET', expiresAt, this.agentBaseUrl);
   }
 
   /** Files by id, for attachments (their owner and state are the caller's to check). */
