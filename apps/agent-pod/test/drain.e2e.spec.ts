@@ -3,8 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Slept = { slept_ms: number; pod_id: string };
 
-/** The skill the pod past its grace is running (its redelivery after the 30 s ack wait would be later than every bound). */
-const SKILL_MS = 10_000;
+/**
+ * The skill the pod past its grace is running: longer than a second pod takes to start on a
+ * loaded machine (it starts after the first pod took the message), far shorter than the ack
+ * wait, so a redelivery by the ack wait instead of the hand-back is later than every bound.
+ */
+const SKILL_MS = 20_000;
+const ACK_WAIT_MS = String(120_000);
 
 /**
  * SIGTERM drains a pod (libs/runtime/README.md): it stops pulling from its
@@ -17,7 +22,7 @@ describe('an agent pod told to stop', () => {
   let mcp: McpConnection;
 
   beforeAll(async () => {
-    env = await startTestStack({ podEnv: { LOG_LEVEL: 'debug' } });
+    env = await startTestStack({ podEnv: { LOG_LEVEL: 'debug', INBOX_ACK_WAIT_MS: ACK_WAIT_MS } });
     mcp = await connectMcp(env.mcpUrl(), env.apiKey);
   });
 
@@ -51,15 +56,24 @@ describe('an agent pod told to stop', () => {
 
   it(
     'past a short grace, hands the message back: another pod answers it, nothing is run twice',
-    { timeout: 90_000 },
+    { timeout: 120_000 },
     async () => {
-      const quick = await env.stack.startPod({ POD_ID: 'pod-quick', LOG_LEVEL: 'debug', SHUTDOWN_GRACE_MS: '300' });
+      const quick = await env.stack.startPod({
+        POD_ID: 'pod-quick',
+        LOG_LEVEL: 'debug',
+        SHUTDOWN_GRACE_MS: '300',
+        INBOX_ACK_WAIT_MS: ACK_WAIT_MS,
+      });
       // A skill far longer than the grace, so that a pod that waited for it is told apart from one that
-      // did not even on a loaded machine; the bounds below stay well under the 30 s ack wait.
-      const call = mcp.client.callTool({ name: 'sleep', arguments: { ms: SKILL_MS } }, undefined, { timeout: 60_000 });
+      // did not even on a loaded machine; the bounds below stay well under the ack wait.
+      const call = mcp.client.callTool({ name: 'sleep', arguments: { ms: SKILL_MS } }, undefined, { timeout: 90_000 });
       const first = await startedOn(quick);
       // Only now a second pod, so that the message went to the first.
-      const second = await env.stack.startPod({ POD_ID: 'pod-second', LOG_LEVEL: 'debug' });
+      const second = await env.stack.startPod({
+        POD_ID: 'pod-second',
+        LOG_LEVEL: 'debug',
+        INBOX_ACK_WAIT_MS: ACK_WAIT_MS,
+      });
 
       const stopped = Date.now();
       await quick.stop(10_000);
@@ -78,7 +92,7 @@ describe('an agent pod told to stop', () => {
       // Redelivered at once (a nak), not after the ack wait; run once to its end, on the second pod only.
       const rerun = await startedOn(second);
       expect(rerun.message_id).toBe(first.message_id);
-      expect(answeredAfter).toBeLessThan(SKILL_MS + 10_000);
+      expect(answeredAfter).toBeLessThan(SKILL_MS + 30_000);
       expect(quick.logs.filter((l) => l.msg === 'skill answered')).toEqual([]);
       expect(second.logs.filter((l) => l.msg === 'skill answered' && l.message_id === first.message_id)).toHaveLength(
         1,

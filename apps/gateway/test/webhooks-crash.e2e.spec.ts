@@ -168,10 +168,11 @@ describe('webhooks across a gateway crash', () => {
   });
 
   it('finished deliveries older than WEBHOOK_RETENTION_SECONDS are purged with their attempts; young pending ones stay, old ones expire', async () => {
-    const restart = await restartGateway();
-    await restart({ WEBHOOK_RETENTION_SECONDS: '1', WEBHOOK_PURGE_INTERVAL_MS: '200' });
     const count = async (where: string) =>
       Number((await db.query(`SELECT count(*)::int AS n FROM gateway.webhook_deliveries WHERE ${where}`)).rows[0].n);
+    // Counted and picked before the gateway with the short window starts: its first purge may come
+    // before any query here could (it did, on a loaded machine).
+    const restart = await restartGateway();
     const finished = await count(`status <> 'pending'`);
     expect(finished).toBeGreaterThan(1); // the earlier tests' deliveries
     // One pending well within the window (the 1 s window is short: made a day ahead), one pending
@@ -186,6 +187,7 @@ describe('webhooks across a gateway crash', () => {
     );
     const young = rows.find((row) => row.young).id;
     const old = rows.find((row) => !row.young).id;
+    await restart({ WEBHOOK_RETENTION_SECONDS: '1', WEBHOOK_PURGE_INTERVAL_MS: '200' });
     await expect.poll(() => count(`status <> 'pending'`), { timeout: 10_000 }).toBe(0);
     expect(await count(`id = '${young}' AND status = 'pending'`)).toBe(1);
     // The old one failed as expired, then went with the finished ones.
