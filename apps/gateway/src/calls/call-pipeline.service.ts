@@ -25,7 +25,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CallCancellation, type CancellableCall } from '../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
-import { AttachmentResolver } from '../files/attachments';
+import { AttachmentResolver, withoutAttachments } from '../files/attachments';
 import { CallTime } from '../timeouts/call-time';
 import {
   AgentTimeoutError,
@@ -88,14 +88,17 @@ export class CallPipeline {
     const tool = (await this.catalogue.forAgent(request.agentId)).byName.get(request.tool);
     if (!tool) throw new ToolNotFoundError(request.tool);
 
-    const args = structuredClone(request.arguments);
+    const given = structuredClone(request.arguments);
+    // `attachments` is the gateway's, on every tool (checked by its own schema, files/attachments.ts):
+    // a tool that does not declare it is validated, and called, without it.
+    const args = withoutAttachments(given, tool.definition);
     const problems = tool.validate(args);
     if (problems.length) throw new InvalidArgumentsError(request.tool, problems);
     // PostgreSQL's jsonb cannot hold U+0000 or a lone surrogate: stored, it would fail the whole group commit it joins.
     if (holdsUnstorableText(args))
       throw new InvalidArgumentsError(request.tool, [`arguments: ${UNSTORABLE_TEXT_REFUSAL}`]);
     // Files of this agent and caller only, uploaded and unexpired: else nothing is posted (files/README.md).
-    const attached = await this.attachments.resolve(args, request.agentId, request.callerId);
+    const attached = await this.attachments.resolve(given, request.agentId, request.callerId);
     if (!attached.ok) throw new InvalidArgumentsError(request.tool, attached.problems);
 
     const message = chatMessage(request, {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FilePartDto } from '@mcpgw/contracts';
+import type { FilePartDto, SkillDefinition } from '@mcpgw/contracts';
 import { fileUuid, publicFileId } from './file-ids';
 import { FilesService } from './files.service';
 
@@ -8,6 +8,22 @@ export const ATTACHMENTS_ARGUMENT = 'attachments';
 
 /** At most this many files per call. */
 export const MAX_ATTACHMENTS = 20;
+
+/**
+ * The arguments a tool is validated and called with: without `attachments`,
+ * unless its input schema declares that property (then it gets the list as
+ * sent, beside the resolved FileParts of the envelope). Any tool takes files.
+ */
+export function withoutAttachments(
+  args: Record<string, unknown>,
+  tool: Pick<SkillDefinition, 'input_schema'>,
+): Record<string, unknown> {
+  if (!(ATTACHMENTS_ARGUMENT in args)) return args;
+  const declared = (tool.input_schema.properties as Record<string, unknown> | undefined)?.[ATTACHMENTS_ARGUMENT];
+  if (declared !== undefined) return args;
+  const { [ATTACHMENTS_ARGUMENT]: _taken, ...rest } = args;
+  return rest;
+}
 
 export type ResolvedAttachments = { ok: true; parts: FilePartDto[] } | { ok: false; problems: string[] };
 
