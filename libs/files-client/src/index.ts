@@ -1,1 +1,2 @@
 export * from './files-api';
+export * from './tool-calls';
