@@ -366,7 +366,17 @@ describe('webhooks', () => {
     expect(receiver.at('/rest')[0].verifiedWith).toEqual(['secret']);
 
     expect(((await (await rest('')).json()) as { id: string }[]).map((h) => h.id)).toContain(hook.id);
-    const deliveriesSeen = (await (await rest(`/${hook.id}/deliveries`)).json()) as Delivery[];
+    // The receiver can have the delivery a moment before its attempt is recorded (attempts are group-written).
+    let deliveriesSeen: Delivery[] = [];
+    await expect
+      .poll(
+        async () => {
+          deliveriesSeen = (await (await rest(`/${hook.id}/deliveries`)).json()) as Delivery[];
+          return deliveriesSeen[0]?.status;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe('delivered');
     expect(deliveriesSeen[0]).toMatchObject({ status: 'delivered', attempts: 1 });
     const redelivered = await rest(`/deliveries/${deliveriesSeen[0].id}/redeliver`, { method: 'POST' });
     expect(redelivered.status).toBe(200);
