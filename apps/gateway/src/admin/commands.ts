@@ -11,6 +11,8 @@ import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens
 import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { optionalFlag, requireFlag } from './flags';
 import { agentCredentials } from './nats-credentials.command';
+import { callShow } from './call-show.command';
+import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { DeliveryView, WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
 
 export interface AdminDeps {
@@ -25,9 +27,11 @@ export interface AdminDeps {
   /** The QUOTA_* defaults of this environment. */
   quotaDefaults: QuotaLimits;
   webhooks: WebhooksStore;
+  idempotency: IdempotencyStore;
   env: Pick<
     GatewayEnv,
     | 'NATS_URL'
+    | 'NATS_CREDS'
     | 'BUS_PREFIX'
     | 'NATS_ACCOUNT_PUBLIC_KEY'
     | 'NATS_ACCOUNT_SIGNING_SEED_FILE'
@@ -94,7 +98,12 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               WEBHOOK_SECRET_PREVIOUS_KEYS): seal every stored secret
                                               again with the new key
   webhook deliveries --webhook <webhook-id>   a webhook's newest deliveries and their attempts
-  webhook redeliver <delivery-id>             send a delivery again (same webhook-id)`;
+  webhook redeliver <delivery-id>             send a delivery again (same webhook-id)
+  call show <call-id>                         one call by the id its caller got (result _meta
+                                              "mcpgw/callId", or call_id on surface B): caller,
+                                              agent, tool, outcome, hop times, channel, its
+                                              idempotency record (asks the message service over
+                                              NATS with the gateway's NATS_URL/NATS_CREDS)`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -233,6 +242,7 @@ export const COMMANDS: Record<string, Command> = {
     }
   },
   'agent credentials': agentCredentials,
+  'call show': callShow,
   'webhook add': async ({ webhooks }, { flags }) => {
     const created = await webhooks.add(
       requireFlag(flags, 'agent'),
