@@ -1,4 +1,4 @@
-import { connect, credsAuthenticator, type Authenticator, type NatsConnection } from 'nats';
+import { connect, type Authenticator, type NatsConnection } from 'nats';
 import { readFileSync } from 'node:fs';
 import { meterConnection } from './bus-meter';
 import { connectionEvents } from './connection-status';
@@ -6,6 +6,7 @@ import { coalesceWrites } from './write-coalescing';
 import { busLog } from './bus-log';
 import type { BusOptions } from './bus-options';
 import { credsClaims } from './auth/creds-file';
+import { credsSigner } from './auth/creds-signer';
 import { inboxPrefix } from './auth/permissions';
 
 /**
@@ -51,15 +52,15 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
  * subscribe there, and the services answer nowhere else.
  */
 function credentialsFrom(path: string, inbox: string): Authenticator {
-  let creds: Uint8Array;
+  let creds: string;
   try {
-    creds = readFileSync(path);
+    creds = readFileSync(path, 'utf8');
   } catch (error) {
     throw new Error(`NATS_CREDS: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
   let allowed: string[];
   try {
-    allowed = credsClaims(new TextDecoder().decode(creds)).subAllow;
+    allowed = credsClaims(creds).subAllow;
   } catch {
     throw new Error(`NATS_CREDS: ${path} is not a NATS credentials file`);
   }
@@ -68,5 +69,9 @@ function credentialsFrom(path: string, inbox: string): Authenticator {
   if (allowed.length && theirs !== `${inbox}.>`) {
     throw new Error(`NATS_CREDS: ${path} holds credentials for ${theirs ?? 'no reply inbox'}, not for ${inbox}`);
   }
-  return credsAuthenticator(creds);
+  try {
+    return credsSigner(creds);
+  } catch {
+    throw new Error(`NATS_CREDS: ${path} is not a NATS credentials file`);
+  }
 }

@@ -1,5 +1,5 @@
-import { generateSigningJwk } from '@mcpgw/grants';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { generateSigningJwk, importSigningKey, mintRuntimeGrant, type GrantRequest } from '@mcpgw/grants';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -12,4 +12,16 @@ export async function ensureGrantKeyFile(path: string): Promise<string> {
     writeFileSync(path, `${JSON.stringify(await generateSigningJwk())}\n`, { mode: 0o600 });
   }
   return path;
+}
+
+/**
+ * A RuntimeGrant signed with the key in `path` (the one a test stack's
+ * gateways trust), without the admin CLI: for tests and benches that need many.
+ */
+export async function mintGrant(
+  path: string,
+  request: Pick<GrantRequest, 'agentId' | 'tools'> & Partial<GrantRequest>,
+): Promise<string> {
+  const key = await importSigningKey(JSON.parse(readFileSync(path, 'utf8')));
+  return (await mintRuntimeGrant({ workspaceId: 'demo', taskId: 'T', ttlSeconds: 3_600, ...request }, key)).token;
 }
