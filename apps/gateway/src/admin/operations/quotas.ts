@@ -52,6 +52,8 @@ function checkQuota(name: string, value: unknown): asserts name is QuotaLimitNam
   }
   if (value === null) return;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > QUOTA_MAX) {
-    throw new InvalidRequestError(`${name} must be a whole number 0-${QUOTA_MAX} (0: no limit), or null for the default`);
+    throw new InvalidRequestError(
+      `${name} must be a whole number 0-${QUOTA_MAX} (0: no limit), or null for the default`,
+    );
   }
 }
