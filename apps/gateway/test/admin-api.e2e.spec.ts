@@ -263,6 +263,26 @@ describe('management API', () => {
     expect(otherType.body).toMatchObject({ error: { code: 'unsupported_media_type' } });
     const missing = await admin('PATCH', route, { params: { agentId: 'no-such-agent' }, body: { sessions: 1 } });
     expect(missing.status).toBe(404);
+    // Text PostgreSQL would refuse (a NUL), a repeated query parameter, a huge id: 400 before any query.
+    for (const [method, path, query, body] of [
+      ['GET', '/admin/v1/agents/{agentId}', undefined, undefined],
+      ['PATCH', route, undefined, { sessions: 1 }],
+    ] as const) {
+      for (const agentId of ['bad\u0000id', 'x'.repeat(300)]) {
+        const refused = await admin(method, path, { params: { agentId }, query, body });
+        expect(refused.status, `${method} ${path} ${agentId.slice(0, 8)}`).toBe(400);
+        expect(refused.body).toMatchObject({ error: { code: 'invalid_request' } });
+      }
+    }
+    const twice = await admin('GET', '/admin/v1/webhooks', { query: 'agent_id=a&agent_id=b' });
+    expect(twice.body).toMatchObject({
+      error: { code: 'invalid_request', message: expect.stringContaining('agent_id') },
+    });
+    const label = await admin('POST', '/admin/v1/agents/{agentId}/api-keys', {
+      params: { agentId: env.agentId },
+      body: { label: 'a\u0000b' },
+    });
+    expect(label.body).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('label') } });
     const wrongMethod = await fetch(`${ADMIN_URL}/admin/v1/agents`, {
       method: 'DELETE',
       headers: { authorization: `Bearer ${token.token}` },

@@ -10,6 +10,7 @@ import type { GatewayDb } from '../database/schema';
 import { AdminApiErrorFilter } from './admin-api-errors';
 import type { AdminRequest } from './admin-token.guard';
 import { AdminHttpModule } from './admin-http.module';
+import { TextParamsPipe } from './text-params.pipe';
 
 /** Admin requests carry small JSON bodies. */
 const ADMIN_BODY_LIMIT = 64 * 1024;
@@ -72,6 +73,8 @@ export async function createAdminApp(db: GatewayDb, env: GatewayEnv): Promise<Ne
     AdminHttpModule.forRoot({ db, env }),
     new FastifyAdapter({
       bodyLimit: ADMIN_BODY_LIMIT,
+      // Long ids reach TextParamsPipe, which refuses them in the API's own form (Fastify would answer 414 itself).
+      maxParamLength: 1024,
       genReqId: requestIdOf,
       requestIdHeader: false,
       requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
@@ -83,6 +86,7 @@ export async function createAdminApp(db: GatewayDb, env: GatewayEnv): Promise<Ne
     { abortOnError: false, bodyParser: false },
   );
   app.useGlobalFilters(new AdminApiErrorFilter());
+  app.useGlobalPipes(new TextParamsPipe());
   const fastify = app.getHttpAdapter().getInstance();
   // JSON or nothing: any other body is 415 (unsupported_media_type), not a string handed to a handler.
   fastify.removeContentTypeParser('text/plain');

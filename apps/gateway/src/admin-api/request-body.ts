@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '@mcpgw/contracts';
+import { isText } from './text-params.pipe';
 
 /**
  * A JSON object body with only the `known` fields (an absent body is `{}`), so
@@ -14,12 +15,12 @@ export function objectBody(body: unknown, known: readonly string[]): Record<stri
   return body as Record<string, unknown>;
 }
 
-/** An optional string field of at most `max` characters. */
+/** An optional string field of at most `max` characters, without control characters. */
 export function optionalString(body: Record<string, unknown>, name: string, max: number): string | undefined {
   const value = body[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.length > max) {
-    throw new InvalidRequestError(`${name}: a string of at most ${max} characters`);
+  if (typeof value !== 'string' || !isText(value, max)) {
+    throw new InvalidRequestError(`${name}: a string of at most ${max} characters, no control characters`);
   }
   return value;
 }
