@@ -49,18 +49,23 @@ describe('management API', () => {
       raw?: string;
       auth?: string | null;
       type?: string;
+      /** A browser session instead of the bearer header: its cookies, and the CSRF header to send. */
+      cookie?: string;
+      csrf?: string;
     } = {},
   ): Promise<Answer<T>> => {
     const path =
       route.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(options.params![name])) +
       (options.query ? `?${options.query}` : '');
-    const auth = options.auth === undefined ? `Bearer ${token.token}` : options.auth;
+    const auth = options.auth === undefined && !options.cookie ? `Bearer ${token.token}` : (options.auth ?? null);
     const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     const response = await fetch(`${ADMIN_URL}${path}`, {
       method,
       headers: {
         ...(auth !== null && { authorization: auth }),
         ...(payload !== undefined && { 'content-type': options.type ?? 'application/json' }),
+        ...(options.cookie !== undefined && { cookie: options.cookie }),
+        ...(options.csrf !== undefined && { 'x-csrf-token': options.csrf }),
       },
       body: payload,
     });
@@ -128,6 +133,87 @@ describe('management API', () => {
       expect(logs).toContainEqual(
         expect.objectContaining({ msg: 'admin request', token_id: token.id, route: '/admin/v1/agents', status: 200 }),
       );
+    });
+  });
+
+  describe('browser sessions', () => {
+    /** Log in with an admin token: the Cookie header the browser would send back, and the CSRF token. */
+    const login = async (adminToken = token.token) => {
+      const answer = await admin('POST', '/admin/v1/session', { body: { token: adminToken }, auth: null });
+      expect(answer.status).toBe(201);
+      const set = answer.headers.getSetCookie();
+      return {
+        answer,
+        set,
+        cookie: set.map((c) => c.split(';', 1)[0]).join('; '),
+        csrf: answer.body.csrf_token as string,
+      };
+    };
+    const quotas = (agentId: string) => ({ params: { agentId }, body: { streams: 7 } });
+
+    it('a login with a token sets an HttpOnly session cookie and a CSRF cookie; a wrong token gets 401', async () => {
+      const { answer, set, csrf } = await login();
+      expect(answer.body).toMatchObject({ token_id: token.id, via: 'session' });
+      const [session, csrfCookie] = set;
+      expect(session).toMatch(
+        /^__Host-mcpgw_admin=ads_[A-Za-z0-9_-]{12}_[A-Za-z0-9_-]{43}; Path=\/; Secure; SameSite=Strict; Max-Age=\d+; HttpOnly$/,
+      );
+      expect(csrfCookie).toMatch(
+        new RegExp(`^__Host-mcpgw_admin_csrf=${csrf}; Path=/; Secure; SameSite=Strict; Max-Age=\\d+$`),
+      );
+      const wrong = await admin('POST', '/admin/v1/session', {
+        body: { token: `${token.token.slice(0, -1)}x` },
+        auth: null,
+      });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.getSetCookie()).toEqual([]);
+      const none = await admin('POST', '/admin/v1/session', { body: {}, auth: null });
+      expect(none.status).toBe(401);
+    });
+
+    it('reads with the cookie alone; every change needs X-CSRF-Token equal to its CSRF cookie', async () => {
+      const { cookie, csrf } = await login();
+      const other = await login();
+      const me = await admin('GET', '/admin/v1/session', { cookie });
+      expect(me.body).toMatchObject({ token_id: token.id, via: 'session', expires_at: expect.any(String) });
+      expect((await admin('GET', '/admin/v1/agents', { cookie })).status).toBe(200);
+      const route = '/admin/v1/agents/{agentId}/quotas';
+      for (const sent of [undefined, '', `${csrf}x`, other.csrf]) {
+        const refused = await admin('PATCH', route, { ...quotas(env.agentId), cookie, csrf: sent });
+        expect(refused.status, String(sent)).toBe(403);
+        expect(refused.body).toMatchObject({ error: { code: 'csrf_failed' } });
+      }
+      // The CSRF cookie of another session, sent with that session's token, does not pass for this session.
+      const mixed = `${cookie.split('; ')[0]}; ${other.cookie.split('; ')[1]}`;
+      expect((await admin('PATCH', route, { ...quotas(env.agentId), cookie: mixed, csrf: other.csrf })).status).toBe(
+        403,
+      );
+      const done = await admin('PATCH', route, { ...quotas(env.agentId), cookie, csrf });
+      expect(done.status).toBe(200);
+      expect(done.body).toMatchObject({ overrides: { streams: 7 } });
+      // The bearer header needs no CSRF token (no browser sends it by itself).
+      expect((await admin('GET', '/admin/v1/session')).body).toEqual({
+        token_id: token.id,
+        via: 'token',
+        expires_at: null,
+      });
+    });
+
+    it('a session ends when its token is revoked, and at logout', async () => {
+      const other = await cli<Minted>('console', 'token', '--label', 'browser');
+      const first = await login(other.token);
+      const second = await login(other.token);
+      const out = await admin('DELETE', '/admin/v1/session', { cookie: first.cookie, csrf: first.csrf });
+      expect(out.body).toEqual({ ended: true });
+      expect(out.headers.getSetCookie().every((c) => /Max-Age=0/.test(c))).toBe(true);
+      expect((await admin('GET', '/admin/v1/agents', { cookie: first.cookie })).status).toBe(401);
+      expect((await admin('GET', '/admin/v1/agents', { cookie: second.cookie })).status).toBe(200);
+      await cli('console', 'token', 'revoke', other.id);
+      expect((await admin('GET', '/admin/v1/agents', { cookie: second.cookie })).status).toBe(401);
+      expect((await admin('DELETE', '/admin/v1/session')).body).toEqual({ ended: false });
+      // Neither the session nor its CSRF token ever reaches the logs.
+      const logs = JSON.stringify(env.stack.serving(env.gatewayUrls[0]).logs);
+      for (const secret of [first.cookie.split('=')[1].slice(17, 60), first.csrf]) expect(logs).not.toContain(secret);
     });
   });
 

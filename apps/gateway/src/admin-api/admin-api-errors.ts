@@ -10,6 +10,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 export const ADMIN_ERROR_CODES = [
   'invalid_request',
   'unauthorized',
+  'csrf_failed',
   'not_found',
   'payload_too_large',
   'unsupported_media_type',

@@ -7,15 +7,23 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
+import { AdminSessionsStore } from './admin-sessions.store';
 import { AdminTokenGuard } from './admin-token.guard';
 import { AdminTokensStore } from './admin-tokens.store';
 import { AgentsController } from './controllers/agents.controller';
 import { ApiKeysController } from './controllers/api-keys.controller';
 import { QuotasController } from './controllers/quotas.controller';
+import { SessionController } from './controllers/session.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
 
 /** Every controller of the management API: the OpenAPI test reads its routes from here. */
-export const ADMIN_CONTROLLERS = [AgentsController, ApiKeysController, WebhooksController, QuotasController];
+export const ADMIN_CONTROLLERS = [
+  SessionController,
+  AgentsController,
+  ApiKeysController,
+  WebhooksController,
+  QuotasController,
+];
 
 /**
  * The root module of the management API's own Nest application (on ADMIN_PORT,
@@ -38,6 +46,7 @@ export class AdminHttpModule {
         AgentQuotasStore,
         WebhooksStore,
         AdminTokensStore,
+        AdminSessionsStore,
         { provide: APP_GUARD, useClass: AdminTokenGuard },
       ],
     };

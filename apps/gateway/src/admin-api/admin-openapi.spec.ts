@@ -15,6 +15,7 @@ import type { GatewayDb } from '../database/schema';
 import { ADMIN_ERROR_CODES } from './admin-api-errors';
 import { createAdminApp } from './admin-api.server';
 import { ADMIN_CONTROLLERS } from './admin-http.module';
+import { PUBLIC } from './admin-token.guard';
 
 /**
  * docs/admin-openapi.yaml is the management API's contract (the console and
@@ -65,12 +66,14 @@ describe('docs/admin-openapi.yaml', () => {
     expect(fastify.hasRoute({ method: 'DELETE', url: '/admin/v1/agents' })).toBe(false);
   });
 
-  it('gives every operation a JSON schema for each answer, the 401, and the admin token', () => {
+  it('gives every operation a JSON schema for each answer, the 401, and every change made by session the 403', () => {
     const problems: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const where = `${method.toUpperCase()} ${path}`;
         if (!operation.responses['401']) problems.push(`${where}: no 401`);
+        const open = (operation as { security?: unknown[] }).security?.length === 0;
+        if (method !== 'get' && !open && !operation.responses['403']) problems.push(`${where}: no 403 (CSRF)`);
         for (const [status, response] of Object.entries(operation.responses)) {
           const resolved = response.$ref
             ? doc.components.responses[response.$ref.split('/').pop()!]
@@ -80,7 +83,20 @@ describe('docs/admin-openapi.yaml', () => {
       }
     }
     expect(problems).toEqual([]);
-    expect((doc as unknown as { security: unknown }).security).toEqual([{ adminToken: [] }]);
+    expect((doc as unknown as { security: unknown }).security).toEqual([{ adminToken: [] }, { adminSession: [] }]);
+    // The login alone is open; it is the only route marked @Public.
+    const open = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => (operation as { security?: unknown[] }).security?.length === 0)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(open).toEqual(['POST /admin/v1/session']);
+    const publicHandlers = ADMIN_CONTROLLERS.flatMap((controller) =>
+      Object.getOwnPropertyNames(controller.prototype)
+        .filter((name) => Reflect.getMetadata(PUBLIC, (controller.prototype as Record<string, object>)[name]))
+        .map((name) => `${controller.name}.${name}`),
+    );
+    expect(publicHandlers).toEqual(['SessionController.login']);
   });
 
   it('lists the error codes the API answers with', () => {

@@ -99,6 +99,16 @@ export interface AdminTokensTable {
   last_used_at: Timestamp | null;
 }
 
+/** Browser sessions of the management API: digests only, each tied to its admin token. */
+export interface AdminSessionsTable {
+  id: string;
+  digest: Buffer;
+  token_id: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  ended_at: Timestamp | null;
+}
+
 /** Per-agent quota overrides; NULL: the QUOTA_* default (quotas/README.md). */
 export interface AgentQuotasTable {
   agent_id: string;
@@ -247,6 +257,7 @@ export interface GatewayTables {
   grant_revocations: GrantRevocationsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   admin_tokens: AdminTokensTable;
+  admin_sessions: AdminSessionsTable;
   agent_quotas: AgentQuotasTable;
   nats_credentials: NatsCredentialsTable;
   webhooks: WebhooksTable;
