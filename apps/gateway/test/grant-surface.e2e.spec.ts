@@ -311,7 +311,7 @@ describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
     it('generates a call_id when the caller sends none, and lists non-text content as artifacts', async () => {
       const answer = await post(call('screenshot'), grant);
       const structured = answer.body.result.structuredContent;
-      expect(structured.call_id).toMatch(/^call_[0-9a-f-]{36}$/);
+      expect(structured.call_id).toMatch(/^call_[0-9a-f]{32}$/);
       expect(structured.artifacts).toEqual([expect.objectContaining({ type: 'image', mimeType: 'image/png' })]);
     });
 

@@ -72,7 +72,10 @@ describe('idempotency keys', () => {
     const retry = await rawCall(env.mcpUrl(0), args);
     expect(first.replayed).toBeNull();
     expect(retry.replayed).toBe('true');
-    expect(JSON.parse(retry.text).result._meta).toEqual({ 'mcpgw/idempotentReplay': true });
+    // The same call, by the same id (issue 28), marked as a replay.
+    const callId = JSON.parse(first.text).result._meta['mcpgw/callId'];
+    expect(callId).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(JSON.parse(retry.text).result._meta).toEqual({ 'mcpgw/callId': callId, 'mcpgw/idempotentReplay': true });
     expect(resultText(retry.text)).toBe(resultText(first.text));
     expect(JSON.parse(first.text).result.structuredContent.count).toBe(1);
 
@@ -88,7 +91,7 @@ describe('idempotency keys', () => {
     const retry = await mcp.client.callTool({ name: 'fail', arguments: args });
     expect(first.isError).toBe(true);
     expect(retry.content).toEqual(first.content);
-    expect(retry._meta).toEqual({ 'mcpgw/idempotentReplay': true });
+    expect(retry._meta).toEqual({ 'mcpgw/callId': first._meta?.['mcpgw/callId'], 'mcpgw/idempotentReplay': true });
     await mcp.close();
   });
 
@@ -186,7 +189,10 @@ describe('idempotency keys', () => {
 
     const retry = await mcp.client.callTool({ name: 'counter', arguments: args });
     expect(count(retry)).toBe(1);
-    expect(retry._meta).toEqual({ 'mcpgw/idempotentReplay': true });
+    expect(retry._meta).toEqual({
+      'mcpgw/callId': expect.stringMatching(/^call_[0-9a-f]{32}$/),
+      'mcpgw/idempotentReplay': true,
+    });
     expect(await executions(mcp, counterKey)).toBe(1);
     await mcp.close();
   });

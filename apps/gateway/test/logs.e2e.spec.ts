@@ -114,7 +114,10 @@ describe('logs', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe('test-req-123');
-    expect(await response.text()).toContain('my key is');
+    const body = await response.text();
+    expect(body).toContain('my key is');
+    const callId = /"mcpgw\/callId":"(call_[0-9a-f]{32})"/.exec(body)?.[1];
+    expect(callId).toBeDefined();
 
     await gateway().waitForLog((l) => l.request_id === 'test-req-123' && l.msg === 'request done', 5_000);
     const lines = linesOf('test-req-123');
@@ -127,6 +130,8 @@ describe('logs', () => {
       trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
       span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
+    // The call's last line names it by the id the client got (issue 28).
+    expect(lines.find((l) => l.msg === 'tools/call done')).toMatchObject({ call_id: callId, outcome: 'ok' });
     // The whole call is one trace: the lines in the span share it.
     const traced = lines.filter((l) => l.trace_id);
     expect(new Set(traced.map((l) => l.trace_id))).toEqual(new Set([call!.trace_id]));

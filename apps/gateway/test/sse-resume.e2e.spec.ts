@@ -126,7 +126,14 @@ describe('resuming SSE streams on any replica (2025-11-25)', () => {
     const rest = await readEvents(resumed);
     expect(rest.ended).toBe(true);
     expect(messages(rest.events)).toEqual([
-      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Reconnection test completed' }] } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          content: [{ type: 'text', text: 'Reconnection test completed' }],
+          _meta: { 'mcpgw/callId': expect.stringMatching(/^call_[0-9a-f]{32}$/) },
+        },
+      },
     ]);
     // The result's event id names the same stream, next in line.
     expect(rest.events.map((e) => e.id)).toEqual([`${streamId}-2`]);

@@ -382,7 +382,10 @@ describe('tasks (2026-07-28)', () => {
       expect((await rpc(1, 'tasks/get', { taskId: task.taskId })).result).toMatchObject({ taskId: task.taskId });
       const final = await rpc(1, 'tasks/result', { taskId: task.taskId });
       expect(final.result?.content).toEqual([{ type: 'text', text: expect.stringContaining('Report on legacy') }]);
-      expect(final.result?._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId: task.taskId } });
+      expect(final.result?._meta).toEqual({
+        'io.modelcontextprotocol/related-task': { taskId: task.taskId },
+        'mcpgw/callId': expect.stringMatching(/^call_[0-9a-f]{32}$/),
+      });
       expect((await rpc(1, 'tasks/get', { taskId: task.taskId })).result?.status).toBe('completed');
       const listed = (await rpc(1, 'tasks/list', {})).result as { tasks: { taskId: string }[] };
       expect(listed.tasks.map((t) => t.taskId)).toContain(task.taskId);

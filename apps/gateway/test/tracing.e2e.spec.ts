@@ -7,6 +7,7 @@ import {
   type McpConnection,
   type TestStack,
 } from '@mcpgw/devstack';
+import { CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +134,8 @@ describe('traces across the three apps', () => {
         'mcpgw.tool': 'echo',
         'mcpgw.surface': 'agent',
         'mcpgw.outcome': 'ok',
+        // The call id the client got in the result's _meta (issue 28).
+        'mcpgw.call_id': result._meta?.[CALL_ID_META_KEY],
       },
     });
     expect(spans.filter((s) => !s.parentSpanId)).toEqual([root]);
@@ -153,7 +156,10 @@ describe('traces across the three apps', () => {
 
     // The skill descends from the message service's inbox publish, which descends from the gateway's request.
     const skill = spans.find((s) => s.name === 'skill echo')!;
-    expect(skill.attributes).toMatchObject({ 'mcpgw.skill': 'echo' });
+    expect(skill.attributes).toMatchObject({
+      'mcpgw.skill': 'echo',
+      'mcpgw.call_id': root.attributes['mcpgw.call_id'],
+    });
     expect(ancestry(skill, spans).map((s) => `${s.service}: ${s.name}`)).toEqual([
       'agent-pod: skill echo',
       'agent-pod: process agents.*.inbox',

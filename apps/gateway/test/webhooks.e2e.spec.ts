@@ -140,7 +140,7 @@ describe('webhooks', () => {
       surface: 'agent',
       result: { text: marker, truncated: false, content_types: ['text'] },
     });
-    expect(completed.data.call_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(completed.data.call_id).toMatch(/^call_[0-9a-f]{32}$/);
     expect(completed.data.duration_ms).toEqual(expect.any(Number));
     expect(byType['tool_call.failed'].data).toMatchObject({
       tool: 'fail',

@@ -9,6 +9,7 @@ export * from './bus/agent-inbox';
 export * from './bus/access';
 export * from './bus/contract-schemas';
 export * from './envelopes/content';
+export * from './envelopes/call-id';
 export * from './envelopes/chat-message';
 export * from './envelopes/agent-reply';
 export * from './envelopes/call-events';

@@ -82,7 +82,7 @@ def build(agent_id: str) -> Agent:
         steps = int(args["steps"])
         for i in range(1, steps + 1):
             await ctx.progress(i, steps, f"step {i}")
-            await ctx.log("info", {"step": i})
+            await ctx.log("info", {"step": i, "call_id": ctx.call_id})
             await asyncio.sleep(0.02)
         return f"reported {steps}"
 

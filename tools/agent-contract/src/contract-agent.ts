@@ -64,7 +64,7 @@ const report = defineSkill<{ steps: number }>({
   run: async ({ steps }, ctx) => {
     for (let step = 1; step <= steps; step++) {
       ctx.progress(step, steps, `step ${step}`);
-      ctx.log('info', { step });
+      ctx.log('info', { step, call_id: ctx.callId });
       await delay(20);
     }
     return `reported ${steps}`;

@@ -1,3 +1,4 @@
+import { CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { FilesApi } from '@mcpgw/files-client';
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -116,7 +117,10 @@ describe.each(CONTRACT_SDKS)('the agent contract: $name SDK', (sdk) => {
     expect(textOf(result)).toBe('reported 3');
     expect(progress).toEqual([1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step}` })));
     await expect.poll(() => lines.length).toBe(3);
-    expect(lines.map((l) => [l.level, l.data])).toEqual([1, 2, 3].map((step) => ['info', { step }]));
+    // The skill logs the call id it was given: the one the client's result names.
+    const callId = (result._meta as Record<string, unknown>)[CALL_ID_META_KEY];
+    expect(callId).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(lines.map((l) => [l.level, l.data])).toEqual([1, 2, 3].map((step) => ['info', { step, call_id: callId }]));
   });
 
   it('asks the client and gets its answer: a 2025-11-25 client (elicitation request on the stream)', async () => {

@@ -75,7 +75,15 @@ export class Stack {
 
   /** The same, with some of the environment changed (e.g. a rotated key). */
   async adminWith<T = unknown>(env: Record<string, string>, ...args: string[]): Promise<T> {
-    const out = await runNode(appEntry('gateway', 'admin/main.js'), [...args, '--json'], this.env(env));
+    // As an operator runs it: with the gateway's environment, its NATS credentials too (`call show`).
+    const creds: Record<string, string> = this.settings.natsCreds
+      ? { NATS_CREDS: await this.settings.natsCreds('gateway', '') }
+      : {};
+    const out = await runNode(
+      appEntry('gateway', 'admin/main.js'),
+      [...args, '--json'],
+      this.env({ ...creds, ...env }),
+    );
     return JSON.parse(out) as T;
   }
 

@@ -11,8 +11,13 @@ import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.stor
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
+import { IdempotencyStore } from '../idempotency/idempotency.store';
 
-/** What the admin CLI needs: the stores and the grant keys, over the gateway's database. No HTTP, no bus. */
+/**
+ * What the admin CLI needs: the stores and the grant keys, over the gateway's
+ * database. No HTTP; the bus only for `call show` (call-show.command.ts), which
+ * connects itself.
+ */
 @Module({
   imports: [EnvModule.forRoot(GATEWAY_ENV, loadEnv), DatabaseModule],
   providers: [
@@ -25,6 +30,7 @@ import { WebhooksStore } from '../webhooks/webhooks.store';
     NatsCredentialsStore,
     WebhooksStore,
     AdminTokensStore,
+    IdempotencyStore,
   ],
 })
 export class AdminModule {}

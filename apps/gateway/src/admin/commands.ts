@@ -15,6 +15,8 @@ import { optionalFlag, requireFlag } from './flags';
 import { agentCredentials } from './nats-credentials.command';
 import { listAgents } from './operations/agents';
 import { QUOTA_MAX, agentQuotas } from './operations/quotas';
+import { callShow } from './call-show.command';
+import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { DeliveryView, WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
 
 export interface AdminDeps {
@@ -30,9 +32,11 @@ export interface AdminDeps {
   quotaDefaults: QuotaLimits;
   webhooks: WebhooksStore;
   adminTokens: AdminTokensStore;
+  idempotency: IdempotencyStore;
   env: Pick<
     GatewayEnv,
     | 'NATS_URL'
+    | 'NATS_CREDS'
     | 'BUS_PREFIX'
     | 'NATS_ACCOUNT_PUBLIC_KEY'
     | 'NATS_ACCOUNT_SIGNING_SEED_FILE'
@@ -104,7 +108,12 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               mint an admin token for the management API
                                               (ADMIN_PORT); printed once, stored as a digest
   console token list                          list admin tokens (never the tokens)
-  console token revoke <token-id>             refuse an admin token from its next request on`;
+  console token revoke <token-id>             refuse an admin token from its next request on
+  call show <call-id>                         one call by the id its caller got (result _meta
+                                              "mcpgw/callId", or call_id on surface B): caller,
+                                              agent, tool, outcome, hop times, channel, its
+                                              idempotency record (asks the message service over
+                                              NATS with the gateway's NATS_URL/NATS_CREDS)`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -234,6 +243,7 @@ export const COMMANDS: Record<string, Command> = {
     }
   },
   'agent credentials': agentCredentials,
+  'call show': callShow,
   'webhook add': async ({ webhooks }, { flags }) => {
     const created = await webhooks.add(
       requireFlag(flags, 'agent'),

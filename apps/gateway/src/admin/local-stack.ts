@@ -23,6 +23,8 @@ export const NPM_START_FILE = '.data/npm-start.json';
 export const NPM_START_SETTINGS = [
   'DATABASE_URL',
   'NATS_URL',
+  /** The gateway's credentials: `call show` asks the message service as the gateway does. */
+  'NATS_CREDS',
   'BUS_PREFIX',
   'GRANT_SIGNING_KEY_FILE',
   'NATS_ACCOUNT_PUBLIC_KEY',

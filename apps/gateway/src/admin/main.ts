@@ -15,6 +15,7 @@ import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { defaultLimits } from '../quotas/quota-limits';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
+import { IdempotencyStore } from '../idempotency/idempotency.store';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 import { npmStartDefaults } from './local-stack';
 
@@ -49,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
       natsCredentials: app.get(NatsCredentialsStore),
       webhooks: app.get(WebhooksStore),
       adminTokens: app.get(AdminTokensStore),
+      idempotency: app.get(IdempotencyStore),
       env,
     };
     const output = await command(deps, parsed);

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   BusPattern,
   CallInput,
+  callIdOf,
   type InputResponse,
   ServiceError,
   isReplicaDraining,
@@ -103,6 +104,7 @@ export class CallPipeline {
 
     const message = chatMessage(request, {
       tool_call: { name: request.tool, arguments: args },
+      call_id: request.callId,
       ...(attached.parts.length ? { attachments: attached.parts } : {}),
       ...(request.meta ? { meta: request.meta } : {}),
     });
@@ -119,7 +121,8 @@ export class CallPipeline {
   async execute(prepared: PreparedCall, time: CallTime, options: ExecuteOptions = {}): Promise<CallOutcome> {
     const { message, requestId } = prepared;
     const { signal, onEvent } = options;
-    options.onMessage?.(message.id);
+    const callId = callIdFor(message);
+    options.onMessage?.({ messageId: message.id, callId });
     const call = this.cancellation.watch(message, signal, options.ownsMessage !== false);
     const watch = onEvent && new CallWatch(this.bus, message.agent_id, message.id, onEvent);
     const agentDeadline = time.agentDeadline({ watched: !!watch, keepsResult: options.keepsResult === true });
@@ -141,6 +144,7 @@ export class CallPipeline {
         toolId: prepared.toolId,
         channelId: posted.channel_id,
         messageId: message.id,
+        callId,
         content: reply.content as ContentItem[],
         structuredContent: reply.structured_content,
         isError: reply.is_error === true,
@@ -274,6 +278,8 @@ export class CallPipeline {
         toolId: '',
         channelId: ref.channelId,
         messageId: ref.messageId,
+        // Only surface A continues calls (MRTR), and its call ids are the gateway's.
+        callId: callIdOf(ref.messageId),
         content: reply.content as ContentItem[],
         structuredContent: reply.structured_content,
         isError: reply.is_error === true,
@@ -346,18 +352,33 @@ function detachable<T>(step: Promise<T>, detach: Promise<void> | undefined): Pro
   ]);
 }
 
-/** A new chat_message from an MCP client, on the conversation's channel (or a new one). */
+/**
+ * A new chat_message from an MCP client, on the conversation's channel (or a
+ * new one). A tool call carries its call id: the caller's, or the gateway's
+ * from the message id.
+ */
 function chatMessage(
   request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId'>,
-  body: Pick<ChatMessage, 'tool_call' | 'resource_read' | 'prompt_get' | 'complete' | 'attachments' | 'meta'>,
+  body: Pick<
+    ChatMessage,
+    'tool_call' | 'call_id' | 'resource_read' | 'prompt_get' | 'complete' | 'attachments' | 'meta'
+  >,
 ): ChatMessage {
+  const id = randomUUID();
+  const { call_id, ...rest } = body;
   return {
     type: 'chat_message',
-    id: randomUUID(),
+    id,
     channel_id: request.channelId,
     agent_id: request.agentId,
     sender: { kind: 'mcp_client', id: request.callerId },
     created_at: new Date().toISOString(),
-    ...body,
+    ...(body.tool_call ? { call_id: call_id ?? callIdOf(id) } : {}),
+    ...rest,
   };
+}
+
+/** The call id a message carries; one posted before call ids (an old idempotency record) gets the one its id gives. */
+function callIdFor(message: ChatMessage): string {
+  return message.call_id ?? callIdOf(message.id);
 }

@@ -80,9 +80,10 @@ export class CallRunner {
     });
     const watched: ExecuteOptions = {
       ...options,
-      onMessage: (id) => {
-        callId = id;
-        options.onMessage?.(id);
+      onMessage: (ids) => {
+        callId = ids.callId;
+        span.setAttribute('mcpgw.call_id', ids.callId);
+        options.onMessage?.(ids);
       },
     };
     try {
@@ -108,7 +109,7 @@ export class CallRunner {
       return { ok: false, error };
     } finally {
       done(outcome);
-      this.logger.debug({ msg: 'tools/call done', ...line, outcome });
+      this.logger.debug({ msg: 'tools/call done', ...line, call_id: callId, outcome });
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
       if (outcome === 'tool_not_found') span.updateName(`tools/call ${UNKNOWN_TOOL}`);

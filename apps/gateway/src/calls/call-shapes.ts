@@ -12,6 +12,11 @@ export interface CallRequest {
   callerId: string;
   tool: string;
   arguments: Record<string, unknown>;
+  /**
+   * The call's id when the caller named it (surface B's `params.call_id`);
+   * otherwise the gateway's, from the chat_message id (`callIdOf`).
+   */
+  callId?: string;
   /** The conversation's channel; a new one is made when absent. */
   channelId?: string;
   /** The call's time, fixed when the surface accepted it (`CallTime.accept`). */
@@ -48,14 +53,20 @@ export interface ExecuteOptions {
    * result every retry gets), so the agent may work up to the call's limit.
    */
   keepsResult?: boolean;
-  /** Told the id of the message the call is posted as (its call id), before it is posted. */
-  onMessage?: (messageId: string) => void;
+  /** Told the ids of the message the call is posted as, before it is posted. */
+  onMessage?: (ids: CallIds) => void;
   /**
    * When it resolves, the request stops waiting (CallDetachedError) but the
    * agent goes on: MRTR answers the client and a retry continues the call
    * (`resume`). The agent is not told to stop.
    */
   detach?: Promise<void>;
+}
+
+/** A posted call's ids: its chat_message, and the call id everyone else sees (`@mcpgw/contracts` call-id.ts). */
+export interface CallIds {
+  messageId: string;
+  callId: string;
 }
 
 /** A call already on the bus: what a retry needs to wait for its reply from any replica. */
@@ -72,6 +83,8 @@ export interface CallOutcome {
   toolId: string;
   channelId: string;
   messageId: string;
+  /** The call's id (`CallIds`): in the result on both surfaces, in webhooks and logs. */
+  callId: string;
   content: ContentItem[];
   structuredContent?: Record<string, unknown>;
   isError: boolean;

@@ -18,6 +18,15 @@ export interface IdempotencyRecord {
   result: string | null;
 }
 
+/** A record as an operator sees it: its key and times, and whether retries get a stored result. */
+export interface RecordView {
+  key: string;
+  created_at: Date;
+  completed_at: Date | null;
+  expires_at: Date;
+  replayable: boolean;
+}
+
 /** Writes to make in the transaction that settles a record (the webhook outbox: webhooks/README.md). */
 export type AlsoInTransaction = (tx: GatewayDb) => Promise<unknown>;
 
@@ -75,6 +84,21 @@ export class IdempotencyStore {
       .where('expires_at', '>', now)
       .executeTakeFirst();
     return row && { fingerprint: row.fingerprint, toolId: row.tool_id, message: row.message, result: row.result };
+  }
+
+  /**
+   * The record whose call was message `messageId` of this agent and caller, if
+   * it is still kept (`admin call show`): one caller's records, by the primary
+   * key's prefix.
+   */
+  async ofMessage(agentId: string, caller: string, messageId: string): Promise<RecordView | undefined> {
+    return this.db
+      .selectFrom('idempotency_records')
+      .select(['key', 'created_at', 'completed_at', 'expires_at', sql<boolean>`result IS NOT NULL`.as('replayable')])
+      .where('agent_id', '=', agentId)
+      .where('caller', '=', caller)
+      .where(sql`message->>'id'`, '=', messageId)
+      .executeTakeFirst();
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isAttemptsExhausted, protocolErrorOf, type AgentReply } from '@mcpgw/contracts';
+import { CALL_ID_META_KEY, callIdOf, isAttemptsExhausted, protocolErrorOf, type AgentReply } from '@mcpgw/contracts';
 import type { WebhookEvent } from '../webhooks/event-types';
 import type { TaskEnd, TaskRow } from './tasks.store';
 
@@ -41,6 +41,7 @@ export function endOf(reply: AgentReply): TaskEnd {
       content: reply.content,
       ...(reply.structured_content ? { structuredContent: reply.structured_content } : {}),
       ...(reply.is_error ? { isError: true } : {}),
+      _meta: { [CALL_ID_META_KEY]: callIdOf(reply.in_reply_to) },
     },
   };
 }
@@ -74,7 +75,7 @@ export function taskEvent(type: 'task.completed' | 'task.failed' | 'task.cancell
     timestamp: new Date().toISOString(),
     data: {
       task_id: row.id,
-      call_id: row.message_id,
+      call_id: callIdOf(row.message_id),
       agent_id: row.agent_id,
       caller_id: row.principal,
       tool: row.tool,

@@ -245,7 +245,10 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
       row = TERMINAL.includes(read.status) ? read : ((await this.catchUp(read)) ?? read);
     }
     if (row.status === 'completed' && row.result)
-      return { ok: true, value: { ...row.result, _meta: { [RELATED_TASK]: { taskId: row.id } } } };
+      return {
+        ok: true,
+        value: { ...row.result, _meta: { ...(row.result._meta as object), [RELATED_TASK]: { taskId: row.id } } },
+      };
     const error = (row.error ?? { code: -32603, message: `task ${row.status}` }) as { code: number; message: string };
     return { ok: false, error };
   }

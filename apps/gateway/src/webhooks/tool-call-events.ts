@@ -7,7 +7,7 @@ const SUMMARY_CHARS = 1_000;
 
 /** What every tool_call event says about the call. Never its arguments, meta or credentials. */
 export interface ToolCallFacts {
-  /** The chat_message id of the call (the gateway's call id). */
+  /** The call's id (`@mcpgw/contracts` call-id.ts); undefined when the call never reached the bus. */
   callId: string | undefined;
   agentId: string;
   callerId: string;

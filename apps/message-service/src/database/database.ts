@@ -3,6 +3,7 @@ import type { DataSourceOptions } from 'typeorm';
 import { ChannelsAndMessages1764450000000 } from './migrations/1764450000000-channels-and-messages';
 import { MessageSender1764460000000 } from './migrations/1764460000000-message-sender';
 import { ChannelsByAge1764800000000 } from './migrations/1764800000000-channels-by-age';
+import { MessagesByCallId1764900000000 } from './migrations/1764900000000-messages-by-call-id';
 
 /** The message service keeps its tables in this schema. */
 export const MESSAGING_SCHEMA = 'messaging';
@@ -12,6 +13,11 @@ export function messagingDatabase(url: string, poolSize?: number): DataSourceOpt
     url,
     schema: MESSAGING_SCHEMA,
     poolSize,
-    migrations: [ChannelsAndMessages1764450000000, MessageSender1764460000000, ChannelsByAge1764800000000],
+    migrations: [
+      ChannelsAndMessages1764450000000,
+      MessageSender1764460000000,
+      ChannelsByAge1764800000000,
+      MessagesByCallId1764900000000,
+    ],
   });
 }

@@ -5,7 +5,7 @@ import { MessagesService, requireUuid } from './messages.service';
 import { ServiceTokenGuard } from './service-token.guard';
 
 /** The REST mirror of the bus API, for operators and tools that speak HTTP; it needs the service token. */
-@Controller('channels')
+@Controller()
 @UseGuards(ServiceTokenGuard)
 export class MessagesHttpController {
   constructor(
@@ -13,22 +13,27 @@ export class MessagesHttpController {
     private readonly waits: WaitService,
   ) {}
 
-  @Post()
+  @Post('channels')
   createChannel(@Body() body: { agent_id?: unknown }) {
     return this.messages.createChannel(body?.agent_id);
   }
 
-  @Post(':id/messages')
+  @Post('channels/:id/messages')
   post(@Param('id') channelId: string, @Body() body: Record<string, unknown>) {
     return this.messages.post({ ...body, channel_id: requireUuid(channelId, 'channel id') }, 'rest');
   }
 
-  @Get(':id/messages')
+  @Get('channels/:id/messages')
   async list(@Param('id') channelId: string, @Query('limit') limit?: string) {
     return { messages: await this.messages.list(channelId, limit ?? 100) };
   }
 
-  @Post(':id/wait')
+  @Get('calls/:callId')
+  async findCall(@Param('callId') callId: string) {
+    return { calls: await this.messages.findCall(callId) };
+  }
+
+  @Post('channels/:id/wait')
   @HttpCode(200)
   wait(@Param('id') channelId: string, @Body() body: { message_id?: unknown; timeout_ms?: unknown }) {
     return this.waits.waitForReply(

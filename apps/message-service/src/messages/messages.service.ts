@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import {
   AGENT_ID_PATTERN,
+  CALL_ID_PATTERN,
   InvalidRequestError,
   NotFoundError,
+  messageIdOfCall,
   parseEnvelope,
   type AgentReply,
   type BusResponse,
@@ -10,6 +12,7 @@ import {
   type ChannelView,
   type ChatMessage,
   type InboxMessage,
+  type StoredCall,
   type StoredMessage,
 } from '@mcpgw/contracts';
 import type { Encoded } from '@mcpgw/bus';
@@ -19,6 +22,8 @@ import { MessagesStore, type InsertOutcome } from './messages.store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_LIST = 1000;
+/** A caller's own call id may name many calls: `admin call show` gets the newest. */
+const MAX_CALLS_FOUND = 20;
 
 type PostResult = BusResponse<typeof BusPattern.PostMessage>;
 
@@ -96,6 +101,14 @@ export class MessagesService {
     const messages = await this.store.list(id, n);
     if (!messages) throw new NotFoundError(`no channel ${id}`);
     return messages;
+  }
+
+  /** A call by its id (`admin call show`): its chat_message(s), newest first, with their replies. */
+  findCall(callId: unknown): Promise<StoredCall[]> {
+    if (typeof callId !== 'string' || !CALL_ID_PATTERN.test(callId)) {
+      throw new InvalidRequestError('call_id must be 1 to 128 printable ASCII characters, no spaces');
+    }
+    return this.store.findCall(callId, messageIdOfCall(callId), MAX_CALLS_FOUND);
   }
 
   private parse(plain: unknown): ChatMessage | AgentReply {

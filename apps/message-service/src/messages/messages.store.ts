@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentReply, ChannelView, Envelope, StoredMessage } from '@mcpgw/contracts';
+import type { AgentReply, ChannelView, Envelope, StoredCall, StoredMessage } from '@mcpgw/contracts';
 import { InvalidRequestError, UNSTORABLE_TEXT_REFUSAL, jsonHoldsUnstorableText } from '@mcpgw/contracts';
 import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
 import { sql } from 'kysely';
@@ -21,6 +21,23 @@ interface Row {
   id: string;
   seq: string;
   channel_id: string;
+}
+
+/** A call's message and its reply, as `findCall` reads them. */
+interface CallRow {
+  seq: string;
+  channel_id: string;
+  envelope: Envelope;
+  sender: string | null;
+  created_at: Date;
+  reply_seq: string | null;
+  reply: Envelope | null;
+  reply_sender: string | null;
+  reply_at: Date | null;
+}
+
+function stored(seq: string, channelId: string, envelope: Envelope, sender: string | null, at: Date) {
+  return { seq: Number(seq), channel_id: channelId, envelope, sender, stored_at: at.toISOString() };
 }
 
 /** An envelope as one row of a batched insert. */
@@ -180,6 +197,29 @@ export class MessagesStore {
       .execute();
     if (rows.length === 0 && !(await this.channelExists(channelId))) return undefined;
     return rows.map((row) => ({ seq: Number(row.seq), envelope: row.envelope }));
+  }
+
+  /**
+   * The chat_messages of one call id, newest first, each with its reply once
+   * stored (index messages_call_id). `messageId`: the message a gateway call id
+   * is made from, so that messages stored before call ids are found too.
+   */
+  async findCall(callId: string, messageId: string | undefined, limit: number): Promise<StoredCall[]> {
+    const { rows } = await sql<CallRow>`
+      SELECT m.seq, m.channel_id, m.envelope, m.sender, m.created_at,
+             r.seq AS reply_seq, r.envelope AS reply, r.sender AS reply_sender, r.created_at AS reply_at
+        FROM messages m
+        LEFT JOIN messages r ON r.channel_id = m.channel_id AND r.in_reply_to = m.id AND r.type = 'agent_reply'
+       WHERE m.type = 'chat_message'
+         AND (m.envelope->>'call_id' = ${callId} ${messageId ? sql`OR m.id = ${messageId}` : sql``})
+       ORDER BY m.seq DESC
+       LIMIT ${limit}`.execute(this.db);
+    return rows.map((row) => ({
+      message: stored(row.seq, row.channel_id, row.envelope, row.sender, row.created_at),
+      ...(row.reply && {
+        reply: stored(row.reply_seq!, row.channel_id, row.reply, row.reply_sender, row.reply_at!),
+      }),
+    }));
   }
 
   /** Whether message M is on channel C, and its reply if one is stored. */

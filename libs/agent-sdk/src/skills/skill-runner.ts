@@ -94,7 +94,7 @@ export class SkillRunner {
     }
     if (signal.aborted) throw signal.reason;
     const context = this.context(message, tracked, attempt);
-    return inSkillSpan(call.name, message.id, this.parts.podId, async (failed) => {
+    return inSkillSpan(call.name, message, this.parts.podId, async (failed) => {
       try {
         const output = toOutput(await skill.run(call.arguments, context));
         if (output.isError) failed();
@@ -123,6 +123,7 @@ export class SkillRunner {
       message,
       podId,
       agent: this.parts.agent,
+      callId: message.call_id,
       attempt,
       signal,
       deadline: deadline ? Date.now() + deadline.remainingMs() : undefined,

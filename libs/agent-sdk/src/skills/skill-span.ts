@@ -1,3 +1,4 @@
+import type { ChatMessage } from '@mcpgw/contracts';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 
 const tracer = trace.getTracer('@mcpgw/agent-sdk');
@@ -10,12 +11,17 @@ const tracer = trace.getTracer('@mcpgw/agent-sdk');
  */
 export async function inSkillSpan<T>(
   skill: string,
-  messageId: string,
+  message: Pick<ChatMessage, 'id' | 'call_id'>,
   podId: string,
   work: (failed: () => void) => Promise<T>,
 ): Promise<T> {
   if (!trace.getActiveSpan()?.isRecording()) return work(() => undefined);
-  const attributes = { 'mcpgw.skill': skill, 'mcpgw.message_id': messageId, 'mcpgw.pod_id': podId };
+  const attributes = {
+    'mcpgw.skill': skill,
+    'mcpgw.message_id': message.id,
+    ...(message.call_id && { 'mcpgw.call_id': message.call_id }),
+    'mcpgw.pod_id': podId,
+  };
   return tracer.startActiveSpan(`skill ${skill}`, { attributes }, async (span) => {
     try {
       return await work(() => span.setAttribute('mcpgw.is_error', true));

@@ -38,6 +38,12 @@ export interface SkillContext {
   /** The agent running the skill. */
   readonly agent: AgentHandle;
   /**
+   * The call's id (the message's `call_id`): the one its caller sees in the
+   * result, webhooks report and `npm run admin -- call show` finds. For log
+   * lines that should correlate with the gateway's.
+   */
+  readonly callId: string | undefined;
+  /**
    * Which delivery of the message this is (1: the first). More than 1: an
    * earlier run may have begun elsewhere (an instance died or stopped mid-call),
    * so a skill that must not run twice can refuse.

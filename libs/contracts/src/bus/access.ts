@@ -47,6 +47,7 @@ export const BUS_ACCESS: readonly SubjectAccess[] = [
   { family: BusPattern.ListMessages, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.WaitForReply, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.PostAndWait, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.FindCall, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.RegisterAgent, send: ['agent'], hear: ['gateway'], agentToken: 0, request: true },
   { family: BusPattern.StoreReply, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },
   { family: BusPattern.AgentHistory, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },

@@ -17,6 +17,21 @@ export interface StoredMessage {
   envelope: Envelope;
 }
 
+/** A stored envelope with where, when and from whom the message service took it. */
+export interface StoredMessageRecord extends StoredMessage {
+  channel_id: string;
+  /** When the message service stored it (ISO 8601). */
+  stored_at: string;
+  /** Who sent it, as the bus vouched: `gateway`, `agent:<id>`, `rest` (null: stored before senders were kept). */
+  sender: string | null;
+}
+
+/** One call as the message service holds it: its chat_message, and its reply once stored. */
+export interface StoredCall {
+  message: StoredMessageRecord;
+  reply?: StoredMessageRecord;
+}
+
 export type WaitResult = { status: 'replied'; reply: AgentReply } | { status: 'timeout' };
 
 /**
@@ -62,6 +77,11 @@ export interface BusOperations {
     /** The reply's `agent_id` and its channel's agent must be the agent the subject names. */
     request: { envelope: AgentReply };
     response: { channel_id: string; seq: number; duplicate: boolean };
+  };
+  [BusPattern.FindCall]: {
+    /** A call id (`call-id.ts`); a caller's own may name several calls: the newest come first, at most 20. */
+    request: { call_id: string };
+    response: { calls: StoredCall[] };
   };
   [BusPattern.AgentHistory]: {
     request: { channel_id: string; limit?: number };

@@ -20,6 +20,8 @@ export const BusPattern = {
   WaitForReply: 'ms.channels.wait',
   /** message-service: post a chat_message and wait for its reply, in one round trip. */
   PostAndWait: 'ms.messages.post_and_wait',
+  /** message-service: the chat_message(s) of one call id and their replies (`admin call show`). */
+  FindCall: 'ms.calls.find',
   /**
    * gateway: an agent pod registers its skills. Agent-scoped (see `agentSubject`):
    * the `*` is the agent's id, and only that agent's credentials may publish there.

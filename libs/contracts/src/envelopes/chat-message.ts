@@ -14,6 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { AGENT_ID_PATTERN } from '../bus/subjects';
+import { CALL_ID_PATTERN } from './call-id';
 import { CALL_BUDGET_META_KEY } from '../timeouts/call-budget';
 import { isWireBudget } from '../timeouts/deadline';
 
@@ -191,6 +192,11 @@ export class ChatMessage {
   @ValidateNested()
   @Type(() => ToolCallDto)
   tool_call?: ToolCallDto;
+
+  /** A tool call's id, the one its caller and webhooks see (`call-id.ts`); set by the gateway on `tool_call` messages. */
+  @IsOptional()
+  @Matches(CALL_ID_PATTERN)
+  call_id?: string;
 
   @IsOptional()
   @ValidateNested()

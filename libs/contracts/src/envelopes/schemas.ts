@@ -10,6 +10,7 @@ import {
   LogEvent,
   ProgressEvent,
 } from './call-events';
+import { CALL_ID_PATTERN } from './call-id';
 import { ChatMessage } from './chat-message';
 import { CONTENT_TYPES } from './content';
 import { CALL_BUDGET_META_KEY } from '../timeouts/call-budget';
@@ -74,6 +75,7 @@ const chatMessageSchema = object(
     channel_id: uuid,
     text: string(),
     tool_call: object({ name: string(128), arguments: anyObject }),
+    call_id: { type: 'string', pattern: CALL_ID_PATTERN.source },
     resource_read: object({ uri: string(2048) }),
     prompt_get: object({ name: string(200), arguments: anyObject }),
     complete: object(

@@ -160,7 +160,7 @@ describe('compiled envelope schemas', () => {
       'ChatMessage',
       ChatMessage,
       { type: 'chat_message', id: U, agent_id: 'a', sender: { kind: 'user', id: 'x' }, created_at: '2024' },
-      ['channel_id', 'text', 'tool_call', 'resource_read', 'prompt_get', 'attachments', 'meta'],
+      ['channel_id', 'text', 'tool_call', 'call_id', 'resource_read', 'prompt_get', 'attachments', 'meta'],
     ],
     [
       'AgentReply',
@@ -210,6 +210,9 @@ describe('compiled envelope schemas', () => {
     'text',
     'image',
     'a b',
+    'call_0123456789abcdef0123456789abcdef',
+    'user_7:q3_summary',
+    'tab\tinside',
     [{ type: 'text', text: 'x' }],
     [{ type: 'bogus' }],
     [{ type: 'text', text: 5 }],

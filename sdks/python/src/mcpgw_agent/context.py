@@ -40,6 +40,8 @@ class Context:
         self.message: dict[str, Any] = message
         """The chat message as it came (``tool_call``, ``sender``, ``meta``, …)."""
         self.message_id: str = message["id"]
+        self.call_id: str | None = message.get("call_id")
+        """The call's id: the one its caller sees in the result, webhooks report and ``admin call show`` finds."""
         self.channel_id: str = message["channel_id"]
         self.agent_id: str = agent.agent_id
         self.pod_id: str = agent.pod_id

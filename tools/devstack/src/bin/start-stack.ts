@@ -95,6 +95,7 @@ async function main(): Promise<void> {
   let stackFile: NpmStartFile | undefined = writeNpmStartFile(ROOT, {
     DATABASE_URL: db.url,
     NATS_URL: natsUrl,
+    NATS_CREDS: nats ? await nats.credsFile({ role: 'gateway' }) : env.NATS_CREDS,
     BUS_PREFIX: busPrefix,
     GRANT_SIGNING_KEY_FILE: grantKeyFile,
     ...natsAdminEnv,

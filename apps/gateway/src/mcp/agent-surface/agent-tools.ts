@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { LogLevel } from '@mcpgw/contracts';
+import { callIdOf, type LogLevel } from '@mcpgw/contracts';
 import { mayUseTool } from '../../auth/principal';
 import {
   CallCancelledError,
@@ -186,12 +186,12 @@ export class AgentTools {
     // A stateless result names its conversation, so the client can continue it.
     const shape = (outcome: CallOutcome) =>
       ctx.stateless
-        ? complete(ctx, {
-            ...toCallResult(outcome),
-            _meta: {
+        ? complete(
+            ctx,
+            toCallResult(outcome, {
               [CONVERSATION_META_KEY]: this.conversations.renew(handle, outcome.channelId, ctx.agentId, callerId),
-            },
-          })
+            }),
+          )
         : toCallResult(outcome);
     // A task tool, for a client that declared the tasks extension: the call may become a task (../../tasks/README.md).
     const taskSupport = (await this.catalogue.forAgent(ctx.agentId)).byName.get(params.name)?.definition.execution
@@ -253,7 +253,7 @@ export class AgentTools {
           });
         // A call an MRTR retry continued ended outside the runner: its webhooks hear of it here.
         if (continued && begun.state)
-          await this.calls.reportContinued('agent', call, begun.state.messageId, leg, continued);
+          await this.calls.reportContinued('agent', call, callIdOf(begun.state.messageId), leg, continued);
         if (!served.done) return { response: result(request.id, served.result) };
         ran = served.value;
       } else {

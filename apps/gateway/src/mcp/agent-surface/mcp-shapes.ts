@@ -1,4 +1,4 @@
-import { LOG_LEVELS, type CallEvent, type LogLevel } from '@mcpgw/contracts';
+import { CALL_ID_META_KEY, LOG_LEVELS, type CallEvent, type LogLevel } from '@mcpgw/contracts';
 import type { CallOutcome } from '../../calls/call-shapes';
 import type { CatalogueTool } from '../../catalogue/tool-catalogue.service';
 
@@ -16,12 +16,16 @@ export function toMcpTool({ definition: d }: CatalogueTool) {
   };
 }
 
-/** The agent's reply as an MCP CallToolResult; content passes through intact. */
-export function toCallResult(outcome: CallOutcome) {
+/**
+ * The agent's reply as an MCP CallToolResult; content passes through intact.
+ * `_meta` names the call (`mcpgw/callId`), with whatever else the surface adds.
+ */
+export function toCallResult(outcome: CallOutcome, meta: Record<string, unknown> = {}) {
   return {
     content: outcome.content,
     ...(outcome.structuredContent ? { structuredContent: outcome.structuredContent } : {}),
     ...(outcome.isError ? { isError: true } : {}),
+    _meta: { [CALL_ID_META_KEY]: outcome.callId, ...meta },
   };
 }
 

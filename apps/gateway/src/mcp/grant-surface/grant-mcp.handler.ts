@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ContentItem } from '@mcpgw/contracts';
 import type { RuntimeGrant } from '@mcpgw/grants';
-import { randomUUID } from 'node:crypto';
 import { InvalidArgumentsError } from '../../calls/call-errors';
 import type { CallOutcome, CallRequest } from '../../calls/call-shapes';
 import { CallRunner } from '../../calls/call-runner.service';
@@ -68,17 +67,17 @@ export class GrantMcpHandler {
     const keyed = takeIdempotencyKey(request.arguments);
     if (!keyed.ok) return { ok: false, status: 400, code: JsonRpcCode.InvalidParams, message: keyed.problem };
 
-    const callId = request.callId ?? `call_${randomUUID()}`;
     const call: CallRequest = {
       agentId: grant.agentId,
       callerId: taskCaller(grant),
       tool: request.name,
       arguments: keyed.arguments,
+      callId: request.callId,
       time: CallTime.accept(request.meta, this.env),
       requestId,
       ...(required.length ? { meta: { credentials: required } } : {}),
     };
-    const ran = await this.calls.run('grant', call, keyed.key, (answer) => toContractResult(answer, callId));
+    const ran = await this.calls.run('grant', call, keyed.key, toContractResult);
     if (ran.ok) return ran;
     if (ran.error instanceof InvalidArgumentsError) {
       // The model can fix this by changing its arguments: a result, not a protocol error.
@@ -115,12 +114,16 @@ function toContractTool({ id, definition: d }: CatalogueTool) {
   };
 }
 
-/** `structuredContent` per the contract; `content[0].text` is the JSON of {call_id, tool_id, output}. */
-function toContractResult(outcome: CallOutcome, callId: string) {
+/**
+ * `structuredContent` per the contract; `content[0].text` is the JSON of
+ * {call_id, tool_id, output}. `call_id` is the caller's `params.call_id`, or
+ * the gateway's (`@mcpgw/contracts` call-id.ts).
+ */
+function toContractResult(outcome: CallOutcome) {
   if (outcome.isError) return { content: outcome.content, isError: true };
   const output = outcome.structuredContent ?? { content: outcome.content };
   const artifacts: ContentItem[] = outcome.content.filter((item) => item.type !== 'text');
-  const core = { call_id: callId, tool_id: outcome.toolId, output };
+  const core = { call_id: outcome.callId, tool_id: outcome.toolId, output };
   return {
     content: [{ type: 'text', text: JSON.stringify(core) }],
     structuredContent: {

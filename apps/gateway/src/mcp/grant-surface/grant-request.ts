@@ -1,3 +1,4 @@
+import { CALL_ID_PATTERN } from '@mcpgw/contracts';
 import { JsonRpcCode, type JsonRpcId } from '../protocol/json-rpc';
 
 /** The request body of the grant surface, as its contract defines it (root README, "The task-scoped endpoint"). */
@@ -55,8 +56,12 @@ export function parseGrantRequest(body: unknown): ParsedGrantRequest {
   if (params.arguments !== undefined && !isObject(params.arguments)) {
     return invalid(echo, JsonRpcCode.InvalidParams, 'params.arguments must be an object');
   }
-  if (params.call_id !== undefined && typeof params.call_id !== 'string') {
-    return invalid(echo, JsonRpcCode.InvalidParams, 'params.call_id must be a string');
+  if (params.call_id !== undefined && (typeof params.call_id !== 'string' || !CALL_ID_PATTERN.test(params.call_id))) {
+    return invalid(
+      echo,
+      JsonRpcCode.InvalidParams,
+      'params.call_id must be 1 to 128 printable ASCII characters, no spaces',
+    );
   }
   if (params._meta !== undefined && !isObject(params._meta)) {
     return invalid(echo, JsonRpcCode.InvalidParams, 'params._meta must be an object');

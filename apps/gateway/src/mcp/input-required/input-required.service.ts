@@ -115,7 +115,7 @@ export class InputRequired {
             signal: serving.signal,
             onEvent,
             detach,
-            onMessage: (id) => (round.messageId ??= id),
+            onMessage: ({ messageId }) => (round.messageId ??= messageId),
           }),
         };
       const ref = { agentId: asker.agentId, channelId: state.channelId, messageId: state.messageId };
