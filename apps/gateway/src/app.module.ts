@@ -11,6 +11,7 @@ import {
 import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
+import { AdminApiModule } from './admin-api/admin-api.module';
 import { AgentsModule } from './agents/agents.module';
 import { CacheModule } from './cache/cache.module';
 import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
@@ -44,6 +45,7 @@ import { McpModule } from './mcp/mcp.module';
     }),
     AgentsModule,
     McpModule,
+    AdminApiModule,
   ],
 })
 export class AppModule {}

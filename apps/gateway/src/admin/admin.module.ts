@@ -1,5 +1,6 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
+import { AdminTokensStore } from '../admin-api/admin-tokens.store';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { GATEWAY_ENV, loadEnv } from '../config/gateway.env';
@@ -28,6 +29,7 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
     AgentQuotasStore,
     NatsCredentialsStore,
     WebhooksStore,
+    AdminTokensStore,
     IdempotencyStore,
   ],
 })

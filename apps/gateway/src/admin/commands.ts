@@ -3,14 +3,18 @@ import { mintRuntimeGrant } from '@mcpgw/grants';
 import type { GatewayEnv } from '../config/gateway.env';
 import type { AgentsStore, AuthMethods } from '../agents/agents.store';
 import type { AgentQuotasStore } from '../quotas/agent-quotas.store';
-import { QUOTA_LIMITS, effectiveLimits, type QuotaLimits, type QuotaOverrides } from '../quotas/quota-limits';
+import { QUOTA_LIMITS, type QuotaLimits, type QuotaOverrides } from '../quotas/quota-limits';
 import type { ApiKeysStore } from '../auth/api-keys.store';
 import type { GrantKeysService } from '../grants/grant-keys.service';
 import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import type { AdminTokensStore } from '../admin-api/admin-tokens.store';
+import { consoleToken } from './console-token.command';
 import { optionalFlag, requireFlag } from './flags';
 import { agentCredentials } from './nats-credentials.command';
+import { listAgents } from './operations/agents';
+import { QUOTA_MAX, agentQuotas } from './operations/quotas';
 import { callShow } from './call-show.command';
 import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { DeliveryView, WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
@@ -27,6 +31,7 @@ export interface AdminDeps {
   /** The QUOTA_* defaults of this environment. */
   quotaDefaults: QuotaLimits;
   webhooks: WebhooksStore;
+  adminTokens: AdminTokensStore;
   idempotency: IdempotencyStore;
   env: Pick<
     GatewayEnv,
@@ -99,6 +104,11 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               again with the new key
   webhook deliveries --webhook <webhook-id>   a webhook's newest deliveries and their attempts
   webhook redeliver <delivery-id>             send a delivery again (same webhook-id)
+  console token [--label L] [--ttl <seconds, default 30 days>]
+                                              mint an admin token for the management API
+                                              (ADMIN_PORT); printed once, stored as a digest
+  console token list                          list admin tokens (never the tokens)
+  console token revoke <token-id>             refuse an admin token from its next request on
   call show <call-id>                         one call by the id its caller got (result _meta
                                               "mcpgw/callId", or call_id on surface B): caller,
                                               agent, tool, outcome, hop times, channel, its
@@ -108,7 +118,7 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
   'agent list': async ({ agents }) => {
-    const list = await agents.list();
+    const list = await listAgents(agents);
     return {
       json: list,
       text: list.length
@@ -125,25 +135,16 @@ export const COMMANDS: Record<string, Command> = {
     await agents.ensure(id, workspace);
     return { json: { id, workspace_id: workspace }, text: `agent ${id} (workspace ${workspace})` };
   },
-  'agent quotas': async ({ agents, quotas, quotaDefaults }, { flags }) => {
+  'agent quotas': async (deps, { flags }) => {
     const agentId = requireFlag(flags, 'agent');
-    if (!(await agents.list()).some((a) => a.id === agentId)) throw new InvalidRequestError(`no agent ${agentId}`);
     const changes: Partial<QuotaOverrides> = {};
     for (const name of QUOTA_LIMITS) {
       const value = optionalFlag(flags, name.replaceAll('_', '-'));
       if (value !== undefined) changes[name] = quotaValue(name, value);
     }
-    const row = Object.keys(changes).length ? await quotas.set(agentId, changes) : await quotas.find(agentId);
-    const overrides = row ?? { concurrent_calls: null, calls_per_second: null, sessions: null, streams: null };
-    const limits = effectiveLimits(quotaDefaults, overrides);
-    const view = {
-      agent_id: agentId,
-      limits,
-      overrides: Object.fromEntries(QUOTA_LIMITS.map((name) => [name, overrides[name]])),
-      defaults: quotaDefaults,
-    };
+    const view = await agentQuotas(deps, agentId, changes);
     const line = (name: (typeof QUOTA_LIMITS)[number]) =>
-      `${name}\t${limits[name] || 'no limit'}\t${overrides[name] === null ? '(default)' : '(set for this agent)'}`;
+      `${name}\t${view.limits[name] || 'no limit'}\t${view.overrides[name] === null ? '(default)' : '(set for this agent)'}`;
     return {
       json: view,
       text: [`quotas of agent ${agentId}, per API key and per grant task:`, ...QUOTA_LIMITS.map(line)].join('\n'),
@@ -295,6 +296,7 @@ export const COMMANDS: Record<string, Command> = {
     const delivery = await webhooks.redeliver(requireWord(words, 'webhook redeliver needs the delivery id'));
     return { json: delivery, text: `delivery ${delivery.id} will be sent again` };
   },
+  'console token': consoleToken,
   'pat create': async ({ pats }, { flags }) => {
     const created = await pats.create(optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };
@@ -329,14 +331,13 @@ function list(value: string): string[] {
     .filter(Boolean);
 }
 
-/** A limit from the command line: a whole number (0: no limit), or `default` to drop the agent's own. */
+/** A limit from the command line: a number (the range is checked by `agentQuotas`), or `default` to drop the agent's own. */
 function quotaValue(name: string, value: string): number | null {
   if (value === 'default') return null;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > 1_000_000) {
+  if (!/^\d+$/.test(value)) {
     throw new InvalidRequestError(
-      `--${name.replaceAll('_', '-')} must be a whole number 0-1000000 (0: no limit) or default`,
+      `--${name.replaceAll('_', '-')} must be a whole number 0-${QUOTA_MAX} (0: no limit) or default`,
     );
   }
-  return n;
+  return Number(value);
 }

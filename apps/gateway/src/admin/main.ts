@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { ServiceError } from '@mcpgw/contracts';
 import { EnvValidationError } from '@mcpgw/config';
+import { AdminTokensStore } from '../admin-api/admin-tokens.store';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { AdminModule } from './admin.module';
@@ -48,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
       quotaDefaults: defaultLimits(env),
       natsCredentials: app.get(NatsCredentialsStore),
       webhooks: app.get(WebhooksStore),
+      adminTokens: app.get(AdminTokensStore),
       idempotency: app.get(IdempotencyStore),
       env,
     };

@@ -49,6 +49,15 @@ export class AgentsStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
   async list(): Promise<AgentRow[]> {
+    return this.rows();
+  }
+
+  /** One agent with its tool count, or undefined. */
+  async find(agentId: string): Promise<AgentRow | undefined> {
+    return (await this.rows(agentId))[0];
+  }
+
+  private async rows(agentId?: string): Promise<AgentRow[]> {
     const rows = await this.db
       .selectFrom('agents as a')
       .leftJoin('tools as t', 't.agent_id', 'a.id')
@@ -58,6 +67,7 @@ export class AgentsStore {
         'a.created_at',
         eb.cast<number>(eb.fn.count('t.id'), 'integer').as('tools'),
       ])
+      .$if(agentId !== undefined, (qb) => qb.where('a.id', '=', agentId!))
       .groupBy('a.id')
       .orderBy('a.id')
       .execute();

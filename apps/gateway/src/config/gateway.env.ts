@@ -11,6 +11,7 @@ import {
   validateEnv,
 } from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { AdminApiSettings } from './admin-api.env';
 import { OAuthSettings } from './oauth.env';
 import { WebhookSettings } from './webhook.env';
 
@@ -325,6 +326,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
     WebhookSettings,
     FilesSettings,
     OAuthSettings,
+    AdminApiSettings,
   );
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;

@@ -18,6 +18,8 @@ import { NatsCredentialsExpiry1764652200000 } from './migrations/1764652200000-n
 import { WebhookEvents1764660000000 } from './migrations/1764660000000-webhook-events';
 import { AgentCompletions1764670000000 } from './migrations/1764670000000-agent-completions';
 import { AgentAuthMethods1764680000000 } from './migrations/1764680000000-agent-auth-methods';
+import { AdminTokens1764690000000 } from './migrations/1764690000000-admin-tokens';
+import { AdminSessions1764700000000 } from './migrations/1764700000000-admin-sessions';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -54,6 +56,8 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       WebhookEvents1764660000000,
       AgentCompletions1764670000000,
       AgentAuthMethods1764680000000,
+      AdminTokens1764690000000,
+      AdminSessions1764700000000,
     ],
   });
 }

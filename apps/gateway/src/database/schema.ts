@@ -88,6 +88,27 @@ export interface PersonalAccessTokensTable {
   revoked_at: Timestamp | null;
 }
 
+/** Admin tokens of the management API (admin-api/README.md): digests only. */
+export interface AdminTokensTable {
+  id: string;
+  digest: Buffer;
+  label: string | null;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
+/** Browser sessions of the management API: digests only, each tied to its admin token. */
+export interface AdminSessionsTable {
+  id: string;
+  digest: Buffer;
+  token_id: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  ended_at: Timestamp | null;
+}
+
 /** Per-agent quota overrides; NULL: the QUOTA_* default (quotas/README.md). */
 export interface AgentQuotasTable {
   agent_id: string;
@@ -235,6 +256,8 @@ export interface GatewayTables {
   idempotency_records: IdempotencyRecordsTable;
   grant_revocations: GrantRevocationsTable;
   personal_access_tokens: PersonalAccessTokensTable;
+  admin_tokens: AdminTokensTable;
+  admin_sessions: AdminSessionsTable;
   agent_quotas: AgentQuotasTable;
   nats_credentials: NatsCredentialsTable;
   webhooks: WebhooksTable;

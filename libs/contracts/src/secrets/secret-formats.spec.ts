@@ -17,6 +17,14 @@ describe('redactSecrets', () => {
     expect(redactSecrets(`Bearer ${pat}`)).toBe(`Bearer pat_${id}_…`);
   });
 
+  it('does the same to an admin token of the management API', () => {
+    expect(redactSecrets(`authorization: Bearer adm_${id}_${secret}`)).toBe(`authorization: Bearer adm_${id}_…`);
+    expect(redactSecrets('Bearer adm_notwellformedatall')).toBe('Bearer adm_…');
+    expect(redactSecrets(`cookie: __Host-mcpgw_admin=ads_${id}_${secret}`)).toBe(
+      `cookie: __Host-mcpgw_admin=ads_${id}_…`,
+    );
+  });
+
   it('cuts a malformed key down to its prefix', () => {
     expect(redactSecrets('x-agent-api-key: bak_notwellformedatall')).toBe('x-agent-api-key: bak_…');
   });

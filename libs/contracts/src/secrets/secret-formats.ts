@@ -8,6 +8,10 @@
 export const API_KEY_PREFIX = 'bak_';
 /** Personal access tokens: `pat_<id>_<secret>` (libs/grants `personal-access-tokens.ts`). */
 export const PAT_PREFIX = 'pat_';
+/** Admin tokens of the management API: `adm_<id>_<secret>` (libs/grants `admin-tokens.ts`). */
+export const ADMIN_TOKEN_PREFIX = 'adm_';
+/** Browser sessions of the management API, in a cookie: `ads_<id>_<secret>` (libs/grants `admin-tokens.ts`). */
+export const ADMIN_SESSION_PREFIX = 'ads_';
 /** The public id of a token: 9 random bytes, base64url. */
 export const TOKEN_ID_LENGTH = 12;
 /** The secret part: 32 random bytes, base64url. */
@@ -24,7 +28,7 @@ export interface SecretPattern {
 const B64URL = '[A-Za-z0-9_-]';
 
 /**
- * `bak_`/`pat_` tokens keep their prefix and public id (`bak_<id>_…`), so that a
+ * `bak_`/`pat_`/`adm_`/`ads_` tokens keep their prefix and public id (`bak_<id>_…`), so that a
  * log still says which key; a malformed one (no id to keep) becomes `bak_…`.
  * RuntimeGrants (JWTs: `eyJ<header>.<payload>.<signature>`) become `[jwt]`.
  * No word boundary is required before a secret: in a JSON line it may follow an
@@ -35,7 +39,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     name: 'token',
     pattern: new RegExp(
       // The second branch is atomic (lookahead + backreference), so that `bak_<id>_…` stays as it is.
-      `(${API_KEY_PREFIX}|${PAT_PREFIX})(?:(${B64URL}{${TOKEN_ID_LENGTH}})_${B64URL}{8,}|(?=(${B64URL}{8,}))\\3(?!…))`,
+      `(${API_KEY_PREFIX}|${PAT_PREFIX}|${ADMIN_TOKEN_PREFIX}|${ADMIN_SESSION_PREFIX})(?:(${B64URL}{${TOKEN_ID_LENGTH}})_${B64URL}{8,}|(?=(${B64URL}{8,}))\\3(?!…))`,
       'g',
     ),
     replace: (_match, prefix, id) => (id ? `${prefix}${id}_…` : `${prefix}…`),

@@ -1,0 +1,54 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { KYSELY } from '@mcpgw/persistence';
+import { AgentsStore } from '../agents/agents.store';
+import { ApiKeysStore } from '../auth/api-keys.store';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import type { GatewayDb } from '../database/schema';
+import { AgentQuotasStore } from '../quotas/agent-quotas.store';
+import { WebhooksStore } from '../webhooks/webhooks.store';
+import { AdminSessionsStore } from './admin-sessions.store';
+import { AdminTokenGuard } from './admin-token.guard';
+import { AdminTokensStore } from './admin-tokens.store';
+import { AgentsController } from './controllers/agents.controller';
+import { ApiKeysController } from './controllers/api-keys.controller';
+import { QuotasController } from './controllers/quotas.controller';
+import { SessionController } from './controllers/session.controller';
+import { WebhooksController } from './controllers/webhooks.controller';
+
+/** Every controller of the management API: the OpenAPI test reads its routes from here. */
+export const ADMIN_CONTROLLERS = [
+  SessionController,
+  AgentsController,
+  ApiKeysController,
+  WebhooksController,
+  QuotasController,
+];
+
+/**
+ * The root module of the management API's own Nest application (on ADMIN_PORT,
+ * never on the public port: its controllers are in no module of the public
+ * app). It is given the gateway's database handle and environment, so it
+ * shares the gateway's pool, and builds the same stores the admin CLI uses.
+ * Every route is behind the admin token guard.
+ */
+@Module({})
+export class AdminHttpModule {
+  static forRoot(shared: { db: GatewayDb; env: GatewayEnv }): DynamicModule {
+    return {
+      module: AdminHttpModule,
+      controllers: ADMIN_CONTROLLERS,
+      providers: [
+        { provide: KYSELY, useValue: shared.db },
+        { provide: GATEWAY_ENV, useValue: shared.env },
+        AgentsStore,
+        ApiKeysStore,
+        AgentQuotasStore,
+        WebhooksStore,
+        AdminTokensStore,
+        AdminSessionsStore,
+        { provide: APP_GUARD, useClass: AdminTokenGuard },
+      ],
+    };
+  }
+}
