@@ -402,6 +402,16 @@ describe('webhooks', () => {
       (await rest('', { method: 'POST', body: JSON.stringify({ url: receiver.url('/x'), events: ['nope'] }) })).status,
     ).toBe(400);
     expect((await rest('', { method: 'POST', body: '{' })).status).toBe(400);
+    // A NUL in an id is refused before PostgreSQL (which cannot hold one in text) sees it: 400, not 500.
+    for (const [path, method] of [
+      ['/%00', 'DELETE'],
+      ['/a%00b/deliveries', 'GET'],
+      ['/%00/enable', 'POST'],
+      ['/deliveries/%00/redeliver', 'POST'],
+    ] as const) {
+      const refused = await rest(path, { method });
+      expect({ path, status: refused.status }).toEqual({ path, status: 400 });
+    }
     expect((await rest(`/${hook.id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await rest(`/${hook.id}`, { method: 'DELETE' })).status).toBe(404);
   });

@@ -4,3 +4,4 @@ export { installRequestIds, requestIdOf } from './request-ids';
 export * from './draining';
 export * from './shutdown';
 export type { SlowBodies } from './body-deadlines';
+export * from './text-params.pipe';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { InjectKysely } from '@mcpgw/persistence';
-import { Draining, installRequestIds, requestIdOf } from '@mcpgw/runtime';
+import { Draining, TextParamsPipe, installRequestIds, requestIdOf } from '@mcpgw/runtime';
 import type { AddressInfo } from 'node:net';
 import { adminPort } from '../config/admin-api.env';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -10,7 +10,6 @@ import type { GatewayDb } from '../database/schema';
 import { AdminApiErrorFilter } from './admin-api-errors';
 import type { AdminRequest } from './admin-token.guard';
 import { AdminHttpModule } from './admin-http.module';
-import { TextParamsPipe } from './text-params.pipe';
 
 /** Admin requests carry small JSON bodies. */
 const ADMIN_BODY_LIMIT = 64 * 1024;

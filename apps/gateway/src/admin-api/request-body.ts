@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '@mcpgw/contracts';
-import { isText } from './text-params.pipe';
+import { isText } from '@mcpgw/runtime';
 
 /**
  * A JSON object body with only the `known` fields (an absent body is `{}`), so

@@ -11,9 +11,11 @@ import {
   Post,
   ServiceUnavailableException,
   UnauthorizedException,
+  UsePipes,
 } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { InvalidRequestError } from '@mcpgw/contracts';
+import { TextParamsPipe } from '@mcpgw/runtime';
 import { AgentAuthenticator, type AgentAuthResult } from '../auth/agent-authenticator.service';
 import { WebhooksStore, type DeliveryView, type WebhookScope, type WebhookView } from './webhooks.store';
 
@@ -24,8 +26,10 @@ import { WebhooksStore, type DeliveryView, type WebhookScope, type WebhookView }
  * resource. A webhook made here is the caller's: it hears only that caller's
  * calls, and only that caller lists, changes or removes it (another's, the
  * operator's included, is 404). At most WEBHOOK_MAX_PER_OWNER per caller.
+ * Ids in the path are one short line of text (a `%00` is 400, never a query).
  */
 @Controller('api/v1/agents/:agentId/webhooks')
+@UsePipes(TextParamsPipe)
 export class WebhooksController {
   constructor(
     private readonly auth: AgentAuthenticator,

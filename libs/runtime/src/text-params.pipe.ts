@@ -5,9 +5,10 @@ import { InvalidRequestError } from '@mcpgw/contracts';
 const TEXT = /^[^\p{Cc}]{1,256}$/u;
 
 /**
- * Every path parameter and query value of the management API is one short line
- * of text, or the request is refused 400 before a handler (and the database) sees
- * it: `%00` in an id, a repeated query parameter (an array), a megabyte of id.
+ * Every path parameter and query value of a REST API (the management API, the
+ * webhooks REST) is one short line of text, or the request is refused 400
+ * before a handler (and the database) sees it: `%00` in an id, a repeated query
+ * parameter (an array), a megabyte of id.
  */
 @Injectable()
 export class TextParamsPipe implements PipeTransform {
