@@ -1,5 +1,6 @@
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { withRevocations } from './authority';
+import { natsServers } from '../servers';
 
 /*
  * Pushing an account JWT to the servers through the system account: the full
@@ -14,7 +15,7 @@ const TIMEOUT_MS = 5_000;
 /** A connection as a user of the system account. */
 export async function connectSystem(url: string, systemCreds: string): Promise<NatsConnection> {
   return connect({
-    servers: url.split(','),
+    servers: natsServers(url),
     name: 'mcpgw-admin',
     authenticator: credsAuthenticator(encoder.encode(systemCreds)),
     maxReconnectAttempts: 0,
