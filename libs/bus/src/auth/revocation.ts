@@ -18,7 +18,11 @@ export async function connectSystem(url: string, systemCreds: string): Promise<N
     servers: natsServers(url),
     name: 'mcpgw-admin',
     authenticator: credsAuthenticator(encoder.encode(systemCreds)),
-    maxReconnectAttempts: 0,
+    // Not 0 (nor 1): nats.js 2.29 then drops two servers from the list for one that refused
+    // its first connection, often a live one, so a list with a server down failed at random.
+    // With -1 the first connection tries each server once and fails fast when none answers;
+    // every request here has its own timeout, and the connection is closed after them.
+    maxReconnectAttempts: -1,
   });
 }
 
