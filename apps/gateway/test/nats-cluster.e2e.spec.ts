@@ -119,7 +119,7 @@ describe('INBOX_REPLICAS on a 3-node cluster: a stream made with 1 replica is ra
     }
   }, 90_000);
 
-  it("/ready says when the inbox stream cannot take writes (two of three servers down), and recovers", async () => {
+  it('/ready says when the inbox stream cannot take writes (two of three servers down), and recovers', async () => {
     const { nats } = env();
     await allCopiesCurrent(nc, nats!.prefix);
     const ready = { status: 200, nats: 'ok', jetstream: 'ok' };
@@ -224,26 +224,34 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
     });
   }, 120_000);
 
-  it.runIf(FULL)('kill -9 a server that holds a copy but does not lead, then bring it back', async () => {
-    const { nats } = env();
-    await underLoad('inbox stream replica killed', 12_000, async (prefix) => {
-      const { leader } = await inboxStreamPlacement(nc, prefix);
-      const replica = nats!.nodes.find((node) => node.name !== leader)!;
-      await replica.kill();
-      await sleep(3_000);
-      await replica.start();
-    });
-  }, 120_000);
+  it.runIf(FULL)(
+    'kill -9 a server that holds a copy but does not lead, then bring it back',
+    async () => {
+      const { nats } = env();
+      await underLoad('inbox stream replica killed', 12_000, async (prefix) => {
+        const { leader } = await inboxStreamPlacement(nc, prefix);
+        const replica = nats!.nodes.find((node) => node.name !== leader)!;
+        await replica.kill();
+        await sleep(3_000);
+        await replica.start();
+      });
+    },
+    120_000,
+  );
 
-  it.runIf(FULL)('a rolling restart of all three servers (SIGTERM, each back and current before the next)', async () => {
-    const { nats } = env();
-    await underLoad('rolling restart', 30_000, async (prefix) => {
-      for (const node of nats!.nodes) {
-        await node.stop();
-        await sleep(1_000);
-        await node.start();
-        await allCopiesCurrent(nc, prefix);
-      }
-    });
-  }, 180_000);
+  it.runIf(FULL)(
+    'a rolling restart of all three servers (SIGTERM, each back and current before the next)',
+    async () => {
+      const { nats } = env();
+      await underLoad('rolling restart', 30_000, async (prefix) => {
+        for (const node of nats!.nodes) {
+          await node.stop();
+          await sleep(1_000);
+          await node.start();
+          await allCopiesCurrent(nc, prefix);
+        }
+      });
+    },
+    180_000,
+  );
 });

@@ -202,7 +202,8 @@ async function jetStreamReady(connectUnrestricted: () => Promise<NatsConnection>
         await jsm.getAccountInfo();
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`the NATS cluster has no JetStream after 30 s: ${(error as Error).message}`);
+        if (Date.now() > deadline)
+          throw new Error(`the NATS cluster has no JetStream after 30 s: ${(error as Error).message}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     }

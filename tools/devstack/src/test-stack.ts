@@ -101,7 +101,8 @@ export async function isolatedEnvironment(
   await createDatabase(ADMIN_URL, database);
   const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
   if (options.natsNodes && options.auth === false) throw new Error('a NATS cluster of its own comes with auth on');
-  const nats = (options.auth ?? true) ? await startAuthenticatedNats(busPrefix, { nodes: options.natsNodes }) : undefined;
+  const nats =
+    (options.auth ?? true) ? await startAuthenticatedNats(busPrefix, { nodes: options.natsNodes }) : undefined;
   return {
     databaseUrl: withDatabase(ADMIN_URL, database),
     natsUrl: nats?.url ?? NATS_URL,

@@ -198,5 +198,4 @@ export async function readiness(stack: Stack): Promise<Record<string, number>> {
   );
 }
 
-export const allReady = async (stack: Stack) =>
-  Object.values(await readiness(stack)).every((status) => status === 200);
+export const allReady = async (stack: Stack) => Object.values(await readiness(stack)).every((status) => status === 200);

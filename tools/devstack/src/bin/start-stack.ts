@@ -85,7 +85,9 @@ function clusterNodes(): number {
     process.exit(1);
   }
   if (nodes > 1 && env.NATS_URL) {
-    say('NATS_CLUSTER starts a cluster of its own: leave NATS_URL unset (or point it at your cluster, without NATS_CLUSTER)');
+    say(
+      'NATS_CLUSTER starts a cluster of its own: leave NATS_URL unset (or point it at your cluster, without NATS_CLUSTER)',
+    );
     process.exit(1);
   }
   return nodes;
@@ -103,7 +105,9 @@ async function ownNats(): Promise<AuthenticatedNats | undefined> {
   natsUrl = nats.url;
   if (nodes > 1) {
     inboxReplicas = env.INBOX_REPLICAS ?? String(Math.min(nodes, 3));
-    say(`Started a ${nodes}-node nats-server cluster with NATS auth on at ${nats.url}, inbox stream R${inboxReplicas} (config, credentials and seeds in ${nats.dir})`);
+    say(
+      `Started a ${nodes}-node nats-server cluster with NATS auth on at ${nats.url}, inbox stream R${inboxReplicas} (config, credentials and seeds in ${nats.dir})`,
+    );
   } else {
     say(`Started nats-server with NATS auth on at ${nats.url} (config, credentials and seeds in ${nats.dir})`);
   }
