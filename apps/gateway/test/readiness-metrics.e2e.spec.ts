@@ -67,6 +67,8 @@ describe('readiness and operations metrics', () => {
       database: 'ok',
       migrations: 'ok',
       nats: 'ok',
+      // The inbox stream takes writes (nats-cluster.e2e: not while its cluster has no quorum).
+      jetstream: 'ok',
       consumers: 'ok',
     });
     expect(JSON.parse((await ready('agent-pod-1')).text).checks).toEqual({
@@ -87,7 +89,13 @@ describe('readiness and operations metrics', () => {
       expect(answer.status).toBe(503);
       expect(JSON.parse(answer.text)).toEqual({
         status: 'not_ready',
-        checks: { database: 'ok', migrations: `not applied: ${latest.name}`, nats: 'ok', consumers: 'ok' },
+        checks: {
+          database: 'ok',
+          migrations: `not applied: ${latest.name}`,
+          nats: 'ok',
+          jetstream: 'ok',
+          consumers: 'ok',
+        },
       });
       // The gateway's own schema is complete: it stays ready.
       expect((await ready('gateway-1')).status).toBe(200);

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import {
   BusClient,
   BusModule,
+  InboxPublisher,
   busDroppedMetric,
   busMessagesMetric,
   busOptionsFromEnv,
@@ -46,11 +47,12 @@ import { WaitService } from './wait/wait.service';
     ]),
     HealthModule.forChecks({
       // Its bus handlers (`consumers`) are added by runService (libs/runtime).
-      inject: [DATABASE_READINESS, MIGRATIONS_READINESS, BusClient],
-      useFactory: (database: ReadinessCheck, migrations: ReadinessCheck, bus: BusClient) => [
+      inject: [DATABASE_READINESS, MIGRATIONS_READINESS, BusClient, InboxPublisher],
+      useFactory: (database: ReadinessCheck, migrations: ReadinessCheck, bus: BusClient, inboxes: InboxPublisher) => [
         database,
         migrations,
         bus.readiness(),
+        inboxes.readiness(),
       ],
     }),
   ],

@@ -8,6 +8,7 @@ import type { BusOptions } from './bus-options';
 import { credsClaims } from './auth/creds-file';
 import { credsSigner } from './auth/creds-signer';
 import { inboxPrefix } from './auth/permissions';
+import { natsServers } from './servers';
 
 /**
  * One app's (or one agent's) connection to NATS: reconnects forever, asks from
@@ -19,7 +20,7 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
   const inbox = inboxPrefix(options.prefix, options.identity);
   const authenticator = options.credsFile ? credentialsFrom(options.credsFile, inbox) : undefined;
   const nc = await connect({
-    servers: options.url.split(','),
+    servers: natsServers(options.url),
     name: options.name,
     authenticator,
     inboxPrefix: inbox,

@@ -6,6 +6,7 @@
 export * from './bus-options';
 export * from './bus-log';
 export * from './connect';
+export * from './servers';
 export * from './bus-client';
 export * from './json';
 export * from './jetstream/agent-inbox';

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcpgw_agent import ATTEMPTS_EXHAUSTED, Agent, AgentError, Context, Result, ToolError
-from mcpgw_agent.agent import _Call, settings_from_env
+from mcpgw_agent.agent import _Call, nats_servers, settings_from_env
 
 from .test_messages import MESSAGE
 
@@ -29,6 +29,17 @@ def test_settings_from_the_environment_unless_given() -> None:
         settings_from_env({"INBOX_ACK_WAIT_MS": "100"})
     with pytest.raises(AgentError, match="POD_CONCURRENCY"):
         settings_from_env({"POD_CONCURRENCY": "many"})
+
+
+def test_nats_url_takes_a_comma_separated_list_of_servers() -> None:
+    assert nats_servers("nats://a:4222") == ["nats://a:4222"]
+    assert nats_servers("nats://a:4222, nats://b:4223 ,nats://c:4224,") == [
+        "nats://a:4222",
+        "nats://b:4223",
+        "nats://c:4224",
+    ]
+    with pytest.raises(AgentError, match="names no server"):
+        nats_servers(" , ")
 
 
 def test_an_agent_needs_a_valid_id() -> None:

@@ -33,3 +33,39 @@ export async function inboxMessageId(nc: NatsConnection, prefix: string, seq: nu
   const stored = await jsm.streams.getMessage(AgentInbox.streamName(prefix), { seq });
   return (stored.json() as { id: string }).id;
 }
+
+/** Where the inbox stream lives in a NATS cluster, as JetStream's stream info says. */
+export interface InboxStreamPlacement {
+  /** The `server_name` of its leader; undefined while none is elected. */
+  leader?: string;
+  /** Every copy's server: the leader and the replicas. */
+  peers: string[];
+  /** The replicas (not the leader) that are current and online. */
+  currentReplicas: string[];
+  /** Replicas configured (`num_replicas`). */
+  replicas: number;
+}
+
+export async function inboxStreamPlacement(nc: NatsConnection, prefix: string): Promise<InboxStreamPlacement> {
+  const jsm = await nc.jetstreamManager({ timeout: 2_000, checkAPI: false });
+  const info = await jsm.streams.info(AgentInbox.streamName(prefix));
+  const replicas = info.cluster?.replicas ?? [];
+  return {
+    leader: info.cluster?.leader || undefined,
+    peers: [...(info.cluster?.leader ? [info.cluster.leader] : []), ...replicas.map((r) => r.name)],
+    currentReplicas: replicas.filter((r) => r.current && !r.offline).map((r) => r.name),
+    replicas: info.config.num_replicas,
+  };
+}
+
+/** The same for an agent's durable consumer (it inherits the stream's replicas). */
+export async function agentConsumerPlacement(
+  nc: NatsConnection,
+  prefix: string,
+  agentId: string,
+): Promise<{ leader?: string; peers: string[] }> {
+  const jsm = await nc.jetstreamManager({ timeout: 2_000, checkAPI: false });
+  const info = await jsm.consumers.info(AgentInbox.streamName(prefix), AgentInbox.consumerName(agentId));
+  const leader = info.cluster?.leader || undefined;
+  return { leader, peers: [...(leader ? [leader] : []), ...(info.cluster?.replicas ?? []).map((r) => r.name)] };
+}

@@ -11,6 +11,7 @@ export * from './agent-inbox';
 export * from './embedded-postgres';
 export * from './inspector';
 export * from './nats-auth';
+export * from './nats-node';
 export * from './npm-start-file';
 export * from './mcp-inspector';
 export * from './python-venv';

@@ -2,6 +2,7 @@ import {
   createAuthority,
   inboxPrefix,
   issueCredentials,
+  natsServers,
   serverConfig,
   type BusIdentity,
   type IssuedCredentials,
@@ -10,20 +11,26 @@ import {
 import { encodeUser, fmtCreds } from '@nats-io/jwt';
 import { createUser, fromPublic, fromSeed } from '@nats-io/nkeys';
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, isListening } from './ports';
+import { NatsNode } from './nats-node';
+import { freePort } from './ports';
 
 /**
  * A nats-server of one's own with NATS auth on (operator mode, a full
  * resolver, JetStream in a temporary store), for a test or `npm start`: a
  * fresh operator and account per run, and credentials files for each app and
- * agent, with the permissions of libs/bus/src/auth. Killed and removed by `stop`.
+ * agent, with the permissions of libs/bus/src/auth. Or a cluster of such
+ * servers on loopback (`nodes: 3`): each with its own port, route port, store
+ * and resolver directory, the same authority. Killed and removed by `stop`.
  */
 export interface AuthenticatedNats {
+  /** The server's URL; for a cluster, every node's, comma-separated (as NATS_URL takes them). */
   url: string;
+  /** The servers (one, or the cluster's nodes `n1`, `n2`…), to kill and start one by one. */
+  nodes: NatsNode[];
   /** Where the config, the resolver, the store and every secret file live (mode 0700). */
   dir: string;
   authority: NatsAuthority;
@@ -46,11 +53,13 @@ export interface AuthenticatedNats {
    */
   connectUnrestricted(as?: BusIdentity): Promise<NatsConnection>;
   /**
-   * Kill the server (SIGKILL: no goodbye to its clients), stay down `downMs`,
-   * and start it again on the same port with the same store and resolver (a
-   * crash and a restart, for fault tests).
+   * Kill every server (SIGKILL: no goodbye to its clients), stay down `downMs`,
+   * and start them again on the same ports with the same stores and resolvers
+   * (a crash and a restart, for fault tests).
    */
   restart(downMs?: number): Promise<void>;
+  /** The node whose `server_name` this is (a stream's `cluster.leader`). */
+  node(name: string): NatsNode;
   stop(): Promise<void>;
 }
 
@@ -59,18 +68,53 @@ export function natsServerAvailable(): boolean {
   return spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function startAuthenticatedNats(prefix: string): Promise<AuthenticatedNats> {
+export interface AuthenticatedNatsOptions {
+  /** Servers: 1 (default) a single server; 3 a JetStream cluster (routes between them, an R3 quorum). */
+  nodes?: number;
+}
+
+/** How long a new cluster may take to elect its JetStream meta leader. */
+const CLUSTER_READY_MS = 30_000;
+
+export async function startAuthenticatedNats(
+  prefix: string,
+  options: AuthenticatedNatsOptions = {},
+): Promise<AuthenticatedNats> {
+  const count = options.nodes ?? 1;
+  if (!Number.isInteger(count) || count < 1) throw new Error(`nodes must be 1 or more, not ${count}`);
   const dir = mkdtempSync(join(tmpdir(), 'mcpgw-nats-'));
   chmodSync(dir, 0o700);
   const authority = await createAuthority();
-  const port = await freePort();
-  mkdirSync(join(dir, 'resolver'));
-  const config = join(dir, 'nats-server.conf');
-  writeFileSync(
-    config,
-    serverConfig({ authority, port, storeDir: join(dir, 'jetstream'), resolverDir: join(dir, 'resolver') }),
-    { mode: 0o600 },
-  );
+  const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const routePorts = count > 1 ? await Promise.all(Array.from({ length: count }, () => freePort())) : [];
+  const nodes = ports.map((port, i) => {
+    const name = `n${i + 1}`;
+    // A single server keeps the layout it always had: its files straight in `dir`.
+    const home = count > 1 ? join(dir, name) : dir;
+    mkdirSync(join(home, 'resolver'), { recursive: true });
+    const config = join(home, 'nats-server.conf');
+    writeFileSync(
+      config,
+      serverConfig({
+        authority,
+        port,
+        storeDir: join(home, 'jetstream'),
+        resolverDir: join(home, 'resolver'),
+        ...(count > 1
+          ? {
+              serverName: name,
+              cluster: {
+                name: 'mcpgw-dev',
+                port: routePorts[i],
+                routes: routePorts.filter((_, j) => j !== i).map((p) => `nats-route://127.0.0.1:${p}`),
+              },
+            }
+          : {}),
+      }),
+      { mode: 0o600 },
+    );
+    return new NatsNode(name, port, config);
+  });
   const secret = (name: string, text: string) => {
     const path = join(dir, name);
     writeFileSync(path, text, { mode: 0o600 });
@@ -82,39 +126,19 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
     NATS_OPERATOR_SEED_FILE: secret('operator.seed', authority.operatorSeed),
     NATS_SYSTEM_CREDS: secret('system.creds', authority.systemCreds),
   };
-  let child!: ChildProcess;
-  let exited!: Promise<void>;
-  const launch = async () => {
-    child = spawn('nats-server', ['-c', config], { stdio: 'ignore' });
-    exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    await waitListening(port, exited);
-  };
-  const halt = async (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill(signal);
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-  };
+  const url = nodes.map((node) => node.url).join(',');
   const stop = async () => {
-    await halt('SIGTERM');
+    await Promise.all(nodes.map((node) => node.stop()));
     rmSync(dir, { recursive: true, force: true });
   };
   const restart = async (downMs = 0) => {
-    await halt('SIGKILL');
+    await Promise.all(nodes.map((node) => node.kill()));
     await new Promise((r) => setTimeout(r, downMs));
-    await launch();
+    await Promise.all(nodes.map((node) => node.start()));
   };
-  try {
-    await launch();
-  } catch (error) {
-    await stop();
-    throw error;
-  }
   const issue = (identity: BusIdentity) =>
     issueCredentials({ account: authority.account, signingSeed: authority.accountSigningSeed, prefix, identity });
   const files = new Map<string, Promise<string>>();
-  const url = `nats://127.0.0.1:${port}`;
   const connectUnrestricted = async (as: BusIdentity = { role: 'gateway' }) => {
     const user = createUser();
     const jwt = await encodeUser(
@@ -127,14 +151,27 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
       },
     );
     return connect({
-      servers: url,
+      servers: natsServers(url),
       authenticator: credsAuthenticator(fmtCreds(jwt, user)),
       inboxPrefix: inboxPrefix(prefix, as),
     });
   };
+  try {
+    await Promise.all(nodes.map((node) => node.start()));
+    if (count > 1) await jetStreamReady(connectUnrestricted);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return {
     connectUnrestricted,
     url,
+    nodes,
+    node: (name) => {
+      const found = nodes.find((node) => node.name === name);
+      if (!found) throw new Error(`no NATS node named ${name}`);
+      return found;
+    },
     dir,
     authority,
     prefix,
@@ -154,14 +191,23 @@ export async function startAuthenticatedNats(prefix: string): Promise<Authentica
   };
 }
 
-async function waitListening(port: number, exited: Promise<void>): Promise<void> {
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (gone) throw new Error('nats-server exited at start (see its config)');
-    if (await isListening('127.0.0.1', port, 200)) return;
-    await new Promise((r) => setTimeout(r, 20));
+/** A cluster answers JetStream API requests once its nodes have elected a meta leader. */
+async function jetStreamReady(connectUnrestricted: () => Promise<NatsConnection>): Promise<void> {
+  const nc = await connectUnrestricted();
+  try {
+    const deadline = Date.now() + CLUSTER_READY_MS;
+    for (;;) {
+      try {
+        const jsm = await nc.jetstreamManager({ timeout: 1_000, checkAPI: false });
+        await jsm.getAccountInfo();
+        return;
+      } catch (error) {
+        if (Date.now() > deadline)
+          throw new Error(`the NATS cluster has no JetStream after 30 s: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  } finally {
+    await nc.close();
   }
-  throw new Error(`nats-server did not listen on ${port} within 10 s`);
 }

@@ -10,6 +10,8 @@ import { Stack, type AppName } from './stack';
 
 export interface TestStackOptions {
   gateways?: number;
+  /** Message service replicas (default 1); `messageServiceUrl` is the first's. */
+  messageServices?: number;
   /** Mock agent pods (default 1). With 0, the agent is created with the admin CLI, for an agent the test starts itself. */
   pods?: number;
   /** Extra environment for every app (e.g. a short INBOX_ACK_WAIT_MS). */
@@ -22,6 +24,12 @@ export interface TestStackOptions {
    * `false`: the shared server at NATS_URL, without credentials.
    */
   auth?: boolean;
+  /**
+   * With auth: a cluster of this many nats-servers instead of one (3: a JetStream
+   * quorum), on loopback ports; every app gets the comma-separated list of their
+   * URLs as NATS_URL. Set INBOX_REPLICAS in `env` to replicate the inbox stream.
+   */
+  natsCluster?: number;
   /**
    * With `pods: 0` (an agent served by something else, e.g. an SDK's agent), the
    * agent (`podEnv.AGENT_ID`) is created in this workspace before its API key
@@ -63,7 +71,7 @@ export interface Isolation {
   busPrefix: string;
   /** A RuntimeGrant signing key of this run's own (GRANT_SIGNING_KEY_FILE). */
   grantKeyFile: string;
-  /** With `auth`: a nats-server of this run's own, with NATS auth on. */
+  /** With `auth`: a nats-server (or cluster) of this run's own, with NATS auth on. */
   nats?: AuthenticatedNats;
   /** The creds file of each app (with `auth`). */
   natsCreds?: (app: AppName, agentId: string) => Promise<string>;
@@ -83,13 +91,18 @@ export interface Isolation {
  * of one's own with NATS auth on. Migrate it with `Stack.migrate`; a `Stack`
  * made from it (`new Stack(isolation)`) gives each app its credentials.
  */
-export async function isolatedEnvironment(label = 'run', options: { auth?: boolean } = {}): Promise<Isolation> {
+export async function isolatedEnvironment(
+  label = 'run',
+  options: { auth?: boolean; natsNodes?: number } = {},
+): Promise<Isolation> {
   const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
   const database = `mcpgw_test_${tag}`;
   const busPrefix = `test_${tag}`;
   await createDatabase(ADMIN_URL, database);
   const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
-  const nats = (options.auth ?? true) ? await startAuthenticatedNats(busPrefix) : undefined;
+  if (options.natsNodes && options.auth === false) throw new Error('a NATS cluster of its own comes with auth on');
+  const nats =
+    (options.auth ?? true) ? await startAuthenticatedNats(busPrefix, { nodes: options.natsNodes }) : undefined;
   return {
     databaseUrl: withDatabase(ADMIN_URL, database),
     natsUrl: nats?.url ?? NATS_URL,
@@ -114,7 +127,7 @@ export async function isolatedEnvironment(label = 'run', options: { auth?: boole
  * by its own database and its own bus prefix, and removed afterwards.
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const isolation = await isolatedEnvironment('stack', { auth: options.auth });
+  const isolation = await isolatedEnvironment('stack', { auth: options.auth, natsNodes: options.natsCluster });
   const stack = new Stack({
     databaseUrl: isolation.databaseUrl,
     natsUrl: isolation.natsUrl,
@@ -136,6 +149,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   try {
     await stack.migrate();
     const ms = await stack.startMessageService();
+    for (let i = 1; i < (options.messageServices ?? 1); i++) await stack.startMessageService();
     const gatewayUrls: string[] = [];
     for (let i = 0; i < (options.gateways ?? 1); i++) {
       gatewayUrls.push((await stack.startGateway(options.gatewayEnv)).url);

@@ -30,3 +30,12 @@ describe('the message service in production', () => {
     expect(problemsOf({ NODE_ENV: 'production', NATS_CREDS: '/auth/message-service.creds' })).toBe('');
   });
 });
+
+describe('INBOX_REPLICAS', () => {
+  it('is 1 unless set, and 1 to 5 (JetStream keeps at most 5 copies)', () => {
+    expect(loadEnv({}).INBOX_REPLICAS).toBe(1);
+    expect(loadEnv({ INBOX_REPLICAS: '3' }).INBOX_REPLICAS).toBe(3);
+    expect(problemsOf({ INBOX_REPLICAS: '0' })).toMatch(/INBOX_REPLICAS/);
+    expect(problemsOf({ INBOX_REPLICAS: '6' })).toMatch(/INBOX_REPLICAS/);
+  });
+});

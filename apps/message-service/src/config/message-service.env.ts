@@ -35,6 +35,16 @@ export class MessageServiceSettings {
   @IsIn(['file', 'memory'])
   INBOX_STORAGE: 'file' | 'memory' = 'file';
 
+  /**
+   * Copies of the inbox stream in a NATS cluster (3 survives the loss of a server; at most 5,
+   * JetStream's limit); the agents' consumers inherit it. Applied when the stream is made and
+   * at every start (a stream made with 1 is raised, or lowered to match).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  INBOX_REPLICAS: number = 1;
+
   /** The longest a single wait may last, whatever the caller asks. */
   @IsInt()
   @Min(1_000)

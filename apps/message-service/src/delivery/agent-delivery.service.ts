@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { UnavailableError, type InboxMessage } from '@mcpgw/contracts';
-import { InboxPublisher } from '@mcpgw/bus';
+import { InboxPublisher, type InboxStreamSettings } from '@mcpgw/bus';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from '../replies/replica-replies.subject';
 import { InboxWatchService } from './inbox-watch.service';
@@ -32,7 +32,7 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    await this.inboxes.ensureStream(this.env.INBOX_STORAGE);
+    await this.inboxes.ensureStream(this.streamSettings());
     await this.watch.start();
     this.streamCheck = setInterval(() => void this.checkStream(), STREAM_CHECK_MS).unref();
   }
@@ -48,12 +48,16 @@ export class AgentDeliveryService implements OnModuleInit, OnModuleDestroy {
    */
   private async checkStream(): Promise<void> {
     try {
-      if (await this.inboxes.restoreStream(this.env.INBOX_STORAGE)) {
+      if (await this.inboxes.restoreStream(this.streamSettings())) {
         this.logger.warn('the inbox stream was gone: made it again');
       }
     } catch (error) {
       this.logger.warn(`inbox stream check failed: ${(error as Error).message}`);
     }
+  }
+
+  private streamSettings(): InboxStreamSettings {
+    return { storage: this.env.INBOX_STORAGE, replicas: this.env.INBOX_REPLICAS };
   }
 
   /** `requestId`: the HTTP request's id, on to the pod in `Mcpgw-Request-Id` (for its log lines). */

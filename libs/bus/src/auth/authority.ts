@@ -140,7 +140,10 @@ export function revokedUsers(accountJwt: string): string[] {
 /**
  * A nats-server configuration in operator mode with a full resolver: the
  * accounts are preloaded, and updates pushed through the system account
- * (revocations) are kept in `resolverDir`, so they outlive a restart.
+ * (revocations) are kept in `resolverDir`, so they outlive a restart. With
+ * `cluster`, one node of a JetStream cluster: every node has the same
+ * authority and resolver settings, a `serverName` and a store of its own, and
+ * routes to the others (a full resolver passes account updates to them).
  */
 export function serverConfig(options: {
   authority: Pick<NatsAuthority, 'operatorJwt' | 'account' | 'accountJwt' | 'systemAccount' | 'systemAccountJwt'>;
@@ -148,11 +151,24 @@ export function serverConfig(options: {
   host?: string;
   storeDir: string;
   resolverDir: string;
+  serverName?: string;
+  cluster?: { name: string; port: number; routes: string[] };
 }): string {
-  const { authority: a } = options;
+  const { authority: a, cluster } = options;
+  const host = options.host ?? '127.0.0.1';
   return [
-    `host: ${JSON.stringify(options.host ?? '127.0.0.1')}`,
+    ...(options.serverName ? [`server_name: ${JSON.stringify(options.serverName)}`] : []),
+    `host: ${JSON.stringify(host)}`,
     `port: ${options.port}`,
+    ...(cluster
+      ? [
+          `cluster: {`,
+          `  name: ${JSON.stringify(cluster.name)}`,
+          `  listen: ${JSON.stringify(`${host}:${cluster.port}`)}`,
+          `  routes: [${cluster.routes.map((route) => JSON.stringify(route)).join(', ')}]`,
+          `}`,
+        ]
+      : []),
     `operator: ${a.operatorJwt}`,
     `system_account: ${a.systemAccount}`,
     `resolver: { type: full, dir: ${JSON.stringify(options.resolverDir)}, allow_delete: false, interval: "2m" }`,

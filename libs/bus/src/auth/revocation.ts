@@ -1,5 +1,6 @@
 import { connect, credsAuthenticator, type NatsConnection } from 'nats';
 import { withRevocations } from './authority';
+import { natsServers } from '../servers';
 
 /*
  * Pushing an account JWT to the servers through the system account: the full
@@ -14,10 +15,14 @@ const TIMEOUT_MS = 5_000;
 /** A connection as a user of the system account. */
 export async function connectSystem(url: string, systemCreds: string): Promise<NatsConnection> {
   return connect({
-    servers: url.split(','),
+    servers: natsServers(url),
     name: 'mcpgw-admin',
     authenticator: credsAuthenticator(encoder.encode(systemCreds)),
-    maxReconnectAttempts: 0,
+    // Not 0 (nor 1): nats.js 2.29 then drops two servers from the list for one that refused
+    // its first connection, often a live one, so a list with a server down failed at random.
+    // With -1 the first connection tries each server once and fails fast when none answers;
+    // every request here has its own timeout, and the connection is closed after them.
+    maxReconnectAttempts: -1,
   });
 }
 

@@ -9,6 +9,7 @@ import {
   type JsMsg,
   type NatsConnection,
 } from 'nats';
+import { natsServers } from '../servers';
 
 export interface InboxConsumerSettings {
   /** How long a pod may hold a message without acking or signalling progress. */
@@ -20,6 +21,19 @@ export interface InboxConsumerSettings {
 const NANOS_PER_MS = 1_000_000;
 
 export type InboxStorage = 'file' | 'memory';
+
+/** How the message service keeps the inbox stream (INBOX_STORAGE, INBOX_REPLICAS). */
+export interface InboxStreamSettings {
+  storage: InboxStorage;
+  /**
+   * Copies of the stream on as many NATS servers of a cluster (1 to 5; 3 survives
+   * the loss of one server). The agents' consumers are made without a replica
+   * count of their own, so they inherit it, and follow it when it changes.
+   */
+  replicas: number;
+}
+
+const SINGLE_NODE: InboxStreamSettings = { storage: 'file', replicas: 1 };
 
 /**
  * Ten minutes: as long as the longest wait, so a message re-posted by a retry
@@ -33,12 +47,15 @@ const DUPLICATE_WINDOW_MS = 600_000;
  * restart; memory storage is faster and survives everything but that. Nobody
  * may purge it or delete messages from it through the API (`deny_purge`,
  * `deny_delete`, set again on a stream made before them): pending calls leave
- * only when a pod acks them or they expire.
+ * only when a pod acks them or they expire. The storage and replica count are
+ * reconciled the same way: a stream made with one replica is raised to
+ * `replicas` by the update (JetStream copies it to the new peers, and moves the
+ * durable consumers with it).
  */
 export async function ensureInboxStream(
   nc: NatsConnection,
   prefix: string,
-  storage: InboxStorage = 'file',
+  settings: InboxStreamSettings = SINGLE_NODE,
 ): Promise<void> {
   const jsm = await nc.jetstreamManager();
   const name = AgentInbox.streamName(prefix);
@@ -46,7 +63,8 @@ export async function ensureInboxStream(
     name,
     subjects: [AgentInbox.wildcard(prefix)],
     retention: RetentionPolicy.Workqueue,
-    storage: storage === 'memory' ? StorageType.Memory : StorageType.File,
+    storage: settings.storage === 'memory' ? StorageType.Memory : StorageType.File,
+    num_replicas: settings.replicas,
     duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
     max_age: 24 * 3600_000 * NANOS_PER_MS,
     deny_purge: true,
@@ -65,7 +83,7 @@ export async function ensureInboxStream(
 export async function restoreInboxStream(
   nc: NatsConnection,
   prefix: string,
-  storage: InboxStorage = 'file',
+  settings: InboxStreamSettings = SINGLE_NODE,
 ): Promise<boolean> {
   const jsm = await nc.jetstreamManager();
   try {
@@ -73,8 +91,35 @@ export async function restoreInboxStream(
     return false;
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    await ensureInboxStream(nc, prefix, storage);
+    await ensureInboxStream(nc, prefix, settings);
     return true;
+  }
+}
+
+/**
+ * Whether the inbox stream takes writes now, in the words of `/ready`: nothing
+ * when it does; `no stream leader` while a cluster elects one; `no quorum` when
+ * its leader hears from too few of its replicas to commit a message (a leader
+ * that lost its quorum still calls itself leader for a while: nats-server 2.9
+ * marks the silent replicas not current after about 10 s and steps down after
+ * about 20 s); `no inbox stream` when it is gone; `unavailable` when JetStream
+ * does not answer within `timeoutMs`.
+ */
+export async function inboxStreamWritable(
+  nc: NatsConnection,
+  prefix: string,
+  timeoutMs = 1_500,
+): Promise<string | undefined> {
+  try {
+    const jsm = await nc.jetstreamManager({ timeout: timeoutMs, checkAPI: false });
+    const info = await jsm.streams.info(AgentInbox.streamName(prefix));
+    const cluster = info.cluster;
+    if (!cluster?.replicas?.length) return cluster && !cluster.leader ? 'no stream leader' : undefined;
+    if (!cluster.leader) return 'no stream leader';
+    const heard = 1 + cluster.replicas.filter((replica) => replica.current && !replica.offline).length;
+    return heard > (1 + cluster.replicas.length) / 2 ? undefined : 'no quorum';
+  } catch (error) {
+    return isNotFound(error) ? 'no inbox stream' : 'unavailable';
   }
 }
 
@@ -138,7 +183,7 @@ export async function deleteInboxStream(nc: NatsConnection, prefix: string): Pro
 
 /** The same, on a connection of its own to `url` (tools that hold none). */
 export async function removeInboxStream(url: string, prefix: string): Promise<void> {
-  const nc = await connect({ servers: url });
+  const nc = await connect({ servers: natsServers(url) });
   try {
     await deleteInboxStream(nc, prefix);
   } finally {

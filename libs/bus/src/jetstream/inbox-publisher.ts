@@ -4,7 +4,7 @@ import { headers, type JetStreamClient, type MsgHdrs, type NatsConnection } from
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
 import { traceSend, withRequestId } from '../bus-tracing';
 import { encodeJson } from '../json';
-import { ensureInboxStream, restoreInboxStream, type InboxStorage } from './agent-inbox';
+import { ensureInboxStream, inboxStreamWritable, restoreInboxStream, type InboxStreamSettings } from './agent-inbox';
 import { watchInboxStream, type InboxTamperingEvent } from './inbox-watch';
 
 /** JetStream de-duplicates on this header within the stream's window. */
@@ -29,13 +29,22 @@ export class InboxPublisher {
     @Inject(BUS_OPTIONS) private readonly options: BusOptions,
   ) {}
 
-  ensureStream(storage: InboxStorage): Promise<void> {
-    return ensureInboxStream(this.nc, this.options.prefix, storage);
+  ensureStream(settings: InboxStreamSettings): Promise<void> {
+    return ensureInboxStream(this.nc, this.options.prefix, settings);
   }
 
   /** Make the stream again if it is gone; true when it had to. */
-  restoreStream(storage: InboxStorage): Promise<boolean> {
-    return restoreInboxStream(this.nc, this.options.prefix, storage);
+  restoreStream(settings: InboxStreamSettings): Promise<boolean> {
+    return restoreInboxStream(this.nc, this.options.prefix, settings);
+  }
+
+  /**
+   * The `jetstream` check of `/ready`: the inbox stream takes writes (it has a
+   * leader). A connection to NATS can be up while the stream cannot take a
+   * message: its cluster is electing a leader, or lost its quorum.
+   */
+  readiness(): { name: string; check(): Promise<string | void> } {
+    return { name: 'jetstream', check: () => inboxStreamWritable(this.nc, this.options.prefix) };
   }
 
   /** Watch the stream for purges, deletes and consumers that are not agents' own (inbox-watch.ts). */

@@ -111,6 +111,14 @@ def _int_env(env: Mapping[str, str], name: str, default: int, minimum: int, maxi
     return value
 
 
+def nats_servers(url: str) -> list[str]:
+    """The servers of ``NATS_URL``: one URL, or a comma-separated list for a cluster (spaces around commas allowed)."""
+    servers = [server.strip() for server in url.split(",") if server.strip()]
+    if not servers:
+        raise AgentError("NATS_URL names no server")
+    return servers
+
+
 def settings_from_env(env: Mapping[str, str] | None = None, **given: Any) -> Settings:
     """The agent's settings: what is given, else the environment, else the defaults."""
     env = os.environ if env is None else env
@@ -430,7 +438,7 @@ class Agent:
         nc = NatsClient()
         self._last_nats_error = None
         connecting = nc.connect(
-            servers=self.settings.nats_url.split(","),
+            servers=nats_servers(self.settings.nats_url),
             name=f"mcpgw-agent {self.agent_id} {self.pod_id}",
             inbox_prefix=self.subjects.inbox_prefix,
             max_reconnect_attempts=-1,

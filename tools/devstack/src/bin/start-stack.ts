@@ -12,8 +12,9 @@ import { Stack, workspaceRoot } from '../stack';
  * when set; otherwise PostgreSQL on 127.0.0.1 (or an embedded one when none
  * answers). Without NATS_URL, and with the nats-server binary on the PATH, it
  * starts a nats-server of its own with NATS auth on (a free port, a fresh
- * operator, each app on its own credentials: libs/bus/src/auth/README.md);
- * otherwise NATS on 127.0.0.1, with NATS_CREDS for every app if set. Migrates, creates the demo agent and a key,
+ * operator, each app on its own credentials: libs/bus/src/auth/README.md), or
+ * with NATS_CLUSTER=3 a cluster of three (loopback ports, the inbox stream on all
+ * three); otherwise NATS on 127.0.0.1, with NATS_CREDS for every app if set. Migrates, creates the demo agent and a key,
  * starts the three apps and prints a ready curl line, and the admin commands
  * that give a new agent (`NEW_AGENT_ID`, default my-agent) its NATS credentials
  * and an API key. The admin CLI finds this stack with no environment set:
@@ -27,6 +28,8 @@ const gatewayPort = env.GATEWAY_PORT ?? '3000';
 let natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const busPrefix = env.BUS_PREFIX ?? 'mcpgw';
 const newAgentId = env.NEW_AGENT_ID ?? 'my-agent';
+/** Set for a cluster of our own (NATS_CLUSTER); otherwise the message service reads INBOX_REPLICAS itself. */
+let inboxReplicas: string | undefined;
 /** The settings of the admin CLI that sign NATS credentials, when NATS_URL's server has auth on. */
 const NATS_ADMIN_SETTINGS = [
   'NATS_ACCOUNT_PUBLIC_KEY',
@@ -74,12 +77,40 @@ async function requireNats(): Promise<void> {
   process.exit(1);
 }
 
-/** A nats-server of our own with auth on, when NATS_URL is not set and the binary is there. */
+/** NATS_CLUSTER=3: a cluster of our own of that many nats-servers instead of one. */
+function clusterNodes(): number {
+  const nodes = Number(env.NATS_CLUSTER ?? 1);
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 5) {
+    say(`NATS_CLUSTER must be a number of nats-servers from 1 to 5, not ${env.NATS_CLUSTER}`);
+    process.exit(1);
+  }
+  if (nodes > 1 && env.NATS_URL) {
+    say(
+      'NATS_CLUSTER starts a cluster of its own: leave NATS_URL unset (or point it at your cluster, without NATS_CLUSTER)',
+    );
+    process.exit(1);
+  }
+  return nodes;
+}
+
+/**
+ * A nats-server of our own with auth on, when NATS_URL is not set and the binary is there;
+ * with NATS_CLUSTER=3, a 3-node JetStream cluster on loopback ports, and the inbox stream
+ * on all of them (INBOX_REPLICAS, unless set).
+ */
 async function ownNats(): Promise<AuthenticatedNats | undefined> {
+  const nodes = clusterNodes();
   if (env.NATS_URL || !natsServerAvailable()) return undefined;
-  const nats = await startAuthenticatedNats(busPrefix);
+  const nats = await startAuthenticatedNats(busPrefix, { nodes });
   natsUrl = nats.url;
-  say(`Started nats-server with NATS auth on at ${nats.url} (config, credentials and seeds in ${nats.dir})`);
+  if (nodes > 1) {
+    inboxReplicas = env.INBOX_REPLICAS ?? String(Math.min(nodes, 3));
+    say(
+      `Started a ${nodes}-node nats-server cluster with NATS auth on at ${nats.url}, inbox stream R${inboxReplicas} (config, credentials and seeds in ${nats.dir})`,
+    );
+  } else {
+    say(`Started nats-server with NATS auth on at ${nats.url} (config, credentials and seeds in ${nats.dir})`);
+  }
   return nats;
 }
 
@@ -108,7 +139,11 @@ async function main(): Promise<void> {
     echoLogs: true,
     natsCreds:
       nats && ((app, agent) => nats.credsFile(app === 'agent-pod' ? { role: 'agent', agentId: agent } : { role: app })),
-    env: { GRANT_SIGNING_KEY_FILE: grantKeyFile, ...nats?.adminEnv },
+    env: {
+      GRANT_SIGNING_KEY_FILE: grantKeyFile,
+      ...nats?.adminEnv,
+      ...(inboxReplicas ? { INBOX_REPLICAS: inboxReplicas } : {}),
+    },
   });
   const shutdown = async () => {
     say('stopping…');
