@@ -8,6 +8,7 @@
  *   BENCH_WARMUP_SECONDS=2      warm-up before each measurement
  *   BENCH_CONCURRENCY=1,16,64   simulated clients
  *   BENCH_SYSTEMS=stack,stack-webhook-live,stack-webhook-dead,stack-2x2,stack-bridge,sdk-stateless,sdk-stateful,mcp-proxy,supergateway
+ *                               (also, by name only: stack-r3, the stack on a 3-node NATS cluster, INBOX_REPLICAS=3)
  *   BENCH_TEXT_BYTES=300        size of the echoed text (the "realistic body")
  *   BENCH_JSON=path             also write every figure as JSON
  *   MCP_URL + MCP_KEY           measure a running gateway instead of a private stack (no CPU figures)
@@ -17,6 +18,7 @@ export const ALL_SYSTEMS = [
   'stack-webhook-live',
   'stack-webhook-dead',
   'stack-2x2',
+  'stack-r3',
   'stack-bridge',
   'sdk-stateless',
   'sdk-stateful',
@@ -24,6 +26,8 @@ export const ALL_SYSTEMS = [
   'supergateway',
 ] as const;
 export type SystemId = (typeof ALL_SYSTEMS)[number];
+/** What `npm run bench` measures unless told: every system but the cluster (three more nats-servers). */
+const DEFAULT_SYSTEMS = ALL_SYSTEMS.filter((id) => id !== 'stack-r3');
 
 export interface BenchConfig {
   seconds: number;
@@ -52,7 +56,7 @@ export function readConfig(env = process.env): BenchConfig {
   const concurrency = (env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map((c) => Number(c.trim()));
   if (concurrency.some((c) => !Number.isInteger(c) || c < 1))
     throw new Error('BENCH_CONCURRENCY: a comma list of positive integers');
-  const systems = (env.BENCH_SYSTEMS ?? ALL_SYSTEMS.join(',')).split(',').map((s) => s.trim()) as SystemId[];
+  const systems = (env.BENCH_SYSTEMS ?? DEFAULT_SYSTEMS.join(',')).split(',').map((s) => s.trim()) as SystemId[];
   const unknown = systems.filter((s) => !ALL_SYSTEMS.includes(s));
   if (unknown.length)
     throw new Error(`BENCH_SYSTEMS: unknown ${unknown.join(', ')} (known: ${ALL_SYSTEMS.join(', ')})`);

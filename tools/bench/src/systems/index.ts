@@ -2,7 +2,7 @@ import type { BenchConfig, SystemId } from '../config';
 import { startBareSdk } from './bare-sdk';
 import { startBridgedStack } from './bridged-stack';
 import { startPeerGateway } from './peer-gateways';
-import { externalStack, startScaledStack, startStack, startWebhookStack } from './stack';
+import { externalStack, startClusterStack, startScaledStack, startStack, startWebhookStack } from './stack';
 import type { RunningSystem } from './system';
 
 export type { RunningSystem, WebhookProbe } from './system';
@@ -19,6 +19,8 @@ export function startSystem(id: SystemId, config: BenchConfig): Promise<RunningS
       return startWebhookStack('dead');
     case 'stack-2x2':
       return startScaledStack();
+    case 'stack-r3':
+      return startClusterStack();
     case 'stack-bridge':
       return startBridgedStack();
     case 'sdk-stateless':

@@ -47,6 +47,23 @@ export async function startStack(): Promise<RunningSystem> {
   };
 }
 
+/**
+ * (a) on a 3-node NATS cluster (auth on, loopback), the inbox stream with three
+ * replicas (INBOX_REPLICAS=3): what replication costs a call, against `stack`.
+ * The apps take the three URLs; each connects to one of them.
+ */
+export async function startClusterStack(): Promise<RunningSystem> {
+  const stack = await startTestStack({ natsCluster: 3, env: { ...STACK_ENV, INBOX_REPLICAS: '3' } });
+  return {
+    id: 'stack-r3',
+    label: 'stack R3 (a)',
+    target: { url: stack.mcpUrl(), headers: { 'X-Agent-API-Key': stack.apiKey }, stateful: true },
+    groups: [...appGroups(stack), ...serverGroups()],
+    metrics: appMetrics(stack),
+    stop: () => stack.stop(),
+  };
+}
+
 const WEBHOOK_EVENTS = 'tool_call.completed,tool_call.failed';
 
 /**
