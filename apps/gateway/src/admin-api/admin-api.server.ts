@@ -10,6 +10,7 @@ import type { GatewayDb } from '../database/schema';
 import { AdminApiErrorFilter } from './admin-api-errors';
 import type { AdminRequest } from './admin-token.guard';
 import { AdminHttpModule } from './admin-http.module';
+import { installConsole } from './console-static';
 import { TextParamsPipe } from './text-params.pipe';
 
 /** Admin requests carry small JSON bodies. */
@@ -111,6 +112,8 @@ export async function createAdminApp(db: GatewayDb, env: GatewayEnv): Promise<Ne
     });
     done();
   });
+  // The browser console's static pages, under /console/ (apps/console, built by npm run build).
+  installConsole(fastify);
   await app.init();
   return app;
 }
