@@ -3,7 +3,7 @@ import type { Agent, AgentDetail, List, Tool } from '../api';
 import { seg } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { href } from '../routes';
-import { AgentTabs, Loading, Time } from './common';
+import { AgentTabs, ListTable, Loading, Time } from './common';
 
 export function AgentsPage() {
   useTitle('Agents');
@@ -11,39 +11,24 @@ export function AgentsPage() {
   return (
     <>
       <h1>Agents</h1>
-      <Loading loaded={agents}>
-        {({ items }) =>
-          items.length === 0 ? (
-            <p>No agent yet: npm run admin -- agent create --id my-agent --workspace demo</p>
-          ) : (
-            <table>
-              <caption>Every agent, by id</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Workspace</th>
-                  <th scope="col">Tools</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((agent) => (
-                  <tr key={agent.id}>
-                    <th scope="row">
-                      <a href={href('agents', agent.id)}>{agent.id}</a>
-                    </th>
-                    <td>{agent.workspace_id}</td>
-                    <td>{agent.tools}</td>
-                    <td>
-                      <Time at={agent.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
-      </Loading>
+      <ListTable
+        loaded={agents}
+        caption="Every agent, by id"
+        columns={['Agent', 'Workspace', 'Tools', 'Created']}
+        empty="No agent yet: npm run admin -- agent create --id my-agent --workspace demo"
+        row={(agent) => (
+          <tr key={agent.id}>
+            <th scope="row">
+              <a href={href('agents', agent.id)}>{agent.id}</a>
+            </th>
+            <td>{agent.workspace_id}</td>
+            <td>{agent.tools}</td>
+            <td>
+              <Time at={agent.created_at} />
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, seg, type ApiKey, type List } from '../api';
 import { useApi, useTitle } from '../hooks';
-import { AgentTabs, Loading, Notice, Time } from './common';
+import { AgentTabs, ListTable, Notice, RowAction, Time } from './common';
 
 type Created = ApiKey & { key: string };
 
@@ -56,49 +56,31 @@ export function ApiKeysPage({ agentId }: { agentId: string }) {
       <Notice {...notice} />
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading">Keys</h2>
-        <Loading loaded={keys}>
-          {({ items }) =>
-            items.length === 0 ? (
-              <p>No key yet.</p>
-            ) : (
-              <table>
-                <caption>Only their public ids: the keys themselves are never stored</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Key id</th>
-                    <th scope="col">Label</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Revoked</th>
-                    <th scope="col">Action</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((key) => (
-                    <tr key={key.id}>
-                      <th scope="row">
-                        <code>{key.id}</code>
-                      </th>
-                      <td>{key.label ?? '—'}</td>
-                      <td>
-                        <Time at={key.created_at} />
-                      </td>
-                      <td>
-                        <Time at={key.revoked_at} />
-                      </td>
-                      <td>
-                        {!key.revoked_at && (
-                          <button type="button" className="danger" onClick={() => revoke(key)}>
-                            Revoke<span className="visually-hidden"> key {key.id}</span>
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-          }
-        </Loading>
+        <ListTable
+          loaded={keys}
+          caption="Only their public ids: the keys themselves are never stored"
+          columns={['Key id', 'Label', 'Created', 'Revoked', 'Action']}
+          empty="No key yet."
+          row={(key) => (
+            <tr key={key.id}>
+              <th scope="row">
+                <code>{key.id}</code>
+              </th>
+              <td>{key.label ?? '—'}</td>
+              <td>
+                <Time at={key.created_at} />
+              </td>
+              <td>
+                <Time at={key.revoked_at} />
+              </td>
+              <td>
+                {!key.revoked_at && (
+                  <RowAction label="Revoke" what={`key ${key.id}`} onClick={() => revoke(key)} danger />
+                )}
+              </td>
+            </tr>
+          )}
+        />
       </section>
     </>
   );

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { List } from '../api';
 import type { Loaded } from '../hooks';
 import { href } from '../routes';
 
@@ -56,5 +57,67 @@ export function Notice({ text, error }: { text?: string; error?: boolean }) {
     <p role={error ? 'alert' : 'status'} className={error ? 'error' : 'notice'}>
       {text ?? ''}
     </p>
+  );
+}
+
+/**
+ * A list answer of the API as a table: a caption, column headers, one row per
+ * item (its first cell a row header, `th scope="row"`), or a message when empty.
+ */
+export function ListTable<T>({
+  loaded,
+  caption,
+  columns,
+  empty,
+  row,
+}: {
+  loaded: Loaded<List<T>>;
+  caption: string;
+  columns: string[];
+  empty: ReactNode;
+  row: (item: T) => ReactNode;
+}) {
+  return (
+    <Loading loaded={loaded}>
+      {({ items }) =>
+        items.length === 0 ? (
+          <p>{empty}</p>
+        ) : (
+          <table>
+            <caption>{caption}</caption>
+            <thead>
+              <tr>
+                {columns.map((column) => (
+                  <th scope="col" key={column}>
+                    {column}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{items.map(row)}</tbody>
+          </table>
+        )
+      }
+    </Loading>
+  );
+}
+
+/** A button acting on one row; its accessible name says which (`Revoke key …`), its text stays short. */
+export function RowAction({
+  label,
+  what,
+  onClick,
+  danger,
+}: {
+  label: string;
+  what: string;
+  onClick: () => void;
+  danger?: boolean;
+}) {
+  return (
+    <button type="button" className={danger ? 'danger' : undefined} onClick={onClick}>
+      {label}
+      <span className="visually-hidden"> {what}</span>
+    </button>
   );
 }

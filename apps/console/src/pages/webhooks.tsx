@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api, seg, type Delivery, type List, type Webhook } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { href } from '../routes';
-import { AgentTabs, Loading, Notice, Time } from './common';
+import { AgentTabs, ListTable, Notice, RowAction, Time } from './common';
 
 type Said = { text: string; error?: boolean } | undefined;
 
@@ -33,56 +33,31 @@ export function WebhooksPage({ agentId }: { agentId?: string }) {
       <h1>{agentId ? `Webhooks of ${agentId}` : 'Webhooks'}</h1>
       {agentId && <AgentTabs agentId={agentId} current="webhooks" />}
       <Notice {...said} />
-      <Loading loaded={hooks}>
-        {({ items }) =>
-          items.length === 0 ? (
-            <p>No webhook: npm run admin -- webhook add --agent A --url U --events E</p>
-          ) : (
-            <table>
-              <caption>Webhooks, with their state</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Webhook</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">URL</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((hook) => (
-                  <tr key={hook.id}>
-                    <th scope="row">
-                      <a href={href('webhooks', hook.id, 'deliveries')}>
-                        <code>{hook.id}</code>
-                        <span className="visually-hidden"> deliveries</span>
-                      </a>
-                    </th>
-                    <td>{hook.agent_id}</td>
-                    <td className="url">{hook.url}</td>
-                    <td>{hook.events.join(', ')}</td>
-                    <td>
-                      {hook.disabled_at
-                        ? `disabled (${hook.disabled_reason ?? 'no reason'})`
-                        : hook.failing_since
-                          ? `failing: ${hook.last_error ?? ''}`
-                          : 'active'}
-                    </td>
-                    <td>
-                      {hook.disabled_at && (
-                        <button type="button" onClick={() => enable(hook)}>
-                          Enable<span className="visually-hidden"> webhook {hook.id}</span>
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
-      </Loading>
+      <ListTable
+        loaded={hooks}
+        caption="Webhooks, with their state"
+        columns={['Webhook', 'Agent', 'URL', 'Events', 'State', 'Action']}
+        empty="No webhook: npm run admin -- webhook add --agent A --url U --events E"
+        row={(hook) => (
+          <tr key={hook.id}>
+            <th scope="row">
+              <a href={href('webhooks', hook.id, 'deliveries')}>
+                <code>{hook.id}</code>
+                <span className="visually-hidden"> deliveries</span>
+              </a>
+            </th>
+            <td>{hook.agent_id}</td>
+            <td className="url">{hook.url}</td>
+            <td>{hook.events.join(', ')}</td>
+            <td>{stateOf(hook)}</td>
+            <td>
+              {hook.disabled_at && (
+                <RowAction label="Enable" what={`webhook ${hook.id}`} onClick={() => enable(hook)} />
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }
@@ -107,53 +82,38 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
         </button>
       </p>
       <Notice {...said} />
-      <Loading loaded={deliveries}>
-        {({ items }) =>
-          items.length === 0 ? (
-            <p>No delivery yet.</p>
-          ) : (
-            <table>
-              <caption>Most recent first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Delivery</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Finished</th>
-                  <th scope="col">Last error</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <th scope="row">
-                      <code>{delivery.id}</code>
-                    </th>
-                    <td>{delivery.event_type}</td>
-                    <td data-status={delivery.status}>{delivery.status}</td>
-                    <td>{delivery.attempts}</td>
-                    <td>
-                      <Time at={delivery.created_at} />
-                    </td>
-                    <td>
-                      <Time at={delivery.finished_at} />
-                    </td>
-                    <td>{delivery.last_error ?? '—'}</td>
-                    <td>
-                      <button type="button" onClick={() => redeliver(delivery)}>
-                        Redeliver<span className="visually-hidden"> delivery {delivery.id}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
-      </Loading>
+      <ListTable
+        loaded={deliveries}
+        caption="Most recent first"
+        columns={['Delivery', 'Event', 'Status', 'Attempts', 'Created', 'Finished', 'Last error', 'Action']}
+        empty="No delivery yet."
+        row={(delivery) => (
+          <tr key={delivery.id}>
+            <th scope="row">
+              <code>{delivery.id}</code>
+            </th>
+            <td>{delivery.event_type}</td>
+            <td data-status={delivery.status}>{delivery.status}</td>
+            <td>{delivery.attempts}</td>
+            <td>
+              <Time at={delivery.created_at} />
+            </td>
+            <td>
+              <Time at={delivery.finished_at} />
+            </td>
+            <td>{delivery.last_error ?? '—'}</td>
+            <td>
+              <RowAction label="Redeliver" what={`delivery ${delivery.id}`} onClick={() => redeliver(delivery)} />
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
+}
+
+function stateOf(hook: Webhook): string {
+  if (hook.disabled_at) return `disabled (${hook.disabled_reason ?? 'no reason'})`;
+  if (hook.failing_since) return `failing: ${hook.last_error ?? ''}`;
+  return 'active';
 }
