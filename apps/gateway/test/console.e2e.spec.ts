@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../src/admin-api/console-static';
 import { ResponseChecker, documentedRoutes, loadAdminOpenApi } from './support/admin-openapi';
 import { consoleContext, launchChromium, screenshot, seriousViolations } from './support/console-browser';
+import { until } from './support/until';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const RECEIVER_PORT = await freePort();
@@ -319,12 +320,4 @@ async function documented(
   ]);
   if (body === undefined) return { route, problems: [], read: false };
   return { route, problems: checker.check(method, template.path, response.status(), body), read: true };
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
