@@ -1,6 +1,7 @@
 import { connectMcp, freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseChecker, documentedRoutes, loadAdminOpenApi } from './support/admin-openapi';
+import { until } from './support/until';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 interface Minted {
@@ -382,11 +383,3 @@ describe('management API', () => {
     expect([...checker.succeeded].sort()).toEqual([...documentedRoutes(doc)].sort());
   });
 });
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -10,6 +10,7 @@ import type { GatewayDb } from '../database/schema';
 import { AdminApiErrorFilter } from './admin-api-errors';
 import type { AdminRequest } from './admin-token.guard';
 import { AdminHttpModule } from './admin-http.module';
+import { installConsole } from './console-static';
 
 /** Admin requests carry small JSON bodies. */
 const ADMIN_BODY_LIMIT = 64 * 1024;
@@ -110,6 +111,8 @@ export async function createAdminApp(db: GatewayDb, env: GatewayEnv): Promise<Ne
     });
     done();
   });
+  // The browser console's static pages, under /console/ (apps/console, built by npm run build).
+  installConsole(fastify);
   await app.init();
   return app;
 }

@@ -1,0 +1,47 @@
+import { useCallback, useEffect, useState } from 'react';
+import { api } from './api';
+
+export interface Loaded<T> {
+  data?: T;
+  error?: string;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** GET a path of the management API; again on reload() or when the path changes. */
+export function useApi<T>(path: string): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    api<T>('GET', path).then(
+      (data) => live && setState({ data, loading: false }),
+      (error: Error) => live && setState({ error: error.message, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [path, round]);
+  const reload = useCallback(() => setRound((n) => n + 1), []);
+  return { ...state, reload };
+}
+
+/** The route: the part of the URL after `#`, still encoded, e.g. `/agents/demo-agent/keys` (`/` when empty). */
+export function useRoute(): string {
+  const read = () => window.location.hash.replace(/^#/, '') || '/';
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const changed = () => setRoute(read());
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+  return route;
+}
+
+/** Sets the document's title, so each page is announced by name. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · MCP gateway console`;
+  }, [title]);
+}

@@ -1,0 +1,101 @@
+import { useState } from 'react';
+import type { Agent, AgentDetail, List, Tool } from '../api';
+import { seg } from '../api';
+import { useApi, useTitle } from '../hooks';
+import { href } from '../routes';
+import { AgentTabs, ListTable, Loading, Time } from './common';
+
+export function AgentsPage() {
+  useTitle('Agents');
+  const agents = useApi<List<Agent>>('/agents');
+  return (
+    <>
+      <h1>Agents</h1>
+      <ListTable
+        loaded={agents}
+        caption="Every agent, by id"
+        columns={['Agent', 'Workspace', 'Tools', 'Created']}
+        empty="No agent yet: npm run admin -- agent create --id my-agent --workspace demo"
+        row={(agent) => (
+          <tr key={agent.id}>
+            <th scope="row">
+              <a href={href('agents', agent.id)}>{agent.id}</a>
+            </th>
+            <td>{agent.workspace_id}</td>
+            <td>{agent.tools}</td>
+            <td>
+              <Time at={agent.created_at} />
+            </td>
+          </tr>
+        )}
+      />
+    </>
+  );
+}
+
+/** One agent: how callers authenticate, and its tools with their JSON Schemas. */
+export function AgentPage({ agentId }: { agentId: string }) {
+  useTitle(`Agent ${agentId}`);
+  const agent = useApi<AgentDetail>(`/agents/${seg(agentId)}`);
+  return (
+    <>
+      <h1>Agent {agentId}</h1>
+      <AgentTabs agentId={agentId} current="agent" />
+      <Loading loaded={agent}>
+        {(detail) => (
+          <>
+            <dl className="facts">
+              <dt>Workspace</dt>
+              <dd>{detail.workspace_id}</dd>
+              <dt>Created</dt>
+              <dd>
+                <Time at={detail.created_at} />
+              </dd>
+              <dt>Callers authenticate with</dt>
+              <dd>
+                {[detail.auth_methods.api_keys && 'API keys', detail.auth_methods.oauth && 'OAuth']
+                  .filter(Boolean)
+                  .join(', ') || 'nothing enabled'}
+              </dd>
+              <dt>Resources, templates, prompts</dt>
+              <dd>
+                {detail.resources.length}, {detail.resource_templates.length}, {detail.prompts.length}
+              </dd>
+            </dl>
+            <h2>Tools ({detail.tools.length})</h2>
+            {detail.tools.length === 0 ? <p>This agent has registered no tool yet.</p> : <Tools tools={detail.tools} />}
+          </>
+        )}
+      </Loading>
+    </>
+  );
+}
+
+/** The tools, filtered by name, each with its input schema (folded: an agent may have dozens). */
+function Tools({ tools }: { tools: Tool[] }) {
+  const [filter, setFilter] = useState('');
+  const shown = tools.filter((tool) => tool.name.toLowerCase().includes(filter.trim().toLowerCase()));
+  return (
+    <>
+      <p className="inline">
+        <label htmlFor="tool-filter">Filter tools by name</label>{' '}
+        <input id="tool-filter" type="search" value={filter} onChange={(event) => setFilter(event.target.value)} />{' '}
+        <span role="status">
+          {shown.length} of {tools.length}
+        </span>
+      </p>
+      {shown.map((tool) => (
+        <section key={tool.id} className="tool" aria-labelledby={`tool-${tool.id}`}>
+          <h3 id={`tool-${tool.id}`}>{tool.name}</h3>
+          <p>{tool.definition.description}</p>
+          <details>
+            <summary>Input schema of {tool.name}</summary>
+            <pre tabIndex={0} aria-label={`JSON Schema of ${tool.name}`}>
+              {JSON.stringify(tool.definition.input_schema, null, 2)}
+            </pre>
+          </details>
+        </section>
+      ))}
+    </>
+  );
+}

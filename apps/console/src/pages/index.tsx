@@ -1,0 +1,38 @@
+import { useRoute } from '../hooks';
+import { pageOf } from '../routes';
+import { AgentPage, AgentsPage } from './agents';
+import { ApiKeysPage } from './api-keys';
+import { Later, Missing } from './later';
+import { OverviewPage } from './overview';
+import { QuotasPage } from './quotas';
+import { DeliveriesPage, WebhooksPage } from './webhooks';
+
+/**
+ * The page of the current route. Each page is keyed by its route, so leaving it
+ * drops its state: a new API key held by the keys page is gone from the DOM and
+ * from memory once the operator navigates away.
+ */
+export function PageFor() {
+  const route = useRoute();
+  const page = pageOf(route);
+  switch (page.page) {
+    case 'overview':
+      return <OverviewPage key={route} />;
+    case 'agents':
+      return <AgentsPage key={route} />;
+    case 'agent':
+      return <AgentPage key={route} agentId={page.agentId} />;
+    case 'keys':
+      return <ApiKeysPage key={route} agentId={page.agentId} />;
+    case 'quotas':
+      return <QuotasPage key={route} agentId={page.agentId} />;
+    case 'webhooks':
+      return <WebhooksPage key={route} agentId={page.agentId} />;
+    case 'deliveries':
+      return <DeliveriesPage key={route} webhookId={page.webhookId} />;
+    case 'later':
+      return <Later label={page.label} />;
+    default:
+      return <Missing />;
+  }
+}

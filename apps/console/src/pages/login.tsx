@@ -1,0 +1,55 @@
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api';
+import { useTitle } from '../hooks';
+
+/**
+ * Log in with an admin token (npm run admin -- console token). The token goes to
+ * POST /admin/v1/session once and is dropped: the browser keeps the HttpOnly
+ * session cookie, never the token.
+ */
+export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
+  useTitle('Log in');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const field = form.elements.namedItem('token') as HTMLInputElement;
+    const token = field.value.trim();
+    field.value = '';
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api('POST', '/session', { token });
+      onLoggedIn();
+    } catch (failure) {
+      setError(
+        failure instanceof ApiError && failure.status === 401
+          ? 'That token was refused: it is wrong, expired or revoked.'
+          : (failure as Error).message,
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" className="login">
+      <h1>MCP gateway console</h1>
+      <form onSubmit={submit} aria-describedby="login-help">
+        <label htmlFor="token">Admin token</label>
+        <input id="token" name="token" type="password" autoComplete="off" spellCheck={false} required />
+        <p id="login-help" className="help">
+          Mint one with <code>npm run admin -- console token</code>. It is not kept by this page.
+        </p>
+        <button type="submit" disabled={busy}>
+          Log in
+        </button>
+        {error && (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}

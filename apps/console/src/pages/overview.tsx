@@ -1,0 +1,49 @@
+import type { Agent, List, Webhook } from '../api';
+import { useApi, useTitle } from '../hooks';
+import { Loading } from './common';
+
+/** What the management API tells at a glance: agents, their tools, webhooks and those disabled or failing. */
+export function OverviewPage() {
+  useTitle('Overview');
+  const agents = useApi<List<Agent>>('/agents');
+  const webhooks = useApi<List<Webhook>>('/webhooks');
+  return (
+    <>
+      <h1>Overview</h1>
+      <section aria-labelledby="agents-heading">
+        <h2 id="agents-heading">Agents</h2>
+        <Loading loaded={agents}>
+          {({ items }) => (
+            <dl className="stats">
+              <Stat name="Agents" value={items.length} href="#/agents" />
+              <Stat name="Tools" value={items.reduce((sum, agent) => sum + agent.tools, 0)} />
+              <Stat name="Agents without tools" value={items.filter((agent) => agent.tools === 0).length} />
+            </dl>
+          )}
+        </Loading>
+      </section>
+      <section aria-labelledby="webhooks-heading">
+        <h2 id="webhooks-heading">Webhooks</h2>
+        <Loading loaded={webhooks}>
+          {({ items }) => (
+            <dl className="stats">
+              <Stat name="Webhooks" value={items.length} href="#/webhooks" />
+              <Stat name="Disabled" value={items.filter((hook) => hook.disabled_at).length} />
+              <Stat name="Failing" value={items.filter((hook) => hook.failing_since).length} />
+            </dl>
+          )}
+        </Loading>
+      </section>
+      <p className="help">Calls per second, error rates and latencies per tool come with the calls pages.</p>
+    </>
+  );
+}
+
+function Stat({ name, value, href }: { name: string; value: number; href?: string }) {
+  return (
+    <div className="stat">
+      <dt>{name}</dt>
+      <dd>{href ? <a href={href}>{value}</a> : value}</dd>
+    </div>
+  );
+}
