@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /**
  * Hostile input (issue 10), generated with fast-check against the running
  * stack: both MCP endpoints and the message service's REST mirror, each with
- * FUZZ_RUNS generated requests (default 10,000) carrying a good credential, so
+ * FUZZ_RUNS generated requests (2,500 in `npm test`; 10,000 in `npm run
+ * test:soak`, issue 10's figure) carrying a good credential, so
  * that the input reaches the parsers and validators behind authentication.
  * Broken JSON, deep nesting, huge strings and numbers, wrong types in every
  * field, unicode and control characters in names and ids, path traversal in
@@ -18,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * seed and path (fast-check's report): replay it with FUZZ_SEED and FUZZ_PATH.
  */
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2_500);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const PATH = process.env.FUZZ_PATH;
 /** 10,000 requests take 15-30 s each on a quiet 2-core machine; CI runs other files beside. */

@@ -12,6 +12,11 @@ export interface RetryOptions {
   retryIf?: (error: unknown) => boolean;
   /** Told of each failure that will be retried, before the wait (to log). */
   onRetry?: (error: unknown, attempt: number) => void;
+  /**
+   * Wait a random 50-100 % of each delay: many clients failing together (a
+   * fleet of agents registering at once) do not all try again together.
+   */
+  jitter?: boolean;
 }
 
 /**
@@ -20,14 +25,15 @@ export interface RetryOptions {
  * tries are used up, the error is not retryable, or `signal` aborts.
  */
 export async function retry<T>(work: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
-  const { attempts = Infinity, firstDelayMs, maxDelayMs = Infinity, signal, retryIf, onRetry } = options;
+  const { attempts = Infinity, firstDelayMs, maxDelayMs = Infinity, signal, retryIf, onRetry, jitter } = options;
   for (let attempt = 1, wait = firstDelayMs; ; attempt++, wait = Math.min(wait * 2, maxDelayMs)) {
     try {
       return await work(attempt);
     } catch (error) {
       if (attempt >= attempts || signal?.aborted || (retryIf && !retryIf(error))) throw error;
       onRetry?.(error, attempt);
-      const aborted = await delay(wait, false, { signal }).catch(() => true);
+      const pause = jitter ? wait * (0.5 + Math.random() / 2) : wait;
+      const aborted = await delay(pause, false, { signal }).catch(() => true);
       if (aborted) throw error;
     }
   }

@@ -12,7 +12,7 @@ import { BusClient } from '@mcpgw/bus';
 import { canonicalJson } from '../idempotency/fingerprint';
 import { headerParamsOf } from '../catalogue/header-params';
 import { schemaLimitsFrom } from '../catalogue/schema-limits';
-import { validatorCompiler } from '../catalogue/tool-validator';
+import { validatorCache } from '../catalogue/validator-cache';
 import { UriTemplate } from '../catalogue/uri-template';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { AgentsStore, type AgentExtras } from './agents.store';
@@ -72,17 +72,20 @@ export class RegistryService {
       completions = false,
     } = parsed.value;
     const names = new Set<string>();
-    const compile = validatorCompiler(schemaLimitsFrom(this.env));
     for (const skill of skills) {
       if (names.has(skill.name)) throw new InvalidRequestError(`skill ${skill.name} is registered twice`);
       names.add(skill.name);
+    }
+    // Compiled once per distinct schema in this process: the catalogue reuses them (validator-cache.ts).
+    const compiled = validatorCache(schemaLimitsFrom(this.env)).compileEach(skills.map((skill) => skill.input_schema));
+    skills.forEach((skill, i) => {
       try {
-        compile(skill.input_schema);
+        if (compiled[i] instanceof Error) throw compiled[i];
         headerParamsOf(skill.input_schema);
       } catch (error) {
         throw new InvalidRequestError(`skill ${skill.name}: invalid input_schema: ${(error as Error).message}`);
       }
-    }
+    });
     for (const { uriTemplate } of resource_templates) {
       try {
         UriTemplate.parse(uriTemplate);

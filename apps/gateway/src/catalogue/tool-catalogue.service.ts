@@ -5,7 +5,8 @@ import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { headerParamsOf, type HeaderParam } from './header-params';
 import { schemaLimitsFrom } from './schema-limits';
-import { validatorCompiler, type ArgumentsValidator } from './tool-validator';
+import type { ArgumentsValidator } from './tool-validator';
+import { validatorCache } from './validator-cache';
 import { UriTemplate } from './uri-template';
 
 export interface CatalogueTool {
@@ -55,19 +56,23 @@ export class ToolCatalogueService {
   private async load(agentId: string): Promise<AgentCatalogue> {
     const tools: CatalogueTool[] = [];
     const [rows, extras] = await Promise.all([this.agents.tools(agentId), this.agents.extras(agentId)]);
-    const compile = validatorCompiler(schemaLimitsFrom(this.env));
-    for (const row of rows) {
+    const validators = validatorCache(schemaLimitsFrom(this.env)).compileEach(
+      rows.map((row) => row.definition.input_schema),
+    );
+    rows.forEach((row, i) => {
       try {
+        const validate = validators[i];
+        if (validate instanceof Error) throw validate;
         tools.push({
           id: row.id,
           definition: row.definition,
-          validate: compile(row.definition.input_schema),
+          validate,
           headerParams: headerParamsOf(row.definition.input_schema),
         });
       } catch (error) {
         this.logger.error(`tool ${agentId}/${row.name} has an invalid input schema: ${(error as Error).message}`);
       }
-    }
+    });
     const templates: UriTemplate[] = [];
     for (const { uriTemplate } of extras.resource_templates) {
       try {

@@ -10,10 +10,10 @@ import { DEFAULT_SCHEMA_LIMITS, checkSchemaLimits, type SchemaLimits } from './s
 export type ArgumentsValidator = (args: Record<string, unknown>) => string[];
 
 /**
- * A compiler for one agent's schemas. Each catalogue load (and each
- * registration check) gets its own Ajv instance: Ajv keeps every compiled
- * schema, and refuses a second schema with the same `$id`, so a shared one
- * would grow forever and break agents whose schemas carry ids.
+ * A compiler for one agent's schemas (validator-cache.ts makes one per batch
+ * of schemas it has not compiled yet). Never shared between agents: Ajv keeps
+ * every compiled schema, and refuses a second schema with the same `$id`, so a
+ * shared one would grow forever and break agents whose schemas carry ids.
  *
  * Schemas come from agents, so: size, depth and references are checked first
  * (`checkSchemaLimits`); `pattern` and `patternProperties` run on RE2

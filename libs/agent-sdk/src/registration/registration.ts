@@ -76,6 +76,7 @@ export class Registration {
     await retry(() => this.register(), {
       firstDelayMs: 250,
       maxDelayMs: 5_000,
+      jitter: true,
       signal: this.stopped.signal,
       // A registration the registry refuses (invalid schema, another workspace) will not pass later either.
       retryIf: (error) => !isRefusal(error),
