@@ -1,14 +1,21 @@
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Debian's chromium (.ci/run installs it): Playwright's own browser download is not reachable here. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Where the test run leaves a screenshot of every page (committed, shown in the README). */
-export const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../docs/console');
+/**
+ * Where the test run leaves a screenshot of every page: docs/console (committed,
+ * shown in the README) with UPDATE_SCREENSHOTS=1, else a temporary folder, so
+ * that `npm test` leaves the working tree as it found it.
+ */
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? resolve(dirname(fileURLToPath(import.meta.url)), '../../../../docs/console')
+  : mkdtempSync(join(tmpdir(), 'mcpgw-console-shots-'));
 
 /**
  * Headless Chromium as a test browser: no sandbox (root in CI), and none of the
