@@ -97,6 +97,17 @@ describe('one call id, end to end', () => {
     expect(call.pod_id).toBeTruthy();
     for (const hop of Object.values(call.timings.hops_ms)) expect(typeof hop).toBe('number');
     expect(call.timings.total_ms).toBeGreaterThanOrEqual(0);
+
+    // The call's latency bucket carries it as its exemplar (OpenMetrics).
+    const gateway = env.stack.processes.find((p) => p.running && p.name.startsWith('gateway'))!;
+    const metrics = await fetch(`${gateway.managementUrl}/metrics`);
+    expect(metrics.headers.get('content-type')).toMatch(/^application\/openmetrics-text/);
+    expect(await metrics.text()).toMatch(
+      new RegExp(
+        `^mcpgw_tool_call_seconds_bucket\\{[^}]*surface="agent"[^}]*\\} \\d+ # \\{call_id="${callId}"\\}`,
+        'm',
+      ),
+    );
   });
 
   it('a tool error has its id too, and `call show` says how it ended', async () => {

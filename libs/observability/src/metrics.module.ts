@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics, type OpenMetricsContentType } from 'prom-client';
 import { TracingShutdown } from './tracing/tracing-shutdown';
 
 /** The process's Prometheus registry: default Node metrics, plus whatever the app registers. */
@@ -25,6 +25,9 @@ export interface CounterSource {
 export class MetricsModule {
   static forService(service: string, counters: readonly CounterSource[] = []): DynamicModule {
     const registry = new Registry();
+    // OpenMetrics: the text format that carries exemplars (a call's id on its latency bucket).
+    // The apps type the registry as plain `Registry`: its content type is this module's business.
+    (registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: registry });
     for (const source of counters) registerCounterSource(registry, source);

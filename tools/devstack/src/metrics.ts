@@ -10,7 +10,8 @@ export function parsePrometheus(text: string): Sample[] {
   const samples: Sample[] = [];
   for (const line of text.split('\n')) {
     if (!line || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    // Labels end at the first `}` outside quotes: an OpenMetrics exemplar (`# {call_id="…"} v t`) may follow.
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[^"}]|"(?:[^"\\]|\\.)*")*)\})?\s+(\S+)/.exec(line);
     if (!match) continue;
     const labels: Record<string, string> = {};
     for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))

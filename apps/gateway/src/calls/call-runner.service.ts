@@ -108,7 +108,7 @@ export class CallRunner {
       if (REPORTED_ERRORS.has(error.kind)) await this.report(errorEvent(facts(), error), call);
       return { ok: false, error };
     } finally {
-      done(outcome);
+      done(outcome, callId);
       this.logger.debug({ msg: 'tools/call done', ...line, call_id: callId, outcome });
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type LabelValues, type Registry } from 'prom-client';
 
 /** A call's name on the metrics: its agent and tool. */
 export interface CallLabels {
@@ -32,8 +32,9 @@ export class CallMetrics {
     });
     this.duration = new Histogram({
       name: 'mcpgw_tool_call_seconds',
-      help: 'tools/call time through the whole path, from request to reply',
+      help: 'tools/call time through the whole path, from request to reply; exemplars name a call (call_id)',
       labelNames: ['surface'],
+      enableExemplars: true,
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
@@ -46,14 +47,30 @@ export class CallMetrics {
     for (const surface of ['agent', 'grant']) this.replays.inc({ surface }, 0);
   }
 
-  /** Starts a timer; call the result with the outcome when the call ends. */
-  start(surface: 'agent' | 'grant', call: CallLabels): (outcome: string) => void {
-    const stop = this.duration.startTimer({ surface });
-    return (outcome) => {
-      stop();
+  /**
+   * Starts a timer; call the result with the outcome (and the call's id, once
+   * it has one) when the call ends. The id becomes the latency bucket's
+   * exemplar (`call_id`): a slow bucket names a call `admin call show` finds.
+   */
+  start(surface: 'agent' | 'grant', call: CallLabels): (outcome: string, callId?: string) => void {
+    const started = performance.now();
+    return (outcome, callId) => {
+      this.duration.observe({
+        labels: { surface },
+        value: (performance.now() - started) / 1000,
+        // prom-client types exemplar labels as the metric's own label names; any names are valid.
+        exemplarLabels: exemplarOf(callId) as LabelValues<'surface'>,
+      });
       const tool = outcome === 'tool_not_found' ? UNKNOWN_TOOL : call.tool;
       this.calls.inc({ surface, agent: call.agentId, tool, outcome });
       if (outcome === 'replayed') this.replays.inc({ surface });
     };
   }
+}
+
+/** OpenMetrics caps an exemplar's label names and values at 128 characters together. */
+const EXEMPLAR_MAX_CHARS = 128;
+
+function exemplarOf(callId: string | undefined): Record<string, string> {
+  return callId && 'call_id'.length + callId.length <= EXEMPLAR_MAX_CHARS ? { call_id: callId } : {};
 }
