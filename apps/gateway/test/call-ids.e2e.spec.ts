@@ -1,5 +1,5 @@
 import { CALL_ID_META_KEY } from '@mcpgw/contracts';
-import { connectMcp, freePort, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import { connectMcp, freePort, mintGrant, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookReceiver, eventOf } from './support/webhook-receiver';
 
@@ -129,18 +129,7 @@ describe('one call id, end to end', () => {
   });
 
   it("surface B: the caller's call_id is the call's id everywhere; without one, the gateway's", async () => {
-    const { grant } = await env.stack.admin<{ grant: string }>(
-      'grant',
-      'mint',
-      '--workspace',
-      'demo',
-      '--agent',
-      env.agentId,
-      '--task',
-      'T-call-ids',
-      '--tools',
-      'echo',
-    );
+    const grant = await mintGrant(env.grantKeyFile, { agentId: env.agentId, tools: ['echo'], taskId: 'T-call-ids' });
     const named = await grantCall(grant, { name: 'echo', arguments: { text: 'b' }, call_id: 'user_7:q3_summary' });
     expect(named.status).toBe(200);
     expect(named.body.result.structuredContent.call_id).toBe('user_7:q3_summary');
