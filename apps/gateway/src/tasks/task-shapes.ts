@@ -29,6 +29,21 @@ export function legacyTask(row: TaskRow) {
   };
 }
 
+/**
+ * 2025-11-25 tasks/result of an ended task: the call's result with the
+ * related-task `_meta` beside its own (`mcpgw/callId`), or the task's error.
+ */
+export function legacyResult(
+  row: TaskRow,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: { code: number; message: string } } {
+  if (row.status === 'completed' && row.result) {
+    const meta = { ...(row.result._meta as object), [RELATED_TASK]: { taskId: row.id } };
+    return { ok: true, value: { ...row.result, _meta: meta } };
+  }
+  const error = (row.error ?? { code: -32603, message: `task ${row.status}` }) as { code: number; message: string };
+  return { ok: false, error };
+}
+
 /** The agent's reply as the task's end: a result (a tool error too), or a protocol error (failed). */
 export function endOf(reply: AgentReply): TaskEnd {
   const protocolError = protocolErrorOf(reply);

@@ -12,7 +12,7 @@ import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { questionRefusal } from './task-questions';
 import { TERMINAL, TaskStore, type TaskEnd, type TaskRow } from './tasks.store';
 import {
-  RELATED_TASK,
+  legacyResult,
   TASK_POLL_INTERVAL_MS,
   TASK_TTL_MS,
   detailed,
@@ -244,13 +244,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
       if (!read) return unknown(taskId);
       row = TERMINAL.includes(read.status) ? read : ((await this.catchUp(read)) ?? read);
     }
-    if (row.status === 'completed' && row.result)
-      return {
-        ok: true,
-        value: { ...row.result, _meta: { ...(row.result._meta as object), [RELATED_TASK]: { taskId: row.id } } },
-      };
-    const error = (row.error ?? { code: -32603, message: `task ${row.status}` }) as { code: number; message: string };
-    return { ok: false, error };
+    return legacyResult(row);
   }
 
   async listLegacy(agentId: string, principal: string): Promise<Record<string, unknown>[]> {
