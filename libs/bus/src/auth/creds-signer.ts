@@ -1,10 +1,9 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import type { Authenticator } from 'nats';
+import { nkeys, type Authenticator } from 'nats';
 import { credsClaims } from './creds-file';
 
 /** The DER header of an Ed25519 private key in PKCS #8, before its 32-byte seed (RFC 8410). */
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /**
  * A creds-file authenticator that signs the server's nonce with Node's own
@@ -34,38 +33,13 @@ function section(creds: string, name: string): string {
   return match[1];
 }
 
-/** An nkey seed (`S…`: base32 of two prefix bytes, the 32-byte seed and a CRC-16) as an Ed25519 key. */
+/** An nkey seed (`S…`) as an Ed25519 key: nats.js's nkeys decodes and checks it (no key derivation: that is the slow part). */
 function privateKeyOf(seed: string): KeyObject {
-  const bytes = base32(seed);
-  if (bytes.length !== 36 || crc16(bytes.subarray(0, 34)) !== bytes.readUInt16LE(34)) {
+  let raw: Uint8Array;
+  try {
+    raw = nkeys.fromSeed(new TextEncoder().encode(seed)).getRawSeed();
+  } catch {
     throw new Error('not a NATS credentials file (bad nkey seed)');
   }
-  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, bytes.subarray(2, 34)]), format: 'der', type: 'pkcs8' });
-}
-
-function base32(text: string): Buffer {
-  const out: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const char of text) {
-    const index = BASE32.indexOf(char);
-    if (index < 0) throw new Error('not a NATS credentials file (bad nkey seed)');
-    value = (value << 5) | index;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
-/** CRC-16/XMODEM, as nkeys checks a key's encoding. */
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, raw]), format: 'der', type: 'pkcs8' });
 }
