@@ -436,7 +436,11 @@ describe('webhooks', () => {
 
     // Checked again at delivery: a registration whose address became private is refused, not sent.
     const hook = await addWebhook('/rebound', 'tool_call.completed');
+    // (Written behind the gateway's back, with the notice every write path sends, so that the replicas'
+    // index, which direct sends take the URL from, follows as it would a real change.)
     await db.query(`UPDATE gateway.webhooks SET url = 'http://10.255.255.1:9/' WHERE id = $1`, [hook.id]);
+    await db.query(`SELECT pg_notify('mcpgw_gateway_cache', 'webhook:' || $1)`, [env.agentId]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
     await echo(fresh('rebound'));
     await expect.poll(async () => (await deliveries(hook.id))[0]?.status, { timeout: 10_000 }).toBe('failed');
     const [delivery] = await deliveries(hook.id);

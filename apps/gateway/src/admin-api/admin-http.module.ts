@@ -6,6 +6,7 @@ import { ApiKeysStore } from '../auth/api-keys.store';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
+import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
 import { AdminSessionsStore } from './admin-sessions.store';
 import { AdminTokenGuard } from './admin-token.guard';
@@ -45,6 +46,7 @@ export class AdminHttpModule {
         ApiKeysStore,
         AgentQuotasStore,
         WebhooksStore,
+        WebhookDeliveryLog,
         AdminTokensStore,
         AdminSessionsStore,
         { provide: APP_GUARD, useClass: AdminTokenGuard },

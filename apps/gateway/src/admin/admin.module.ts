@@ -10,6 +10,7 @@ import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 
@@ -29,6 +30,7 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
     AgentQuotasStore,
     NatsCredentialsStore,
     WebhooksStore,
+    WebhookDeliveryLog,
     AdminTokensStore,
     IdempotencyStore,
   ],

@@ -17,7 +17,8 @@ import { listAgents } from './operations/agents';
 import { QUOTA_MAX, agentQuotas } from './operations/quotas';
 import { callShow } from './call-show.command';
 import type { IdempotencyStore } from '../idempotency/idempotency.store';
-import type { DeliveryView, WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
+import type { DeliveryView, WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
+import type { WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
 
 export interface AdminDeps {
   agents: AgentsStore;
@@ -31,6 +32,7 @@ export interface AdminDeps {
   /** The QUOTA_* defaults of this environment. */
   quotaDefaults: QuotaLimits;
   webhooks: WebhooksStore;
+  deliveryLog: WebhookDeliveryLog;
   adminTokens: AdminTokensStore;
   idempotency: IdempotencyStore;
   env: Pick<
@@ -288,12 +290,12 @@ export const COMMANDS: Record<string, Command> = {
     }
     return { json: report, text: lines.join('\n') };
   },
-  'webhook deliveries': async ({ webhooks }, { flags }) => {
-    const deliveries = await webhooks.deliveries(requireFlag(flags, 'webhook'));
+  'webhook deliveries': async ({ deliveryLog }, { flags }) => {
+    const deliveries = await deliveryLog.deliveries(requireFlag(flags, 'webhook'));
     return { json: deliveries, text: deliveries.length ? deliveries.map(deliveryLines).join('\n') : '(no deliveries)' };
   },
-  'webhook redeliver': async ({ webhooks }, { words }) => {
-    const delivery = await webhooks.redeliver(requireWord(words, 'webhook redeliver needs the delivery id'));
+  'webhook redeliver': async ({ deliveryLog }, { words }) => {
+    const delivery = await deliveryLog.redeliver(requireWord(words, 'webhook redeliver needs the delivery id'));
     return { json: delivery, text: `delivery ${delivery.id} will be sent again` };
   },
   'console token': consoleToken,

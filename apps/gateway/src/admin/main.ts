@@ -14,6 +14,7 @@ import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.stor
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { defaultLimits } from '../quotas/quota-limits';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
@@ -49,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
       quotaDefaults: defaultLimits(env),
       natsCredentials: app.get(NatsCredentialsStore),
       webhooks: app.get(WebhooksStore),
+      deliveryLog: app.get(WebhookDeliveryLog),
       adminTokens: app.get(AdminTokensStore),
       idempotency: app.get(IdempotencyStore),
       env,

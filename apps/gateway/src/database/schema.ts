@@ -159,6 +159,9 @@ export interface WebhookEventsTable {
   event_type: string;
   payload: string;
   created_at: Generated<Timestamp>;
+  /** Held by the replica that wrote it, which sends it itself (direct send), until then. */
+  lease_token: string | null;
+  lease_until: Timestamp | null;
 }
 
 /** The webhook outbox: one row per event and webhook; its id is the `webhook-id` header. */

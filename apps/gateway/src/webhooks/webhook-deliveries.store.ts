@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectKysely } from '@mcpgw/persistence';
 import { sql } from 'kysely';
-import { OUTBOX_CHANNEL } from '../database/database';
 import { notifyChange } from '../database/notify-change';
 import type { GatewayDb } from '../database/schema';
 
@@ -47,15 +46,6 @@ export interface FinishedAttempt {
   next: Next;
 }
 
-/** An outcome, as the call path hands it over: one row, whichever webhooks hear it. */
-export interface OutcomeRow {
-  agentId: string;
-  /** The principal whose call it was; its webhooks (and the operator's) hear it. */
-  callerId: string | null;
-  type: string;
-  payload: string;
-}
-
 /** What the dispatcher reads of its backlog, for /metrics. */
 export interface Backlog {
   /** Outcomes not yet fanned out to deliveries. */
@@ -68,9 +58,8 @@ export interface Backlog {
 }
 
 /**
- * The dispatcher's side of the outbox. The call path writes one `webhook_events`
- * row per outcome (`insertEvents`, group-committed); the dispatcher fans them
- * out to deliveries (`expand`), claims due deliveries with `FOR UPDATE SKIP
+ * The deliveries of the outbox (the outcomes they come from: webhook-events.store.ts).
+ * The dispatcher claims due deliveries with `FOR UPDATE SKIP
  * LOCKED` (replicas claiming at once get different rows) under a lease token,
  * and records their attempts many at a time (`finishMany`), only under the
  * same token. An endpoint whose attempts fail backs off as a whole
@@ -80,54 +69,6 @@ export interface Backlog {
 @Injectable()
 export class WebhookDeliveriesStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
-
-  /**
-   * The outbox write: one row per outcome, and a notice to every dispatcher,
-   * delivered on commit. One statement for all the rows given, with the
-   * executor given (the caller's transaction, or the group commit's).
-   */
-  async insertEvents(executor: GatewayDb, rows: OutcomeRow[]): Promise<void> {
-    await sql`
-      WITH recorded AS (
-        INSERT INTO webhook_events (agent_id, caller_id, event_type, payload)
-        SELECT * FROM unnest(${rows.map((r) => r.agentId)}::text[], ${rows.map((r) => r.callerId)}::text[],
-                             ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.payload)}::text[])
-        RETURNING 1)
-      SELECT CASE WHEN count(*) > 0 THEN pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '') END FROM recorded`.execute(executor);
-  }
-
-  /**
-   * Fan up to `limit` outcomes out to the deliveries of the webhooks that hear
-   * them: enabled, subscribed to the type, and the operator's or the caller's
-   * own. The outcomes go in the same statement: nothing is fanned out twice
-   * or lost. Returns how many outcomes it took.
-   */
-  async expand(limit: number): Promise<number> {
-    const { rows } = await sql<{ events: number }>`
-      WITH taken AS (
-        DELETE FROM webhook_events WHERE id IN (
-          SELECT id FROM webhook_events ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-        RETURNING id, agent_id, caller_id, event_type, payload),
-      fanned AS (
-        INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload)
-        SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), w.id, e.event_type, e.payload
-        FROM taken e
-        JOIN webhooks w ON w.agent_id = e.agent_id AND w.disabled_at IS NULL AND e.event_type = ANY (w.events)
-                       AND (w.owner IS NULL OR w.owner = e.caller_id)
-        ORDER BY e.id
-        RETURNING 1)
-      SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT count(*) FROM fanned)::int AS deliveries`.execute(
-      this.db,
-    );
-    return rows[0]?.events ?? 0;
-  }
-
-  /** The event types of enabled webhooks, per agent and owner (all agents, or one). */
-  async subscriptions(agentId?: string): Promise<{ agent_id: string; owner: string | null; events: string[] }[]> {
-    let query = this.db.selectFrom('webhooks').select(['agent_id', 'owner', 'events']).where('disabled_at', 'is', null);
-    if (agentId) query = query.where('agent_id', '=', agentId);
-    return query.execute();
-  }
 
   /**
    * Lease up to `limit` due deliveries: at most `perEndpoint` of a healthy
@@ -225,16 +166,18 @@ export class WebhookDeliveriesStore {
       least(${backoff.baseMs}::float8 * power(2, least(failures, 30)), ${backoff.maxMs}::float8)
         * (0.5 + random() / 2), ${backoff.retryAfterMs}::float8) / 1000)`;
     return this.db.transaction().execute(async (tx) => {
-      const { rows } = await sql<{ agent_id: string; failing_since: Date; expired: boolean }>`
+      const { rows } = await sql<{ agent_id: string; failing_since: Date; expired: boolean; started: boolean }>`
         UPDATE webhooks SET
           failing_since = coalesce(failing_since, now()),
           failures = CASE WHEN ${stepping} THEN failures + 1 ELSE failures END,
           retry_at = CASE WHEN ${stepping} THEN ${next} ELSE retry_at END,
           last_error = ${error}
         WHERE id = ${webhookId} AND disabled_at IS NULL
-        RETURNING agent_id, failing_since,
+        RETURNING agent_id, failing_since, failing_since = now() AS started,
                   failing_since <= now() - make_interval(secs => ${disableAfterSeconds}) AS expired`.execute(tx);
       const updated = rows[0];
+      // It has just started failing: every replica's index learns it (they stop sending it directly).
+      if (updated?.started) await notifyChange('webhook', updated.agent_id).execute(tx);
       if (!updated?.expired) return {};
       const reason = `failing since ${updated.failing_since.toISOString()} (last: ${error}); disabled after ${disableAfterSeconds} s`;
       await this.disableIn(tx, webhookId, updated.agent_id, reason);
@@ -244,13 +187,18 @@ export class WebhookDeliveriesStore {
 
   /** An attempt got through to an endpoint that was failing: it is healthy again (true when it was failing). */
   async endpointRecovered(webhookId: string): Promise<boolean> {
-    const { numUpdatedRows } = await this.db
-      .updateTable('webhooks')
-      .set({ failing_since: null, failures: 0, retry_at: null, last_error: null })
-      .where('id', '=', webhookId)
-      .where('failing_since', 'is not', null)
-      .executeTakeFirst();
-    return Number(numUpdatedRows) > 0;
+    return this.db.transaction().execute(async (tx) => {
+      const recovered = await tx
+        .updateTable('webhooks')
+        .set({ failing_since: null, failures: 0, retry_at: null, last_error: null })
+        .where('id', '=', webhookId)
+        .where('failing_since', 'is not', null)
+        .returning('agent_id')
+        .executeTakeFirst();
+      // Every replica's index learns it: they send to it directly again.
+      if (recovered) await notifyChange('webhook', recovered.agent_id).execute(tx);
+      return recovered !== undefined;
+    });
   }
 
   /** The backlog, for /metrics (one statement). */

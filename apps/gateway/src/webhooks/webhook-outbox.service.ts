@@ -5,10 +5,30 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import type { WebhookEvent, WebhookEventType } from './event-types';
 import { GroupWriter } from './group-writer';
-import { WebhookDeliveriesStore, type OutcomeRow } from './webhook-deliveries.store';
+import { WebhookEventsStore, type DirectLease, type OutcomeRow, type Subscription } from './webhook-events.store';
 
-/** Who hears an agent's events: one entry per webhook (its owner, null for the operator's, and its types). */
-type Listeners = { owner: string | null; types: Set<string> }[];
+/** A webhook in the index: its row, and its event types as a set. */
+export interface Hearer extends Subscription {
+  types: Set<string>;
+}
+
+/** An outcome this replica wrote leased to itself, with the webhooks that hear it (from the index). */
+export interface DirectEvent {
+  id: string;
+  agentId: string;
+  payload: string;
+  hearers: Hearer[];
+  /** When its lease ends (epoch ms, taken before the write: never later than the row's). */
+  heldUntil: number;
+}
+
+/** Who sends outcomes directly (webhook-direct-sender.ts), as the outbox sees it. */
+export interface DirectSink {
+  /** It has room for one more outcome (else the outcome is any dispatcher's). */
+  readonly open: boolean;
+  readonly lease: DirectLease;
+  take(event: DirectEvent): void;
+}
 
 /**
  * The call path's side of webhooks: one row per outcome, whichever webhooks
@@ -17,29 +37,31 @@ type Listeners = { owner: string | null; types: Set<string> }[];
  * caller's own): when not, the call does no SQL at all. `recordAlone` is
  * group-committed: the outcomes of the calls that end while one write is on
  * its way go together in the next (one statement, one commit), and each call
- * answers once its own row is committed. `record` writes in the transaction
- * of the state change it reports (an idempotency record, a task's end). The
- * dispatcher fans the rows out to deliveries, off the call path
- * (webhook-dispatcher.service.ts).
+ * answers once its own row is committed. When every webhook that hears it is
+ * healthy, the row is written leased to this replica and handed to its direct
+ * sender once committed: no fan-out or claim round trip. `record` writes in the
+ * transaction of the state change it reports (an idempotency record, a task's
+ * end), for any dispatcher (webhook-dispatcher.service.ts).
  *
  * The index is read in full at start, and one agent's again when
  * `webhook:<agent>` is notified (admin CLI or REST, in the writing
- * transaction); in full after a lost notice connection, and every AUTH_CACHE_TTL_MS.
+ * transaction; an endpoint starting to fail or recovering); in full after a
+ * lost notice connection, and every AUTH_CACHE_TTL_MS.
  */
 @Injectable()
 export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookOutbox.name);
-  private listeners = new Map<string, Listeners>();
+  private listeners = new Map<string, Hearer[]>();
   private reloadTimer?: NodeJS.Timeout;
+  private direct?: DirectSink;
   /** The group commit of `recordAlone`: one statement for the outcomes of the calls that ended meanwhile. */
-  private readonly group = new GroupWriter<OutcomeRow, void>(async (rows) => {
-    await this.store.insertEvents(this.db, rows);
-    return rows.map(() => undefined);
-  });
+  private readonly group = new GroupWriter<OutcomeRow, string>((rows) =>
+    this.store.insertEvents(this.db, rows, this.direct?.lease),
+  );
 
   constructor(
     @InjectKysely() private readonly db: GatewayDb,
-    private readonly store: WebhookDeliveriesStore,
+    private readonly store: WebhookEventsStore,
     private readonly invalidation: CacheInvalidationService,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
@@ -61,31 +83,50 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
 
   /** From memory: does a webhook of the agent hear this event of this caller (the operator's, or the caller's)? */
   wants(agentId: string, type: WebhookEventType, callerId: string | null): boolean {
-    return (
-      this.listeners
-        .get(agentId)
-        ?.some((hook) => hook.types.has(type) && (hook.owner === null || hook.owner === callerId)) === true
-    );
+    return this.hearers(agentId, type, callerId).length > 0;
   }
 
   /** The outcome's row, written with `executor`: the transaction of the state change it reports. */
-  record(executor: GatewayDb, agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
-    return this.store.insertEvents(executor, [row(agentId, callerId, event)]);
+  async record(executor: GatewayDb, agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
+    await this.store.insertEvents(executor, [row(agentId, callerId, event)]);
   }
 
-  /** `record` on its own (no other state change to join), group-committed with other calls' outcomes. */
-  recordAlone(agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
-    return this.group.add(row(agentId, callerId, event));
+  /**
+   * `record` on its own (no other state change to join), group-committed with other calls' outcomes;
+   * sent by this replica once committed when every webhook that hears it is healthy and the sender has room.
+   */
+  async recordAlone(agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
+    const hearers = this.hearers(agentId, event.type, callerId);
+    const direct = this.direct;
+    const sendsIt = direct !== undefined && direct.open && hearers.every((hook) => hook.healthy);
+    const heldUntil = Date.now() + (direct?.lease.ms ?? 0);
+    const outcome = { ...row(agentId, callerId, event), direct: sendsIt };
+    const id = await this.group.add(outcome);
+    if (sendsIt) direct.take({ id, agentId, payload: outcome.payload, hearers, heldUntil });
+  }
+
+  /** The direct sender of this replica (it attaches itself). */
+  attach(direct: DirectSink): void {
+    this.direct = direct;
+  }
+
+  /** An attempt of this replica found the endpoint failing: its outcomes go to the dispatcher until it recovers. */
+  markFailing(agentId: string, webhookId: string): void {
+    const hook = this.listeners.get(agentId)?.find((h) => h.id === webhookId);
+    if (hook) hook.healthy = false;
+  }
+
+  private hearers(agentId: string, type: string, callerId: string | null): Hearer[] {
+    const hooks = this.listeners.get(agentId);
+    if (!hooks) return [];
+    return hooks.filter((hook) => hook.types.has(type) && (hook.owner === null || hook.owner === callerId));
   }
 
   private async reloadAll(): Promise<void> {
     try {
-      const rows = await this.store.subscriptions();
-      const next = new Map<string, Listeners>();
-      for (const hook of rows) {
-        const list = next.get(hook.agent_id) ?? [];
-        list.push({ owner: hook.owner, types: new Set(hook.events) });
-        next.set(hook.agent_id, list);
+      const next = new Map<string, Hearer[]>();
+      for (const hook of await this.store.subscriptions()) {
+        next.set(hook.agent_id, [...(next.get(hook.agent_id) ?? []), hearer(hook)]);
       }
       this.listeners = next;
     } catch (error) {
@@ -96,17 +137,15 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private async reloadAgent(agentId: string): Promise<void> {
     try {
       const rows = await this.store.subscriptions(agentId);
-      if (rows.length)
-        this.listeners.set(
-          agentId,
-          rows.map((hook) => ({ owner: hook.owner, types: new Set(hook.events) })),
-        );
+      if (rows.length) this.listeners.set(agentId, rows.map(hearer));
       else this.listeners.delete(agentId);
     } catch (error) {
       this.logger.warn(`webhook subscriptions of ${agentId}: ${(error as Error).message}`);
     }
   }
 }
+
+const hearer = (hook: Subscription): Hearer => ({ ...hook, types: new Set(hook.events) });
 
 function row(agentId: string, callerId: string | null, event: WebhookEvent): OutcomeRow {
   return { agentId, callerId, type: event.type, payload: JSON.stringify(event) };

@@ -17,7 +17,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { InvalidRequestError } from '@mcpgw/contracts';
 import { TextParamsPipe } from '@mcpgw/runtime';
 import { AgentAuthenticator, type AgentAuthResult } from '../auth/agent-authenticator.service';
-import { WebhooksStore, type DeliveryView, type WebhookScope, type WebhookView } from './webhooks.store';
+import { WebhookDeliveryLog, type DeliveryView } from './webhook-delivery-log.store';
+import { WebhooksStore, type WebhookScope, type WebhookView } from './webhooks.store';
 
 /**
  * The REST face of webhook registration, beside the admin CLI, with the same
@@ -34,6 +35,7 @@ export class WebhooksController {
   constructor(
     private readonly auth: AgentAuthenticator,
     private readonly webhooks: WebhooksStore,
+    private readonly deliveryLog: WebhookDeliveryLog,
   ) {}
 
   @Post()
@@ -87,7 +89,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Headers() headers: IncomingHttpHeaders,
   ): Promise<DeliveryView[]> {
-    return this.webhooks.deliveries(id, await this.authenticate(headers, agentId));
+    return this.deliveryLog.deliveries(id, await this.authenticate(headers, agentId));
   }
 
   @Post('deliveries/:deliveryId/redeliver')
@@ -97,7 +99,7 @@ export class WebhooksController {
     @Param('deliveryId') deliveryId: string,
     @Headers() headers: IncomingHttpHeaders,
   ): Promise<DeliveryView> {
-    return this.webhooks.redeliver(deliveryId, await this.authenticate(headers, agentId));
+    return this.deliveryLog.redeliver(deliveryId, await this.authenticate(headers, agentId));
   }
 
   /** The caller's scope: its own webhooks of this agent. */

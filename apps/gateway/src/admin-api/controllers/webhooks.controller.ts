@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { WebhooksStore, type DeliveryView, type WebhookView } from '../../webhooks/webhooks.store';
+import { WebhookDeliveryLog, type DeliveryView } from '../../webhooks/webhook-delivery-log.store';
+import { WebhooksStore, type WebhookView } from '../../webhooks/webhooks.store';
 
 /**
  * Webhooks of every agent and owner, as the operator sees them (the CLI's
@@ -7,7 +8,10 @@ import { WebhooksStore, type DeliveryView, type WebhookView } from '../../webhoo
  */
 @Controller('admin/v1')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksStore) {}
+  constructor(
+    private readonly webhooks: WebhooksStore,
+    private readonly deliveryLog: WebhookDeliveryLog,
+  ) {}
 
   @Get('webhooks')
   async list(@Query('agent_id') agentId?: string): Promise<{ items: WebhookView[] }> {
@@ -16,7 +20,7 @@ export class WebhooksController {
 
   @Get('webhooks/:webhookId/deliveries')
   async deliveries(@Param('webhookId') webhookId: string): Promise<{ items: DeliveryView[] }> {
-    return { items: await this.webhooks.deliveries(webhookId) };
+    return { items: await this.deliveryLog.deliveries(webhookId) };
   }
 
   /** Send to a webhook that a 410 Gone disabled again. */
@@ -30,6 +34,6 @@ export class WebhooksController {
   @Post('webhook-deliveries/:deliveryId/redeliver')
   @HttpCode(200)
   redeliver(@Param('deliveryId') deliveryId: string): Promise<DeliveryView> {
-    return this.webhooks.redeliver(deliveryId);
+    return this.deliveryLog.redeliver(deliveryId);
   }
 }
