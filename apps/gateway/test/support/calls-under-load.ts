@@ -130,8 +130,33 @@ export async function callOnce(options: LoadOptions, nonce: string, w: number): 
   }
 }
 
-/** What every fault must leave: own answers run once, or documented errors, none hanging. */
-export function expectKeptPromises(outcomes: Outcome[], label: string) {
+/** Where each `counter` key ran: the pods whose `counter run` log lines name it, in order. */
+export type CounterRuns = Map<string, string[]>;
+
+/**
+ * Gathers the `counter run` lines of every agent pod of `stack` from now until `stop()`.
+ * The skill's count is one pod's; these lines show a key run on two pods.
+ */
+export function watchCounterRuns(stack: Stack): { runs: CounterRuns; stop(): void } {
+  const runs: CounterRuns = new Map();
+  const pods = stack.processes.filter((p) => p.name.startsWith('agent-pod'));
+  const unsubscribe = pods.map((pod) =>
+    pod.onLog((line) => {
+      // `counter_key`: a field named `key` is logged as [redacted] (libs/observability).
+      const key = line.counter_key;
+      if (line.msg !== 'counter run' || typeof key !== 'string') return;
+      runs.set(key, [...(runs.get(key) ?? []), String(line.pod_id)]);
+    }),
+  );
+  return { runs, stop: () => unsubscribe.forEach((off) => off()) };
+}
+
+/**
+ * What every fault must leave: own answers run once, or documented errors, none hanging.
+ * With `runs` (every pod's, `watchCounterRuns`): no `counter` key ran more than once on
+ * all pods together, and each answered one was seen running (the lines are gathered at all).
+ */
+export function expectKeptPromises(outcomes: Outcome[], label: string, runs?: CounterRuns) {
   const failed = outcomes.filter((o) => !o.ok);
   const undocumented = failed.filter((o) => o.code === undefined || !DOCUMENTED_ERRORS.has(o.code));
   const twice = outcomes.filter((o) => o.ok && o.tool === 'counter' && o.count !== 1);
@@ -143,6 +168,14 @@ export function expectKeptPromises(outcomes: Outcome[], label: string) {
   );
   expect(undocumented.map((o) => o.nonce)).toEqual([]);
   expect(twice.map((o) => `${o.nonce} ran ${o.count} times`)).toEqual([]);
+  if (runs) {
+    const counted = outcomes.filter((o) => o.tool === 'counter');
+    const acrossPods = counted.filter((o) => (runs.get(o.nonce)?.length ?? 0) > 1);
+    expect(acrossPods.map((o) => `${o.nonce} ran on ${runs.get(o.nonce)!.join(', ')}`)).toEqual([]);
+    expect(counted.filter((o) => o.ok && !runs.has(o.nonce)).map((o) => `${o.nonce} answered, no run seen`)).toEqual(
+      [],
+    );
+  }
   expect(slowest).toBeLessThan(CALL_TIMEOUT_MS + 5_000);
   expect(outcomes.length).toBeGreaterThan(50);
 }
