@@ -5,8 +5,9 @@ import { afterAll, beforeAll, expect } from 'vitest';
 /**
  * Clients calling without pause while a test breaks something (faults-under-load,
  * nats-cluster). Each call carries a nonce: `counter` takes it as its key (the
- * skill counts real runs per key, so a second run of one call shows as a count of
- * 2), `echo` as its text. Outcomes allowed: the call's own answer, run once; or a
+ * skill counts real runs per key, so a second run of one call on the same pod shows
+ * as a count of 2; on another pod only in the pods' logs, `watchCounterRuns`),
+ * `echo` as its text. Outcomes allowed: the call's own answer, run once; or a
  * documented error (surface A: -32003 reply timeout, -32603 internal /
  * unreachable). Never: a hang past the call's timeout, someone else's answer, a
  * second run.
