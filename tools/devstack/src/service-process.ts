@@ -87,6 +87,15 @@ export class ServiceProcess {
   }
 
   /**
+   * Every log line from now on, to `listener` (until the returned function is called):
+   * for a test that gathers lines beyond what `logs` keeps.
+   */
+  onLog(listener: (line: LogLine) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
    * Resolves once `GET /ready` on the management port answers 200: the app listens
    * and its dependencies (database, NATS, and for a pod its registration and inbox) are up.
    */

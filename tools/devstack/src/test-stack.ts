@@ -1,10 +1,12 @@
 import { inboxPrefix, removeInboxStream, type BusIdentity } from '@mcpgw/bus';
 import { connect, type NatsConnection } from 'nats';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensureGrantKeyFile } from './grant-key-file';
 import { createDatabase, dropDatabase, withDatabase } from './databases';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres';
+import { freePort } from './ports';
 import { startAuthenticatedNats, type AuthenticatedNats } from './nats-auth';
 import { Stack, type AppName } from './stack';
 
@@ -31,6 +33,11 @@ export interface TestStackOptions {
    */
   natsCluster?: number;
   /**
+   * A PostgreSQL server of the stack's own (embedded-postgres, a free port, a temporary
+   * data directory) instead of the shared one, so that a test may stop it (`postgres`).
+   */
+  ownPostgres?: boolean;
+  /**
    * With `pods: 0` (an agent served by something else, e.g. an SDK's agent), the
    * agent (`podEnv.AGENT_ID`) is created in this workspace before its API key
    * (default `demo`, the agent pod's own default).
@@ -51,6 +58,8 @@ export interface TestStack {
   grantKeyFile: string;
   /** With `auth`: the stack's own nats-server, its authority and credentials. */
   nats?: AuthenticatedNats;
+  /** With `ownPostgres`: the stack's own PostgreSQL server, to stop and start again. */
+  postgres?: OwnPostgres;
   /** A NATS connection for a test that plays every part (unrestricted; see `AuthenticatedNats`), asking as `as`. */
   connectNats(as?: BusIdentity): Promise<NatsConnection>;
   mcpUrl(gateway?: number, agentId?: string): string;
@@ -65,6 +74,36 @@ export interface TestStack {
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
+/** A PostgreSQL server a test may stop and start again (its data kept). */
+export interface OwnPostgres {
+  port: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** An embedded PostgreSQL in a temporary directory on a free port; `remove` deletes it. */
+async function ownPostgres(): Promise<OwnPostgres & { adminUrl: string; remove(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpgw-pg-'));
+  const port = await freePort();
+  let running: EmbeddedPostgresHandle | undefined = await startEmbeddedPostgres(dir, port);
+  const stop = async () => {
+    await running?.stop();
+    running = undefined;
+  };
+  return {
+    port,
+    adminUrl: running.url,
+    stop,
+    start: async () => {
+      running ??= await startEmbeddedPostgres(dir, port);
+    },
+    remove: async () => {
+      await stop().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export interface Isolation {
   databaseUrl: string;
   natsUrl: string;
@@ -73,6 +112,8 @@ export interface Isolation {
   grantKeyFile: string;
   /** With `auth`: a nats-server (or cluster) of this run's own, with NATS auth on. */
   nats?: AuthenticatedNats;
+  /** With `ownPostgres`: the PostgreSQL server of this run's own (its database is `databaseUrl`'s). */
+  postgres?: OwnPostgres;
   /** The creds file of each app (with `auth`). */
   natsCreds?: (app: AppName, agentId: string) => Promise<string>;
   /**
@@ -93,29 +134,33 @@ export interface Isolation {
  */
 export async function isolatedEnvironment(
   label = 'run',
-  options: { auth?: boolean; natsNodes?: number } = {},
+  options: { auth?: boolean; natsNodes?: number; ownPostgres?: boolean } = {},
 ): Promise<Isolation> {
   const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
   const database = `mcpgw_test_${tag}`;
   const busPrefix = `test_${tag}`;
-  await createDatabase(ADMIN_URL, database);
+  const postgres = options.ownPostgres ? await ownPostgres() : undefined;
+  const adminUrl = postgres?.adminUrl ?? ADMIN_URL;
+  await createDatabase(adminUrl, database);
   const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
   if (options.natsNodes && options.auth === false) throw new Error('a NATS cluster of its own comes with auth on');
   const nats =
     (options.auth ?? true) ? await startAuthenticatedNats(busPrefix, { nodes: options.natsNodes }) : undefined;
   return {
-    databaseUrl: withDatabase(ADMIN_URL, database),
+    databaseUrl: withDatabase(adminUrl, database),
     natsUrl: nats?.url ?? NATS_URL,
     busPrefix,
     grantKeyFile,
     nats,
+    postgres,
     natsCreds:
       nats && ((app, agentId) => nats.credsFile(app === 'agent-pod' ? { role: 'agent', agentId } : { role: app })),
     connectNats: (as: BusIdentity = { role: 'gateway' }) =>
       nats ? nats.connectUnrestricted(as) : connect({ servers: NATS_URL, inboxPrefix: inboxPrefix(busPrefix, as) }),
     remove: async () => {
       rmSync(dirname(grantKeyFile), { recursive: true, force: true });
-      await dropDatabase(ADMIN_URL, database).catch(() => undefined);
+      if (postgres) await postgres.remove();
+      else await dropDatabase(ADMIN_URL, database).catch(() => undefined);
       if (nats) await nats.stop();
       else await removeInboxStream(NATS_URL, busPrefix);
     },
@@ -127,7 +172,11 @@ export async function isolatedEnvironment(
  * by its own database and its own bus prefix, and removed afterwards.
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const isolation = await isolatedEnvironment('stack', { auth: options.auth, natsNodes: options.natsCluster });
+  const isolation = await isolatedEnvironment('stack', {
+    auth: options.auth,
+    natsNodes: options.natsCluster,
+    ownPostgres: options.ownPostgres,
+  });
   const stack = new Stack({
     databaseUrl: isolation.databaseUrl,
     natsUrl: isolation.natsUrl,
@@ -175,6 +224,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       ...key,
       grantKeyFile: isolation.grantKeyFile,
       nats: isolation.nats,
+      postgres: isolation.postgres,
       connectNats: isolation.connectNats,
       mcpUrl: (gateway = 0, agent = agentId) => `${gatewayUrls[gateway]}/${agent}/mcp`,
       addAgent,

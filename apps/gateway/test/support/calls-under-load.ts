@@ -5,8 +5,9 @@ import { afterAll, beforeAll, expect } from 'vitest';
 /**
  * Clients calling without pause while a test breaks something (faults-under-load,
  * nats-cluster). Each call carries a nonce: `counter` takes it as its key (the
- * skill counts real runs per key, so a second run of one call shows as a count of
- * 2), `echo` as its text. Outcomes allowed: the call's own answer, run once; or a
+ * skill counts real runs per key, so a second run of one call on the same pod shows
+ * as a count of 2; on another pod only in the pods' logs, `watchCounterRuns`),
+ * `echo` as its text. Outcomes allowed: the call's own answer, run once; or a
  * documented error (surface A: -32003 reply timeout, -32603 internal /
  * unreachable). Never: a hang past the call's timeout, someone else's answer, a
  * second run.
@@ -130,8 +131,33 @@ export async function callOnce(options: LoadOptions, nonce: string, w: number): 
   }
 }
 
-/** What every fault must leave: own answers run once, or documented errors, none hanging. */
-export function expectKeptPromises(outcomes: Outcome[], label: string) {
+/** Where each `counter` key ran: the pods whose `counter run` log lines name it, in order. */
+export type CounterRuns = Map<string, string[]>;
+
+/**
+ * Gathers the `counter run` lines of every agent pod of `stack` from now until `stop()`.
+ * The skill's count is one pod's; these lines show a key run on two pods.
+ */
+export function watchCounterRuns(stack: Stack): { runs: CounterRuns; stop(): void } {
+  const runs: CounterRuns = new Map();
+  const pods = stack.processes.filter((p) => p.name.startsWith('agent-pod'));
+  const unsubscribe = pods.map((pod) =>
+    pod.onLog((line) => {
+      // `counter_key`: a field named `key` is logged as [redacted] (libs/observability).
+      const key = line.counter_key;
+      if (line.msg !== 'counter run' || typeof key !== 'string') return;
+      runs.set(key, [...(runs.get(key) ?? []), String(line.pod_id)]);
+    }),
+  );
+  return { runs, stop: () => unsubscribe.forEach((off) => off()) };
+}
+
+/**
+ * What every fault must leave: own answers run once, or documented errors, none hanging.
+ * With `runs` (every pod's, `watchCounterRuns`): no `counter` key ran more than once on
+ * all pods together, and each answered one was seen running (the lines are gathered at all).
+ */
+export function expectKeptPromises(outcomes: Outcome[], label: string, runs?: CounterRuns) {
   const failed = outcomes.filter((o) => !o.ok);
   const undocumented = failed.filter((o) => o.code === undefined || !DOCUMENTED_ERRORS.has(o.code));
   const twice = outcomes.filter((o) => o.ok && o.tool === 'counter' && o.count !== 1);
@@ -143,6 +169,14 @@ export function expectKeptPromises(outcomes: Outcome[], label: string) {
   );
   expect(undocumented.map((o) => o.nonce)).toEqual([]);
   expect(twice.map((o) => `${o.nonce} ran ${o.count} times`)).toEqual([]);
+  if (runs) {
+    const counted = outcomes.filter((o) => o.tool === 'counter');
+    const acrossPods = counted.filter((o) => (runs.get(o.nonce)?.length ?? 0) > 1);
+    expect(acrossPods.map((o) => `${o.nonce} ran on ${runs.get(o.nonce)!.join(', ')}`)).toEqual([]);
+    expect(counted.filter((o) => o.ok && !runs.has(o.nonce)).map((o) => `${o.nonce} answered, no run seen`)).toEqual(
+      [],
+    );
+  }
   expect(slowest).toBeLessThan(CALL_TIMEOUT_MS + 5_000);
   expect(outcomes.length).toBeGreaterThan(50);
 }
@@ -162,13 +196,17 @@ export function serviceGapMs(outcomes: Outcome[], from = 0): number {
   return gap;
 }
 
-/** A stack for one describe block: started before its tests, stopped after. */
-export function stackFor(options: TestStackOptions, then?: (env: TestStack) => Promise<unknown>): () => TestStack {
+/** A stack for one describe block: started before its tests (within `startMs`), stopped after. */
+export function stackFor(
+  options: TestStackOptions,
+  then?: (env: TestStack) => Promise<unknown>,
+  startMs?: number,
+): () => TestStack {
   let env: TestStack;
   beforeAll(async () => {
     env = await startTestStack(options);
     await then?.(env);
-  });
+  }, startMs);
   afterAll(async () => {
     await env?.stop();
   });
