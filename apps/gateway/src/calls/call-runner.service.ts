@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { GatewayActivity, type ActivityEvent } from '@mcpgw/contracts';
+import { BusClient } from '@mcpgw/bus';
 import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
@@ -7,6 +9,9 @@ import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { CallError } from './call-errors';
 import { CallPipeline } from './call-pipeline.service';
 import type { CallOutcome, CallRequest, ExecuteOptions } from './call-shapes';
+
+/** Who called: an MCP surface (`agent`: A, `grant`: B), or an operator's playground (`admin`: admin-api/live/). */
+export type CallSurface = 'agent' | 'grant' | 'admin';
 
 /** A call's result as the surface rendered it (JSON text, serialized once), or its typed error. */
 export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok: false; error: CallError };
@@ -29,10 +34,11 @@ export class CallRunner {
     private readonly idempotent: IdempotentCalls,
     private readonly metrics: CallMetrics,
     private readonly outbox: WebhookOutbox,
+    private readonly bus: BusClient,
   ) {}
 
   run(
-    surface: 'agent' | 'grant',
+    surface: CallSurface,
     call: CallRequest,
     idempotencyKey: string | undefined,
     render: (outcome: CallOutcome) => object,
@@ -52,7 +58,7 @@ export class CallRunner {
   }
 
   private async runCounted(
-    surface: 'agent' | 'grant',
+    surface: CallSurface,
     call: CallRequest,
     idempotencyKey: string | undefined,
     render: (outcome: CallOutcome) => object,
@@ -109,10 +115,35 @@ export class CallRunner {
       return { ok: false, error };
     } finally {
       done(outcome, callId);
+      this.announce(surface, call, callId, outcome, started);
       this.logger.debug({ msg: 'tools/call done', ...line, call_id: callId, outcome });
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
       if (outcome === 'tool_not_found') span.updateName(`tools/call ${UNKNOWN_TOOL}`);
+    }
+  }
+
+  /**
+   * Tell the live consoles (GET /admin/v1/events on any replica) that the call
+   * ended: one small fire-and-forget event, never its arguments or result.
+   */
+  private announce(surface: CallSurface, call: CallRequest, callId: string | undefined, outcome: string, started: number): void {
+    const event: ActivityEvent = {
+      kind: 'call',
+      agent_id: call.agentId,
+      tool: call.tool.slice(0, 512) || '(none)',
+      surface,
+      caller_id: call.callerId,
+      call_id: callId ?? null,
+      outcome,
+      duration_ms: Math.round(performance.now() - started),
+      at: new Date().toISOString(),
+    };
+    try {
+      this.bus.publish(GatewayActivity, event);
+    } catch (error) {
+      // The bus may be closing (a drain): the call's answer does not depend on this.
+      this.logger.debug({ msg: 'activity not published', error: (error as Error).message });
     }
   }
 
@@ -122,7 +153,7 @@ export class CallRunner {
    * duration is the last leg's (the retry's), the call id the first post's.
    */
   async reportContinued(
-    surface: 'agent' | 'grant',
+    surface: CallSurface,
     call: CallRequest,
     callId: string,
     startedAt: number,

@@ -55,5 +55,7 @@ import { StreamsModule } from '../streams/streams.module';
     RequestStates,
     ListenStreams,
   ],
+  // The management API's playground calls through the same runner (admin-api/live/).
+  exports: [CallRunner],
 })
 export class McpModule {}

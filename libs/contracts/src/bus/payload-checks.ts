@@ -170,6 +170,60 @@ const quotaGossipSchema: SchemaObject = {
 export const checkQuotaGossip: PayloadCheck<QuotaGossipEvent> = bySchema<QuotaGossipEvent>(quotaGossipSchema);
 
 /**
+ * `GatewayActivity`: what the consoles watch live (apps/gateway/src/admin-api/live/README.md):
+ * a tools/call that ended (its outcome, never its arguments or result), or an
+ * agent's pod that registered. Published by every gateway replica, heard by those
+ * with a console connected.
+ */
+export type ActivityEvent =
+  | {
+      kind: 'call';
+      agent_id: string;
+      tool: string;
+      surface: string;
+      caller_id: string;
+      call_id: string | null;
+      outcome: string;
+      duration_ms: number;
+      at: string;
+    }
+  | { kind: 'registration'; agent_id: string; pod_id: string; tools: number; at: string };
+
+const activityText = { type: 'string', minLength: 1, maxLength: 512 };
+const activitySchema: SchemaObject = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['kind', 'agent_id', 'tool', 'surface', 'caller_id', 'call_id', 'outcome', 'duration_ms', 'at'],
+      properties: {
+        kind: { const: 'call' },
+        agent_id: activityText,
+        tool: activityText,
+        surface: activityText,
+        caller_id: activityText,
+        call_id: { ...activityText, nullable: true },
+        outcome: activityText,
+        duration_ms: { type: 'integer', minimum: 0 },
+        at: activityText,
+      },
+    },
+    {
+      type: 'object',
+      required: ['kind', 'agent_id', 'pod_id', 'tools', 'at'],
+      properties: {
+        kind: { const: 'registration' },
+        agent_id: activityText,
+        pod_id: activityText,
+        tools: { type: 'integer', minimum: 0 },
+        at: activityText,
+      },
+    },
+  ],
+};
+
+export const checkActivity: PayloadCheck<ActivityEvent> = bySchema<ActivityEvent>(activitySchema);
+
+/**
  * The schemas of the checks above by payload name, exactly as ajv compiles
  * them; the rules a check adds in code (`checkAgentNotice`: resource_updated
  * only, with its uri) are not in them. For documents derived from the
@@ -181,6 +235,7 @@ export function payloadSchemas(): Record<string, SchemaObject> {
     CallCancelledEvent: callCancelledSchema,
     AgentNotice: agentNoticeSchema,
     QuotaGossipEvent: quotaGossipSchema,
+    ActivityEvent: activitySchema,
   });
 }
 
