@@ -20,8 +20,8 @@ export function PlaygroundPage({ agentId, tool }: { agentId?: string; tool?: str
     <>
       <h1>Playground</h1>
       <p className="help">
-        Calls a tool through the gateway&apos;s own call path, as caller <code>admin:&lt;your token id&gt;</code>:
-        it is logged, counted and reported to webhooks like any call. No quota applies.
+        Calls a tool through the gateway&apos;s own call path, as caller <code>admin:&lt;your token id&gt;</code>: it is
+        logged, counted and reported to webhooks like any call. No quota applies.
       </p>
       <Loading loaded={agents}>
         {({ items }) => (
@@ -103,7 +103,10 @@ function ToolRunner({ agentId, tool }: { agentId: string; tool: Tool }) {
       if (event === 'started') now.callId = String(data.call_id);
       else if (event === 'progress') now.progress = data as Run['progress'];
       else if (event === 'log' || event === 'notice')
-        now.logs = [...now.logs, `${event === 'log' ? String(data.level) : 'notice'}: ${JSON.stringify(data.data ?? data.type)}`].slice(-LOG_LINES);
+        now.logs = [
+          ...now.logs,
+          `${event === 'log' ? String(data.level) : 'notice'}: ${JSON.stringify(data.data ?? data.type)}`,
+        ].slice(-LOG_LINES);
       else if (event === 'result') now.result = data as unknown as Run['result'];
       else if (event === 'error') now.failure = `${String(data.code)}: ${String(data.message)}`;
       else if (event === 'bye') now.failure = 'The gateway is shutting down: the call was cancelled.';

@@ -78,7 +78,11 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
 }
 
 /** The management API's application, initialised, not yet listening. */
-export async function createAdminApp(db: GatewayDb, env: GatewayEnv, live?: AdminLive): Promise<NestFastifyApplication> {
+export async function createAdminApp(
+  db: GatewayDb,
+  env: GatewayEnv,
+  live?: AdminLive,
+): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
     AdminHttpModule.forRoot({ db, env, live }),
     new FastifyAdapter({

@@ -127,7 +127,13 @@ export class CallRunner {
    * Tell the live consoles (GET /admin/v1/events on any replica) that the call
    * ended: one small fire-and-forget event, never its arguments or result.
    */
-  private announce(surface: CallSurface, call: CallRequest, callId: string | undefined, outcome: string, started: number): void {
+  private announce(
+    surface: CallSurface,
+    call: CallRequest,
+    callId: string | undefined,
+    outcome: string,
+    started: number,
+  ): void {
     const event: ActivityEvent = {
       kind: 'call',
       agent_id: call.agentId,
