@@ -21,9 +21,10 @@ export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok
  * through its idempotency record when the caller gave a key; count and time it;
  * render the outcome once, in the surface's shape; trace it (the server span
  * `tools/call <tool>`, the root of the call's trace when tracing is on); report
- * it to the agent's webhooks, if it has any for the event (webhooks/README.md). Errors
- * of the call come back as values, for the surface to map to its own codes;
- * anything else throws.
+ * it to the agent's webhooks, if it has any for the event (webhooks/README.md), and
+ * to the live consoles (`gateway.activity`, admin-api/live/README.md). The console's
+ * playground calls through it too (surface `admin`). Errors of the call come back as
+ * values, for the surface to map to its own codes; anything else throws.
  */
 @Injectable()
 export class CallRunner {
