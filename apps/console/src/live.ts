@@ -79,7 +79,7 @@ export type LiveState = 'connecting' | 'live' | 'reconnecting';
 
 /**
  * The gateways' activity (`GET /admin/v1/events`) while the component is
- * mounted: each `call` and `registration` to `onEvent`. EventSource reconnects
+ * mounted: each `call`, `unlisted` and `registration` to `onEvent`. EventSource reconnects
  * by itself (after `bye`, or a network error); `state` says where it is.
  */
 export function useActivity(onEvent: (event: StreamEvent) => void): LiveState {
@@ -92,6 +92,7 @@ export function useActivity(onEvent: (event: StreamEvent) => void): LiveState {
       handler.current({ event: name, data: JSON.parse(message.data) as Record<string, unknown> });
     source.addEventListener('ready', () => setState('live'));
     source.addEventListener('call', forward('call'));
+    source.addEventListener('unlisted', forward('unlisted'));
     source.addEventListener('registration', forward('registration'));
     source.addEventListener('bye', () => setState('reconnecting'));
     source.onerror = () => setState('reconnecting');

@@ -67,6 +67,19 @@ describe('console playground and live updates', () => {
     return { cookie, csrf: ((await answer.json()) as { csrf_token: string }).csrf_token };
   };
 
+  /** On the overview, logged in (a test run alone, with -t, logs in itself). */
+  const loggedIn = async () => {
+    await page.goto('/console/#/');
+    const login = page.getByLabel('Admin token');
+    const overview = page.getByRole('heading', { level: 1, name: 'Overview' });
+    await login.or(overview).waitFor();
+    if (await login.isVisible()) {
+      await login.fill(token.token);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await overview.waitFor();
+    }
+  };
+
   beforeAll(async () => {
     env = await startTestStack({ env: ENV, gatewayEnv: GATEWAY_ENV });
     receiver = await new WebhookReceiver().start(RECEIVER_PORT);
@@ -188,10 +201,7 @@ describe('console playground and live updates', () => {
   });
 
   it('the Playground page: a form from the schema, its validation, progress and the result live', async () => {
-    await page.goto('/console/');
-    await page.getByLabel('Admin token').fill(token.token);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await loggedIn();
     await page.getByRole('link', { name: 'Playground' }).click();
     await page.getByRole('heading', { level: 1, name: 'Playground' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
@@ -233,17 +243,17 @@ describe('console playground and live updates', () => {
   });
 
   it("the overview's live figures move when a call ends on the gateway", async () => {
-    await page.goto('/console/#/');
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await loggedIn();
     await page.locator('[data-live="live"]').waitFor();
     const calls = page.locator('[data-figure="calls"]');
-    expect(await calls.textContent()).toBe('0');
+    const before = Number(await calls.textContent());
     const mcp = await connectMcp(env.mcpUrl(), env.apiKey);
     const result = await mcp.client.callTool({ name: 'echo', arguments: { text: 'counted live' } });
     await mcp.close();
-    await expect.poll(() => calls.textContent()).toBe('1');
-    const callId = (result._meta as Record<string, unknown> | undefined)?.['mcpgw/callId'];
-    if (typeof callId === 'string') await page.getByRole('rowheader', { name: callId }).waitFor();
+    // Each replica tells its calls once a second: the figure moves within about a second.
+    const callId = (result._meta as Record<string, unknown>)['mcpgw/callId'] as string;
+    await page.getByRole('rowheader', { name: callId }).waitFor();
+    expect(Number(await calls.textContent())).toBeGreaterThanOrEqual(before + 1);
     expect(Number(await page.locator('[data-figure="rate"]').textContent())).toBeGreaterThan(0);
     expect(await seriousViolations(page)).toEqual([]);
   });

@@ -26,6 +26,7 @@ interface CallSeen {
 export function LiveFigures({ onRegistration }: { onRegistration: () => void }) {
   const [calls, setCalls] = useState<CallSeen[]>([]);
   const [totals, setTotals] = useState({ calls: 0, errors: 0, registrations: 0 });
+  const [bursts, setBursts] = useState<{ at: number; calls: number }[]>([]);
   const [now, setNow] = useState(() => Date.now());
   const state = useActivity(({ event, data }: StreamEvent) => {
     if (event === 'call') {
@@ -33,6 +34,11 @@ export function LiveFigures({ onRegistration }: { onRegistration: () => void }) 
       const failed = call.outcome !== 'ok' && call.outcome !== 'replayed';
       setCalls((previous) => [call, ...previous].slice(0, 200));
       setTotals((t) => ({ ...t, calls: t.calls + 1, errors: t.errors + (failed ? 1 : 0) }));
+    } else if (event === 'unlisted') {
+      // A busy second on one replica: counted, not listed.
+      const unlisted = data as { calls: number; errors: number };
+      setTotals((t) => ({ ...t, calls: t.calls + unlisted.calls, errors: t.errors + unlisted.errors }));
+      setBursts((previous) => [...previous, { at: Date.now(), calls: unlisted.calls }].slice(-20));
     } else if (event === 'registration') {
       setTotals((t) => ({ ...t, registrations: t.registrations + 1 }));
       onRegistration();
@@ -42,7 +48,9 @@ export function LiveFigures({ onRegistration }: { onRegistration: () => void }) 
     const timer = setInterval(() => setNow(Date.now()), 1_000);
     return () => clearInterval(timer);
   }, []);
-  const recent = calls.filter((call) => now - call.seenAt <= WINDOW_MS).length;
+  const recent =
+    calls.filter((call) => now - call.seenAt <= WINDOW_MS).length +
+    bursts.filter((burst) => now - burst.at <= WINDOW_MS).reduce((sum, burst) => sum + burst.calls, 0);
   return (
     <section aria-labelledby="live-heading">
       <h2 id="live-heading">Live</h2>

@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { GatewayActivity, type ActivityEvent } from '@mcpgw/contracts';
-import { BusClient } from '@mcpgw/bus';
 import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
 import { REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
+import { CallActivityBatcher } from './call-activity';
 import { CallError } from './call-errors';
 import { CallPipeline } from './call-pipeline.service';
 import type { CallOutcome, CallRequest, ExecuteOptions } from './call-shapes';
@@ -35,7 +34,7 @@ export class CallRunner {
     private readonly idempotent: IdempotentCalls,
     private readonly metrics: CallMetrics,
     private readonly outbox: WebhookOutbox,
-    private readonly bus: BusClient,
+    private readonly activity: CallActivityBatcher,
   ) {}
 
   run(
@@ -124,10 +123,7 @@ export class CallRunner {
     }
   }
 
-  /**
-   * Tell the live consoles (GET /admin/v1/events on any replica) that the call
-   * ended: one small fire-and-forget event, never its arguments or result.
-   */
+  /** Tell the live consoles (GET /admin/v1/events on any replica) that the call ended: batched, never per message. */
   private announce(
     surface: CallSurface,
     call: CallRequest,
@@ -135,8 +131,7 @@ export class CallRunner {
     outcome: string,
     started: number,
   ): void {
-    const event: ActivityEvent = {
-      kind: 'call',
+    this.activity.ended({
       agent_id: call.agentId,
       tool: call.tool.slice(0, 512) || '(none)',
       surface,
@@ -145,13 +140,7 @@ export class CallRunner {
       outcome,
       duration_ms: Math.round(performance.now() - started),
       at: new Date().toISOString(),
-    };
-    try {
-      this.bus.publish(GatewayActivity, event);
-    } catch (error) {
-      // The bus may be closing (a drain): the call's answer does not depend on this.
-      this.logger.debug({ msg: 'activity not published', error: (error as Error).message });
-    }
+    });
   }
 
   /**

@@ -59,14 +59,23 @@ export class LiveController {
 
   /**
    * What happens on every gateway replica, as it happens: `ready` once
-   * listening, then `call` (a call ended) and `registration` (a pod
-   * registered); a comment line every 15 s; `bye` when this gateway stops.
+   * listening, then `call` (a call ended: each replica tells its calls once a
+   * second), `unlisted` (calls a busy second did not list, only counted) and
+   * `registration` (a pod registered); a comment line every 15 s; `bye` when
+   * this gateway stops.
    */
   @Get('events')
   async events(@Res() reply: FastifyReply): Promise<void> {
     const live = this.required();
     const stream = this.streams.start(reply);
-    const stop = await live.activity.listen(({ kind, ...event }) => stream.send(kind, event));
+    const stop = await live.activity.listen((event) => {
+      if (event.kind === 'registration') {
+        const { kind, ...registration } = event;
+        return stream.send(kind, registration);
+      }
+      for (const call of event.calls) stream.send('call', call);
+      if (event.unlisted.calls > 0) stream.send('unlisted', event.unlisted);
+    });
     stream.onClose(stop);
     stream.send('ready', { heartbeat_ms: SSE_HEARTBEAT_MS });
   }
