@@ -18,7 +18,8 @@ export class ApiError extends Error {
   }
 }
 
-function csrfToken(): string | undefined {
+/** The session's CSRF token, read from its cookie (sent as X-CSRF-Token with every change). */
+export function csrfToken(): string | undefined {
   for (const pair of document.cookie.split(';')) {
     const at = pair.indexOf('=');
     if (at > 0 && pair.slice(0, at).trim() === CSRF_COOKIE) return pair.slice(at + 1).trim();
@@ -27,7 +28,7 @@ function csrfToken(): string | undefined {
 }
 
 /** Called when an answer says the session is gone (401): the app goes back to the login. */
-let onUnauthorized: () => void = () => undefined;
+export let onUnauthorized: () => void = () => undefined;
 export function whenUnauthorized(handler: () => void): void {
   onUnauthorized = handler;
 }

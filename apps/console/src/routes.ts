@@ -17,7 +17,7 @@ export const NAV: NavEntry[] = [
   { label: 'Webhooks', href: '#/webhooks', match: /^\/webhooks/ },
   { label: 'Calls', href: '#/calls', match: /^\/calls/, later: true },
   { label: 'Channels', href: '#/channels', match: /^\/channels/, later: true },
-  { label: 'Playground', href: '#/playground', match: /^\/playground/, later: true },
+  { label: 'Playground', href: '#/playground', match: /^\/playground/ },
 ];
 
 export type Page =
@@ -28,6 +28,7 @@ export type Page =
   | { page: 'quotas'; agentId: string }
   | { page: 'webhooks'; agentId?: string }
   | { page: 'deliveries'; webhookId: string }
+  | { page: 'playground'; agentId?: string; tool?: string }
   | { page: 'later'; label: string }
   | { page: 'missing' };
 
@@ -47,6 +48,7 @@ export function pageOf(route: string): Page {
   if (first === 'webhooks' && id && sub === 'deliveries' && parts.length === 3) {
     return { page: 'deliveries', webhookId: id };
   }
+  if (first === 'playground' && parts.length <= 3) return { page: 'playground', agentId: id, tool: sub };
   const later = NAV.find((entry) => entry.later && entry.match.test(path));
   if (later) return { page: 'later', label: later.label };
   return { page: 'missing' };

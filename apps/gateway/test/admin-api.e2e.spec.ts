@@ -1,6 +1,7 @@
 import { connectMcp, freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseChecker, documentedRoutes, loadAdminOpenApi } from './support/admin-openapi';
+import { readEvents } from './support/sse-events';
 import { until } from './support/until';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -376,6 +377,18 @@ describe('management API', () => {
     });
     expect(wrongMethod.status).toBe(404);
     expect(await wrongMethod.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
+
+  it('streams live events and a playground call, each event valid by its schema (more: console-playground.e2e)', async () => {
+    const headers = { authorization: `Bearer ${token.token}`, 'content-type': 'application/json' };
+    const [ready] = await readEvents(await fetch(`${ADMIN_URL}/admin/v1/events`, { headers }), () => true);
+    expect(checker.checkEvent('GET', '/admin/v1/events', ready.event, ready.data)).toEqual([]);
+    const url = `${ADMIN_URL}/admin/v1/agents/${env.agentId}/playground/calls`;
+    const body = JSON.stringify({ tool: 'echo', arguments: { text: 'played' } });
+    const events = await readEvents(await fetch(url, { method: 'POST', headers, body }));
+    const route = '/admin/v1/agents/{agentId}/playground/calls';
+    for (const { event, data } of events) expect(checker.checkEvent('POST', route, event, data)).toEqual([]);
+    expect(events.map((e) => e.event)).toEqual(['started', 'result']);
   });
 
   it('answered every documented operation at least once, valid against its schema', () => {

@@ -8,7 +8,7 @@ import {
   type McpConnection,
   type TestStack,
 } from '@mcpgw/devstack';
-import { QuotaGossip } from '@mcpgw/contracts';
+import { GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -41,11 +41,12 @@ const SLACK = 4;
  */
 const SQL_SLACK = 4;
 /**
- * Not per call: the pods' pulls, JetStream API calls, and the quota gossip (one
- * message per busy gateway per QUOTA_GOSSIP_INTERVAL_MS, however many calls;
- * held by its own assertion below).
+ * Not per call: the pods' pulls, JetStream API calls, the quota gossip (one
+ * message per busy gateway per QUOTA_GOSSIP_INTERVAL_MS, however many calls)
+ * and the live consoles' activity (the calls that ended, one message per busy
+ * gateway per second); both held by their own assertion below.
  */
-const BACKGROUND = ['js.pull', 'js.api', QuotaGossip.family];
+const BACKGROUND = ['js.pull', 'js.api', QuotaGossip.family, GatewayActivity.family];
 
 describe('the cost of one tools/call', () => {
   let env: TestStack;
@@ -73,10 +74,15 @@ describe('the cost of one tools/call', () => {
     return { ...counterDelta(before, await scrapeAll(processUrls)), seconds };
   }
 
-  /** The quota gossip is a message per gateway per second (quotas/README.md), never one per call. */
+  /**
+   * The quota gossip and the calls' activity are each a message per gateway per second
+   * (quotas/README.md, admin-api/live/README.md), never one per call.
+   */
   function expectGossipPerSecond(spent: CallCounters & { seconds: number }): void {
-    const gossip = spent.bus.get(`out ${QuotaGossip.family}`) ?? 0;
-    expect(gossip).toBeLessThanOrEqual(env.gatewayUrls.length * (Math.ceil(spent.seconds) + 1));
+    for (const family of [QuotaGossip.family, GatewayActivity.family]) {
+      const sent = spent.bus.get(`out ${family}`) ?? 0;
+      expect(sent, family).toBeLessThanOrEqual(env.gatewayUrls.length * (Math.ceil(spent.seconds) + 1));
+    }
   }
 
   it(`stays within ${BUDGET.published} messages published, ${BUDGET.delivered} delivered and ${BUDGET.sqlCommits} commits per call`, async () => {

@@ -292,6 +292,8 @@ describe('console', () => {
         'POST /admin/v1/webhook-deliveries/{deliveryId}/redeliver',
         'GET /admin/v1/agents/{agentId}/quotas',
         'PATCH /admin/v1/agents/{agentId}/quotas',
+        // The overview's live figures (an event stream: its events are checked in console-playground.e2e).
+        'GET /admin/v1/events',
       ]),
     );
   });

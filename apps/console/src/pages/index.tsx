@@ -4,6 +4,7 @@ import { AgentPage, AgentsPage } from './agents';
 import { ApiKeysPage } from './api-keys';
 import { Later, Missing } from './later';
 import { OverviewPage } from './overview';
+import { PlaygroundPage } from './playground';
 import { QuotasPage } from './quotas';
 import { DeliveriesPage, WebhooksPage } from './webhooks';
 
@@ -30,6 +31,8 @@ export function PageFor() {
       return <WebhooksPage key={route} agentId={page.agentId} />;
     case 'deliveries':
       return <DeliveriesPage key={route} webhookId={page.webhookId} />;
+    case 'playground':
+      return <PlaygroundPage key={route} agentId={page.agentId} tool={page.tool} />;
     case 'later':
       return <Later label={page.label} />;
     default:

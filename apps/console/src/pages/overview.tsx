@@ -1,6 +1,7 @@
 import type { Agent, List, Webhook } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { Loading } from './common';
+import { LiveFigures } from './live-figures';
 
 /** What the management API tells at a glance: agents, their tools, webhooks and those disabled or failing. */
 export function OverviewPage() {
@@ -34,7 +35,8 @@ export function OverviewPage() {
           )}
         </Loading>
       </section>
-      <p className="help">Calls per second, error rates and latencies per tool come with the calls pages.</p>
+      <LiveFigures onRegistration={agents.reload} />
+      <p className="help">Latencies per tool come with the calls pages.</p>
     </>
   );
 }

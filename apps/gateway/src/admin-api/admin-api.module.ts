@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AdminApiServer } from './admin-api.server';
+import { AdminLiveModule } from './live/admin-live.module';
 
 /**
  * The management API (README.md beside this file), in the gateway's app: it
@@ -7,5 +8,5 @@ import { AdminApiServer } from './admin-api.server';
  * The routes live in AdminHttpModule, the root of that server's application,
  * so nothing of them is ever registered on the public port.
  */
-@Module({ providers: [AdminApiServer] })
+@Module({ imports: [AdminLiveModule], providers: [AdminApiServer] })
 export class AdminApiModule {}

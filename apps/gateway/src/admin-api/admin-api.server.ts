@@ -11,6 +11,10 @@ import { AdminApiErrorFilter } from './admin-api-errors';
 import type { AdminRequest } from './admin-token.guard';
 import { AdminHttpModule } from './admin-http.module';
 import { installConsole } from './console-static';
+import { ActivityFeed } from './live/activity-feed.service';
+import type { AdminLive } from './live/admin-live.module';
+import { PlaygroundService } from './live/playground.service';
+import { LiveStreams } from './live/sse-stream';
 
 /** Admin requests carry small JSON bodies. */
 const ADMIN_BODY_LIMIT = 64 * 1024;
@@ -25,12 +29,16 @@ const ADMIN_BODY_LIMIT = 64 * 1024;
 export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AdminApi');
   private app?: NestFastifyApplication;
+  private readonly live: AdminLive;
 
   constructor(
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @InjectKysely() private readonly db: GatewayDb,
     draining: Draining,
+    playground: PlaygroundService,
+    activity: ActivityFeed,
   ) {
+    this.live = { playground, activity };
     draining.register({ name: 'admin-api', stopIntake: () => this.close() });
   }
 
@@ -45,7 +53,7 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
         throw new Error(`ADMIN_PORT ${port} is the ${name}: the management API needs a port of its own`);
       }
     }
-    const app = await createAdminApp(this.db, this.env);
+    const app = await createAdminApp(this.db, this.env, this.live);
     await app.listen(port, this.env.ADMIN_HOST);
     this.app = app;
     this.logger.log({ msg: 'management API listening', host: this.env.ADMIN_HOST, port: this.address!.port });
@@ -63,14 +71,20 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
   private async close(): Promise<void> {
     const app = this.app;
     this.app = undefined;
+    // Its event streams never end by themselves: end them (EventSource reconnects elsewhere), then close.
+    app?.get(LiveStreams).endAll();
     await app?.close();
   }
 }
 
 /** The management API's application, initialised, not yet listening. */
-export async function createAdminApp(db: GatewayDb, env: GatewayEnv): Promise<NestFastifyApplication> {
+export async function createAdminApp(
+  db: GatewayDb,
+  env: GatewayEnv,
+  live?: AdminLive,
+): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
-    AdminHttpModule.forRoot({ db, env }),
+    AdminHttpModule.forRoot({ db, env, live }),
     new FastifyAdapter({
       bodyLimit: ADMIN_BODY_LIMIT,
       // Long ids reach TextParamsPipe, which refuses them in the API's own form (Fastify would answer 414 itself).

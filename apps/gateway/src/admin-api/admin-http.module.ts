@@ -16,6 +16,9 @@ import { ApiKeysController } from './controllers/api-keys.controller';
 import { QuotasController } from './controllers/quotas.controller';
 import { SessionController } from './controllers/session.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
+import { ADMIN_LIVE, type AdminLive } from './live/admin-live.module';
+import { LiveController } from './live/live.controller';
+import { LiveStreams } from './live/sse-stream';
 
 /** Every controller of the management API: the OpenAPI test reads its routes from here. */
 export const ADMIN_CONTROLLERS = [
@@ -24,6 +27,7 @@ export const ADMIN_CONTROLLERS = [
   ApiKeysController,
   WebhooksController,
   QuotasController,
+  LiveController,
 ];
 
 /**
@@ -35,7 +39,7 @@ export const ADMIN_CONTROLLERS = [
  */
 @Module({})
 export class AdminHttpModule {
-  static forRoot(shared: { db: GatewayDb; env: GatewayEnv }): DynamicModule {
+  static forRoot(shared: { db: GatewayDb; env: GatewayEnv; live?: AdminLive }): DynamicModule {
     return {
       module: AdminHttpModule,
       controllers: ADMIN_CONTROLLERS,
@@ -50,6 +54,8 @@ export class AdminHttpModule {
         AdminTokensStore,
         AdminSessionsStore,
         { provide: APP_GUARD, useClass: AdminTokenGuard },
+        LiveStreams,
+        ...(shared.live ? [{ provide: ADMIN_LIVE, useValue: shared.live }] : []),
       ],
     };
   }

@@ -77,8 +77,14 @@ describe('docs/admin-openapi.yaml', () => {
         for (const [status, response] of Object.entries(operation.responses)) {
           const resolved = response.$ref
             ? doc.components.responses[response.$ref.split('/').pop()!]
-            : (response as { content?: Record<string, { schema?: unknown }> });
-          if (!resolved?.content?.['application/json']?.schema) problems.push(`${where} ${status}: no JSON schema`);
+            : (response as { content?: Record<string, { schema?: unknown }>; 'x-sse-events'?: Record<string, string> });
+          // An event stream names the schema of each event's data instead (x-sse-events).
+          const events = (response as { 'x-sse-events'?: Record<string, string> })['x-sse-events'];
+          if (resolved?.content?.['text/event-stream'] && events) {
+            for (const name of Object.values(events))
+              if (!doc.components.schemas[name]) problems.push(`${where} ${status}: no schema ${name}`);
+          } else if (!resolved?.content?.['application/json']?.schema)
+            problems.push(`${where} ${status}: no JSON schema`);
         }
       }
     }

@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  GatewayActivity,
   GatewayNotices,
   InvalidRequestError,
   UNSTORABLE_TEXT_REFUSAL,
   RegisterAgentRequest,
   holdsUnstorableText,
   parseAs,
+  type ActivityEvent,
   type SkillDefinition,
 } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
@@ -98,6 +100,10 @@ export class RegistryService {
     await this.agents.replaceTools(agent_id, workspace_id, skills, extras);
     this.announce(agent_id, before, listsOf(skills, extras));
     this.logger.log({ msg: 'agent registered', agent_id, workspace_id, pod_id, skills: skills.length });
+    // For the live consoles (admin-api/live/): a pod came (a pod registers at every start).
+    const pod = pod_id || '(none)';
+    const came: ActivityEvent = { kind: 'registration', agent_id, pod_id: pod, tools: skills.length, at: now() };
+    this.bus.publish(GatewayActivity, came);
     return { registered: skills.length };
   }
 }
@@ -117,3 +123,5 @@ function listsOf(skills: SkillDefinition[], extras: AgentExtras): Lists {
     ]),
   };
 }
+
+const now = (): string => new Date().toISOString();

@@ -4,9 +4,13 @@ import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
 import { REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
+import { CallActivityBatcher } from './call-activity';
 import { CallError } from './call-errors';
 import { CallPipeline } from './call-pipeline.service';
 import type { CallOutcome, CallRequest, ExecuteOptions } from './call-shapes';
+
+/** Who called: an MCP surface (`agent`: A, `grant`: B), or an operator's playground (`admin`: admin-api/live/). */
+export type CallSurface = 'agent' | 'grant' | 'admin';
 
 /** A call's result as the surface rendered it (JSON text, serialized once), or its typed error. */
 export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok: false; error: CallError };
@@ -16,9 +20,10 @@ export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok
  * through its idempotency record when the caller gave a key; count and time it;
  * render the outcome once, in the surface's shape; trace it (the server span
  * `tools/call <tool>`, the root of the call's trace when tracing is on); report
- * it to the agent's webhooks, if it has any for the event (webhooks/README.md). Errors
- * of the call come back as values, for the surface to map to its own codes;
- * anything else throws.
+ * it to the agent's webhooks, if it has any for the event (webhooks/README.md), and
+ * to the live consoles (`gateway.activity`, admin-api/live/README.md). The console's
+ * playground calls through it too (surface `admin`). Errors of the call come back as
+ * values, for the surface to map to its own codes; anything else throws.
  */
 @Injectable()
 export class CallRunner {
@@ -29,10 +34,11 @@ export class CallRunner {
     private readonly idempotent: IdempotentCalls,
     private readonly metrics: CallMetrics,
     private readonly outbox: WebhookOutbox,
+    private readonly activity: CallActivityBatcher,
   ) {}
 
   run(
-    surface: 'agent' | 'grant',
+    surface: CallSurface,
     call: CallRequest,
     idempotencyKey: string | undefined,
     render: (outcome: CallOutcome) => object,
@@ -52,7 +58,7 @@ export class CallRunner {
   }
 
   private async runCounted(
-    surface: 'agent' | 'grant',
+    surface: CallSurface,
     call: CallRequest,
     idempotencyKey: string | undefined,
     render: (outcome: CallOutcome) => object,
@@ -109,11 +115,32 @@ export class CallRunner {
       return { ok: false, error };
     } finally {
       done(outcome, callId);
+      this.announce(surface, call, callId, outcome, started);
       this.logger.debug({ msg: 'tools/call done', ...line, call_id: callId, outcome });
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
       if (outcome === 'tool_not_found') span.updateName(`tools/call ${UNKNOWN_TOOL}`);
     }
+  }
+
+  /** Tell the live consoles (GET /admin/v1/events on any replica) that the call ended: batched, never per message. */
+  private announce(
+    surface: CallSurface,
+    call: CallRequest,
+    callId: string | undefined,
+    outcome: string,
+    started: number,
+  ): void {
+    this.activity.ended({
+      agent_id: call.agentId,
+      tool: call.tool.slice(0, 512) || '(none)',
+      surface,
+      caller_id: call.callerId,
+      call_id: callId ?? null,
+      outcome,
+      duration_ms: Math.round(performance.now() - started),
+      at: new Date().toISOString(),
+    });
   }
 
   /**
@@ -122,7 +149,7 @@ export class CallRunner {
    * duration is the last leg's (the retry's), the call id the first post's.
    */
   async reportContinued(
-    surface: 'agent' | 'grant',
+    surface: CallSurface,
     call: CallRequest,
     callId: string,
     startedAt: number,

@@ -19,6 +19,7 @@ import { SessionStreams } from './agent-surface/session-streams';
 import { GrantMcpController } from './grant-surface/grant-mcp.controller';
 import { GrantMcpHandler } from './grant-surface/grant-mcp.handler';
 import { GrantsModule } from '../grants/grants.module';
+import { CallActivityBatcher } from '../calls/call-activity';
 import { CallRunner } from '../calls/call-runner.service';
 import { CallMetrics } from '../metrics/call-metrics';
 import { QuotasModule } from '../quotas/quotas.module';
@@ -51,9 +52,12 @@ import { StreamsModule } from '../streams/streams.module';
     GrantMcpHandler,
     CallMetrics,
     CallRunner,
+    CallActivityBatcher,
     InputRequired,
     RequestStates,
     ListenStreams,
   ],
+  // The management API's playground calls through the same runner (admin-api/live/).
+  exports: [CallRunner],
 })
 export class McpModule {}

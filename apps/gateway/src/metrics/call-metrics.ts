@@ -52,7 +52,7 @@ export class CallMetrics {
    * it has one) when the call ends. The id becomes the latency bucket's
    * exemplar (`call_id`): a slow bucket names a call `admin call show` finds.
    */
-  start(surface: 'agent' | 'grant', call: CallLabels): (outcome: string, callId?: string) => void {
+  start(surface: 'agent' | 'grant' | 'admin', call: CallLabels): (outcome: string, callId?: string) => void {
     const started = performance.now();
     return (outcome, callId) => {
       this.duration.observe({

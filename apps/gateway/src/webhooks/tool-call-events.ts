@@ -12,7 +12,7 @@ export interface ToolCallFacts {
   agentId: string;
   callerId: string;
   tool: string;
-  surface: 'agent' | 'grant';
+  surface: 'agent' | 'grant' | 'admin';
   durationMs: number;
 }
 

@@ -19,6 +19,8 @@ export interface OpenApiDoc {
 }
 interface Response {
   $ref?: string;
+  /** An event stream's events: the schema (in components) of each one's data. */
+  'x-sse-events'?: Record<string, string>;
   content?: { 'application/json'?: { schema: unknown } };
 }
 interface Operation {
@@ -94,6 +96,27 @@ export class ResponseChecker {
       return (validate.errors ?? []).map((e) => `${method} ${path} ${status}: ${e.instancePath} ${e.message}`);
     }
     if (status < 300) this.succeeded.add(`${method.toUpperCase()} ${path}`);
+    return [];
+  }
+
+  /**
+   * The problems of one server-sent event of the 2xx event stream of `METHOD path`: its
+   * name must be one the document lists, its data valid by that event's schema.
+   */
+  checkEvent(method: string, path: string, event: string, data: unknown): string[] {
+    const response = this.doc.paths[path]?.[method.toLowerCase()]?.responses['200'];
+    const schema = response?.['x-sse-events']?.[event];
+    if (!schema) return [`${method} ${path}: no event ${event} in the document`];
+    const pointer = `admin-openapi#/components/schemas/${schema}`;
+    let validate = this.compiled.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: pointer });
+      this.compiled.set(pointer, validate);
+    }
+    if (!validate(data)) {
+      return (validate.errors ?? []).map((e) => `${method} ${path} ${event}: ${e.instancePath} ${e.message}`);
+    }
+    this.succeeded.add(`${method.toUpperCase()} ${path}`);
     return [];
   }
 

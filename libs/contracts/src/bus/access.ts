@@ -8,7 +8,7 @@ import {
   ReplicaReplies,
   ReplyStored,
 } from './call-subjects';
-import { CallCancelled, QuotaGossip } from './events';
+import { CallCancelled, GatewayActivity, QuotaGossip } from './events';
 import { BusPattern } from './subjects';
 
 /** The identities on the bus: each app, and the pods of one agent. */
@@ -64,4 +64,6 @@ export const BUS_ACCESS: readonly SubjectAccess[] = [
   { family: CallCancelled.family, send: ['gateway'], hear: ['gateway'] },
   // Only gateways may speak here: a forged count would shift every replica's quota sums.
   { family: QuotaGossip.family, send: ['gateway'], hear: ['gateway'] },
+  // Call outcomes and registrations for the live consoles: gateways only, never an agent.
+  { family: GatewayActivity.family, send: ['gateway'], hear: ['gateway'] },
 ];

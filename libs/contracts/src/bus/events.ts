@@ -1,5 +1,12 @@
 import { defineEvent } from './define';
-import { checkCallCancelled, checkQuotaGossip, type CallCancelledEvent, type QuotaGossipEvent } from './payload-checks';
+import {
+  checkActivity,
+  checkCallCancelled,
+  checkQuotaGossip,
+  type ActivityEvent,
+  type CallCancelledEvent,
+  type QuotaGossipEvent,
+} from './payload-checks';
 
 /** Fan-out events, relative to the prefix: every replica of the listening app gets a copy. */
 
@@ -11,3 +18,9 @@ export const CallCancelled = defineEvent<CallCancelledEvent>('gateway.calls.canc
  * a second and only while it has any (apps/gateway/src/quotas/README.md).
  */
 export const QuotaGossip = defineEvent<QuotaGossipEvent>('gateway.quotas.gossip', checkQuotaGossip);
+
+/**
+ * gateway replicas: a call ended, or a pod registered; heard by the replicas
+ * whose management API has a live console (`GET /admin/v1/events`) open.
+ */
+export const GatewayActivity = defineEvent<ActivityEvent>('gateway.activity', checkActivity);

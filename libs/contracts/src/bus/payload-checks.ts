@@ -169,6 +169,81 @@ const quotaGossipSchema: SchemaObject = {
 
 export const checkQuotaGossip: PayloadCheck<QuotaGossipEvent> = bySchema<QuotaGossipEvent>(quotaGossipSchema);
 
+/** Most calls one `calls` activity message lists; the rest are only counted (`unlisted`). */
+export const ACTIVITY_MAX_CALLS = 100;
+
+/** One tools/call that ended, as the live consoles see it: its outcome, never its arguments or result. */
+export interface CallActivity {
+  agent_id: string;
+  tool: string;
+  surface: string;
+  caller_id: string;
+  call_id: string | null;
+  outcome: string;
+  duration_ms: number;
+  at: string;
+}
+
+/**
+ * `GatewayActivity`: what the consoles watch live (apps/gateway/src/admin-api/live/README.md):
+ * the calls that ended on one gateway replica, gathered for up to a second
+ * (one message per busy replica per second, never one per call), or an agent's
+ * pod that registered. Heard by the replicas with a console connected.
+ */
+export type ActivityEvent =
+  | { kind: 'calls'; calls: CallActivity[]; unlisted: { calls: number; errors: number } }
+  | { kind: 'registration'; agent_id: string; pod_id: string; tools: number; at: string };
+
+const activityText = { type: 'string', minLength: 1, maxLength: 512 };
+const count = { type: 'integer', minimum: 0 };
+const activitySchema: SchemaObject = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['kind', 'calls', 'unlisted'],
+      properties: {
+        kind: { const: 'calls' },
+        calls: {
+          type: 'array',
+          maxItems: ACTIVITY_MAX_CALLS,
+          items: {
+            type: 'object',
+            required: ['agent_id', 'tool', 'surface', 'caller_id', 'call_id', 'outcome', 'duration_ms', 'at'],
+            properties: {
+              agent_id: activityText,
+              tool: activityText,
+              surface: activityText,
+              caller_id: activityText,
+              call_id: { ...activityText, nullable: true },
+              outcome: activityText,
+              duration_ms: count,
+              at: activityText,
+            },
+          },
+        },
+        unlisted: {
+          type: 'object',
+          required: ['calls', 'errors'],
+          properties: { calls: count, errors: count },
+        },
+      },
+    },
+    {
+      type: 'object',
+      required: ['kind', 'agent_id', 'pod_id', 'tools', 'at'],
+      properties: {
+        kind: { const: 'registration' },
+        agent_id: activityText,
+        pod_id: activityText,
+        tools: count,
+        at: activityText,
+      },
+    },
+  ],
+};
+
+export const checkActivity: PayloadCheck<ActivityEvent> = bySchema<ActivityEvent>(activitySchema);
+
 /**
  * The schemas of the checks above by payload name, exactly as ajv compiles
  * them; the rules a check adds in code (`checkAgentNotice`: resource_updated
@@ -181,6 +256,7 @@ export function payloadSchemas(): Record<string, SchemaObject> {
     CallCancelledEvent: callCancelledSchema,
     AgentNotice: agentNoticeSchema,
     QuotaGossipEvent: quotaGossipSchema,
+    ActivityEvent: activitySchema,
   });
 }
 
