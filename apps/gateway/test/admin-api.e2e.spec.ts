@@ -378,8 +378,9 @@ describe('management API', () => {
     expect(await wrongMethod.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
-  it('answered every documented operation at least once, valid against its schema', () => {
-    // Runs last: the tests above went through every route.
-    expect([...checker.succeeded].sort()).toEqual([...documentedRoutes(doc)].sort());
+  it('answered every documented operation of its tags at least once, valid against its schema', () => {
+    // Runs last: the tests above went through every route of these tags (calls and channels: admin-calls.e2e).
+    const tags = ['session', 'agents', 'api-keys', 'webhooks', 'quotas'];
+    expect([...checker.succeeded].sort()).toEqual([...documentedRoutes(doc, tags)].sort());
   });
 });
