@@ -2,6 +2,8 @@ import { useRoute } from '../hooks';
 import { pageOf } from '../routes';
 import { AgentPage, AgentsPage } from './agents';
 import { ApiKeysPage } from './api-keys';
+import { CallPage, CallsPage } from './calls';
+import { ChannelPage, ChannelsPage } from './channels';
 import { Later, Missing } from './later';
 import { OverviewPage } from './overview';
 import { QuotasPage } from './quotas';
@@ -30,6 +32,14 @@ export function PageFor() {
       return <WebhooksPage key={route} agentId={page.agentId} />;
     case 'deliveries':
       return <DeliveriesPage key={route} webhookId={page.webhookId} />;
+    case 'calls':
+      return <CallsPage key={route} query={page.query} />;
+    case 'call':
+      return <CallPage key={route} callId={page.callId} />;
+    case 'channels':
+      return <ChannelsPage key={route} query={page.query} />;
+    case 'channel':
+      return <ChannelPage key={route} channelId={page.channelId} query={page.query} />;
     case 'later':
       return <Later label={page.label} />;
     default:
