@@ -35,7 +35,6 @@ export function Layout({
             <li key={entry.href}>
               <a href={entry.href} aria-current={entry.match.test(route.split('?')[0]) ? 'page' : undefined}>
                 {entry.label}
-                {entry.later && <span className="later"> (later)</span>}
               </a>
             </li>
           ))}

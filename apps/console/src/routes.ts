@@ -1,22 +1,20 @@
 /**
- * The console's pages, by hash route. The navigation is drawn from NAV: the
- * entries marked `later` are the pages of later steps of issue 29 (calls,
- * channels, the playground, live updates), shown as such until they exist.
+ * The console's pages, by hash route. The navigation is drawn from NAV. A
+ * list's filters and page are in the route's query (`#/calls?outcome=failed`).
  */
 export interface NavEntry {
   label: string;
   href: string;
   /** The routes that light this entry up. */
   match: RegExp;
-  later?: boolean;
 }
 
 export const NAV: NavEntry[] = [
   { label: 'Overview', href: '#/', match: /^\/$/ },
   { label: 'Agents', href: '#/agents', match: /^\/agents/ },
   { label: 'Webhooks', href: '#/webhooks', match: /^\/webhooks/ },
-  { label: 'Calls', href: '#/calls', match: /^\/calls/, later: true },
-  { label: 'Channels', href: '#/channels', match: /^\/channels/, later: true },
+  { label: 'Calls', href: '#/calls', match: /^\/calls/ },
+  { label: 'Channels', href: '#/channels', match: /^\/channels/ },
   { label: 'Playground', href: '#/playground', match: /^\/playground/ },
 ];
 
@@ -29,7 +27,10 @@ export type Page =
   | { page: 'webhooks'; agentId?: string }
   | { page: 'deliveries'; webhookId: string }
   | { page: 'playground'; agentId?: string; tool?: string }
-  | { page: 'later'; label: string }
+  | { page: 'calls'; query: string }
+  | { page: 'call'; callId: string }
+  | { page: 'channels'; query: string }
+  | { page: 'channel'; channelId: string; query: string }
   | { page: 'missing' };
 
 /** Which page a route shows. */
@@ -49,8 +50,10 @@ export function pageOf(route: string): Page {
     return { page: 'deliveries', webhookId: id };
   }
   if (first === 'playground' && parts.length <= 3) return { page: 'playground', agentId: id, tool: sub };
-  const later = NAV.find((entry) => entry.later && entry.match.test(path));
-  if (later) return { page: 'later', label: later.label };
+  if (first === 'calls' && !id) return { page: 'calls', query };
+  if (first === 'calls' && id && parts.length === 2) return { page: 'call', callId: id };
+  if (first === 'channels' && !id) return { page: 'channels', query };
+  if (first === 'channels' && id && parts.length === 2) return { page: 'channel', channelId: id, query };
   return { page: 'missing' };
 }
 

@@ -391,8 +391,9 @@ describe('management API', () => {
     expect(events.map((e) => e.event)).toEqual(['started', 'result']);
   });
 
-  it('answered every documented operation at least once, valid against its schema', () => {
-    // Runs last: the tests above went through every route.
-    expect([...checker.succeeded].sort()).toEqual([...documentedRoutes(doc)].sort());
+  it('answered every documented operation of its tags at least once, valid against its schema', () => {
+    // Runs last: the tests above went through every route of these tags (calls and channels: admin-calls.e2e).
+    const tags = ['session', 'agents', 'api-keys', 'webhooks', 'quotas', 'live'];
+    expect([...checker.succeeded].sort()).toEqual([...documentedRoutes(doc, tags)].sort());
   });
 });

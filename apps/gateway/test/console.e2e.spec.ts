@@ -163,7 +163,7 @@ describe('console', () => {
     const schema = JSON.parse((await page.getByLabel('JSON Schema of echo').textContent())!) as { type: string };
     expect(schema.type).toBe('object');
     await audit('agent');
-    await visit('/calls', 'Calls', 'later');
+    await visit('/no-such-page', 'Not found');
   });
 
   it('creates an API key shown once, which the MCP SDK client uses until the console revokes it', async () => {

@@ -8,9 +8,8 @@ import {
   type TestStack,
 } from '@mcpgw/devstack';
 import { CALL_ID_META_KEY } from '@mcpgw/contracts';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
 
 /**
  * Traces (libs/observability/src/tracing/README.md): every app exports to a
@@ -18,63 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * trace with spans from all three apps, chained gateway → message service →
  * agent pod. An app started without OTEL_EXPORTER_OTLP_ENDPOINT sends nothing.
  */
-
-interface ReceivedSpan {
-  service: string;
-  instance: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Record<string, unknown>;
-}
-
-type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
-type OtlpAttribute = { key: string; value: OtlpValue };
-
-function attributesOf(list: OtlpAttribute[] = []): Record<string, unknown> {
-  return Object.fromEntries(
-    list.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue]),
-  );
-}
-
-/** An OTLP/HTTP receiver (JSON encoding, `POST /v1/traces`) that keeps every span, and every exporting instance. */
-async function startReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; senders: Set<string>; server: Server }> {
-  const spans: ReceivedSpan[] = [];
-  const senders = new Set<string>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: {
-          resource: { attributes: OtlpAttribute[] };
-          scopeSpans: {
-            spans: (Omit<ReceivedSpan, 'service' | 'instance' | 'attributes'> & { attributes?: OtlpAttribute[] })[];
-          }[];
-        }[];
-      };
-      for (const { resource, scopeSpans } of body.resourceSpans) {
-        const { 'service.name': service, 'service.instance.id': instance } = attributesOf(resource.attributes);
-        senders.add(String(instance));
-        for (const span of scopeSpans.flatMap((scope) => scope.spans)) {
-          spans.push({
-            ...span,
-            parentSpanId: span.parentSpanId || undefined,
-            service: String(service),
-            instance: String(instance),
-            attributes: attributesOf(span.attributes),
-          });
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, senders, server };
-}
 
 /** The spans from `span` up to the root, each with its parent. */
 function ancestry(span: ReceivedSpan, all: ReceivedSpan[]): ReceivedSpan[] {
@@ -89,12 +31,12 @@ function ancestry(span: ReceivedSpan, all: ReceivedSpan[]): ReceivedSpan[] {
 }
 
 describe('traces across the three apps', () => {
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: OtlpReceiver;
   let env: TestStack;
   let mcp: McpConnection;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     // Every app (the stack's `env` reaches all of them), exporting every 100 ms instead of every 5 s.
     env = await startTestStack({
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },

@@ -13,6 +13,10 @@ import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/per
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
+import { ConversationsHttpController } from './conversations/conversations-http.controller';
+import { ConversationsMsController } from './conversations/conversations-ms.controller';
+import { ConversationsService } from './conversations/conversations.service';
+import { ConversationsStore } from './conversations/conversations.store';
 import { DatabaseModule } from './database/database.module';
 import { AgentDeliveryService } from './delivery/agent-delivery.service';
 import { MessagesHttpController } from './messages/messages-http.controller';
@@ -56,7 +60,7 @@ import { WaitService } from './wait/wait.service';
       ],
     }),
   ],
-  controllers: [MessagesMsController, MessagesHttpController],
+  controllers: [MessagesMsController, MessagesHttpController, ConversationsMsController, ConversationsHttpController],
   providers: [
     replicaRepliesSubject,
     MessagesStore,
@@ -68,6 +72,8 @@ import { WaitService } from './wait/wait.service';
     WaitService,
     RetentionStore,
     RetentionService,
+    ConversationsStore,
+    ConversationsService,
   ],
 })
 export class AppModule {}

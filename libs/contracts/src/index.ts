@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 export * from './bus/subjects';
 export * from './bus/operations';
+export * from './bus/conversations';
 export * from './bus/define';
 export * from './bus/payload-checks';
 export * from './bus/events';

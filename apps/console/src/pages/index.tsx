@@ -2,7 +2,9 @@ import { useRoute } from '../hooks';
 import { pageOf } from '../routes';
 import { AgentPage, AgentsPage } from './agents';
 import { ApiKeysPage } from './api-keys';
-import { Later, Missing } from './later';
+import { CallPage, CallsPage } from './calls';
+import { ChannelPage, ChannelsPage } from './channels';
+import { Missing } from './missing';
 import { OverviewPage } from './overview';
 import { PlaygroundPage } from './playground';
 import { QuotasPage } from './quotas';
@@ -33,8 +35,14 @@ export function PageFor() {
       return <DeliveriesPage key={route} webhookId={page.webhookId} />;
     case 'playground':
       return <PlaygroundPage key={route} agentId={page.agentId} tool={page.tool} />;
-    case 'later':
-      return <Later label={page.label} />;
+    case 'calls':
+      return <CallsPage key={route} query={page.query} />;
+    case 'call':
+      return <CallPage key={route} callId={page.callId} />;
+    case 'channels':
+      return <ChannelsPage key={route} query={page.query} />;
+    case 'channel':
+      return <ChannelPage key={route} channelId={page.channelId} query={page.query} />;
     default:
       return <Missing />;
   }

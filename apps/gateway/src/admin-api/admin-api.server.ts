@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { BusClient } from '@mcpgw/bus';
 import { InjectKysely } from '@mcpgw/persistence';
 import { Draining, TextParamsPipe, installRequestIds, requestIdOf } from '@mcpgw/runtime';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +35,7 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @InjectKysely() private readonly db: GatewayDb,
+    private readonly bus: BusClient,
     draining: Draining,
     playground: PlaygroundService,
     activity: ActivityFeed,
@@ -53,7 +55,7 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
         throw new Error(`ADMIN_PORT ${port} is the ${name}: the management API needs a port of its own`);
       }
     }
-    const app = await createAdminApp(this.db, this.env, this.live);
+    const app = await createAdminApp(this.db, this.env, this.bus, this.live);
     await app.listen(port, this.env.ADMIN_HOST);
     this.app = app;
     this.logger.log({ msg: 'management API listening', host: this.env.ADMIN_HOST, port: this.address!.port });
@@ -81,10 +83,11 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
 export async function createAdminApp(
   db: GatewayDb,
   env: GatewayEnv,
+  bus: BusClient,
   live?: AdminLive,
 ): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
-    AdminHttpModule.forRoot({ db, env, live }),
+    AdminHttpModule.forRoot({ db, env, bus, live }),
     new FastifyAdapter({
       bodyLimit: ADMIN_BODY_LIMIT,
       // Long ids reach TextParamsPipe, which refuses them in the API's own form (Fastify would answer 414 itself).

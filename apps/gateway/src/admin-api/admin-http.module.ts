@@ -1,10 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { BusClient } from '@mcpgw/bus';
 import { KYSELY } from '@mcpgw/persistence';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
+import { IdempotencyStore } from '../idempotency/idempotency.store';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
@@ -13,6 +15,8 @@ import { AdminTokenGuard } from './admin-token.guard';
 import { AdminTokensStore } from './admin-tokens.store';
 import { AgentsController } from './controllers/agents.controller';
 import { ApiKeysController } from './controllers/api-keys.controller';
+import { CallsController } from './controllers/calls.controller';
+import { ChannelsController } from './controllers/channels.controller';
 import { QuotasController } from './controllers/quotas.controller';
 import { SessionController } from './controllers/session.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
@@ -28,24 +32,30 @@ export const ADMIN_CONTROLLERS = [
   WebhooksController,
   QuotasController,
   LiveController,
+  CallsController,
+  ChannelsController,
 ];
 
 /**
  * The root module of the management API's own Nest application (on ADMIN_PORT,
  * never on the public port: its controllers are in no module of the public
  * app). It is given the gateway's database handle and environment, so it
- * shares the gateway's pool, and builds the same stores the admin CLI uses.
+ * shares the gateway's pool, and builds the same stores the admin CLI uses;
+ * and its bus client, to ask the message service about calls and channels.
  * Every route is behind the admin token guard.
  */
 @Module({})
 export class AdminHttpModule {
-  static forRoot(shared: { db: GatewayDb; env: GatewayEnv; live?: AdminLive }): DynamicModule {
+  static forRoot(shared: { db: GatewayDb; env: GatewayEnv; bus: BusClient; live?: AdminLive }): DynamicModule {
     return {
       module: AdminHttpModule,
       controllers: ADMIN_CONTROLLERS,
       providers: [
         { provide: KYSELY, useValue: shared.db },
         { provide: GATEWAY_ENV, useValue: shared.env },
+        // The gateway's own bus connection: calls and channels are the message service's to tell.
+        { provide: BusClient, useValue: shared.bus },
+        IdempotencyStore,
         AgentsStore,
         ApiKeysStore,
         AgentQuotasStore,

@@ -1,5 +1,6 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { BusClient } from '@mcpgw/bus';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +31,8 @@ describe('docs/admin-openapi.yaml', () => {
   beforeAll(async () => {
     // The application as the gateway builds it; its pool never connects (no route is called).
     const db = new Kysely({ dialect: new PostgresDialect({ pool: new Pool({ max: 1 }) }) }) as unknown as GatewayDb;
-    app = await createAdminApp(db, loadEnv({}));
+    // Nor does its bus client (a stand-in: nothing is sent).
+    app = await createAdminApp(db, loadEnv({}), {} as BusClient);
   });
 
   afterAll(async () => {

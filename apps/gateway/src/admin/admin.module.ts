@@ -16,7 +16,7 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
 
 /**
  * What the admin CLI needs: the stores and the grant keys, over the gateway's
- * database. No HTTP; the bus only for `call show` (call-show.command.ts), which
+ * database. No HTTP; the bus only for `call show|list` (calls.command.ts), which
  * connects itself.
  */
 @Module({

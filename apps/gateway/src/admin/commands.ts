@@ -15,7 +15,7 @@ import { optionalFlag, requireFlag } from './flags';
 import { agentCredentials } from './nats-credentials.command';
 import { listAgents } from './operations/agents';
 import { QUOTA_MAX, agentQuotas } from './operations/quotas';
-import { callShow } from './call-show.command';
+import { callList, callShow } from './calls.command';
 import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { DeliveryView, WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import type { WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
@@ -114,8 +114,13 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
   call show <call-id>                         one call by the id its caller got (result _meta
                                               "mcpgw/callId", or call_id on surface B): caller,
                                               agent, tool, outcome, hop times, channel, its
-                                              idempotency record (asks the message service over
-                                              NATS with the gateway's NATS_URL/NATS_CREDS)`;
+                                              idempotency record, trace id, both messages
+                                              (asks the message service over NATS with the
+                                              gateway's NATS_URL/NATS_CREDS)
+  call list [--agent A] [--tool T] [--caller C] [--outcome ok|tool_error|failed|no_reply]
+            [--limit N, default 50, at most 200] [--before <next_before>]
+                                              recent tool calls, newest first: agent, tool,
+                                              caller, outcome, duration (same NATS settings)`;
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
@@ -246,6 +251,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'agent credentials': agentCredentials,
   'call show': callShow,
+  'call list': callList,
   'webhook add': async ({ webhooks }, { flags }) => {
     const created = await webhooks.add(
       requireFlag(flags, 'agent'),

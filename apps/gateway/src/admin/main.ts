@@ -99,6 +99,11 @@ const FLAGS = {
   url: { type: 'string' },
   events: { type: 'string' },
   webhook: { type: 'string' },
+  tool: { type: 'string' },
+  caller: { type: 'string' },
+  outcome: { type: 'string' },
+  limit: { type: 'string' },
+  before: { type: 'string' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

@@ -25,6 +25,7 @@ interface Response {
 }
 interface Operation {
   operationId: string;
+  tags?: string[];
   responses: Record<string, Response>;
 }
 
@@ -34,11 +35,15 @@ export function loadAdminOpenApi(): OpenApiDoc {
   return parse(readFileSync(ADMIN_OPENAPI_PATH, 'utf8')) as OpenApiDoc;
 }
 
-/** `METHOD /path/{param}` of every operation of the document. */
-export function documentedRoutes(doc: OpenApiDoc): string[] {
+/**
+ * `METHOD /path/{param}` of every operation of the document, or of those with
+ * one of `tags` (each e2e file answers for the tags it tests).
+ */
+export function documentedRoutes(doc: OpenApiDoc, tags?: readonly string[]): string[] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.keys(item)
       .filter((key) => (HTTP_METHODS as readonly string[]).includes(key))
+      .filter((method) => !tags || item[method].tags?.some((tag) => tags.includes(tag)))
       .map((method) => `${method.toUpperCase()} ${path}`),
   );
 }

@@ -4,6 +4,8 @@ import { ChannelsAndMessages1764450000000 } from './migrations/1764450000000-cha
 import { MessageSender1764460000000 } from './migrations/1764460000000-message-sender';
 import { ChannelsByAge1764800000000 } from './migrations/1764800000000-channels-by-age';
 import { MessagesByCallId1764900000000 } from './migrations/1764900000000-messages-by-call-id';
+import { MessageTraceId1765000000000 } from './migrations/1765000000000-message-trace-id';
+import { ConversationsByAgent1765000000001 } from './migrations/1765000000001-conversations-by-agent';
 
 /** The message service keeps its tables in this schema. */
 export const MESSAGING_SCHEMA = 'messaging';
@@ -18,6 +20,8 @@ export function messagingDatabase(url: string, poolSize?: number): DataSourceOpt
       MessageSender1764460000000,
       ChannelsByAge1764800000000,
       MessagesByCallId1764900000000,
+      MessageTraceId1765000000000,
+      ConversationsByAgent1765000000001,
     ],
   });
 }

@@ -23,6 +23,8 @@ export interface MessagesTable {
   envelope: Json<Envelope>;
   /** Who sent it, as the bus vouched: `gateway`, `agent:<id>`, `rest` (null: stored before this column). */
   sender: string | null;
+  /** The trace id of the post that stored a chat_message (its `traceparent`); null without one. */
+  trace_id: string | null;
   created_at: Generated<Timestamp>;
 }
 

@@ -28,11 +28,6 @@ export class MessagesHttpController {
     return { messages: await this.messages.list(channelId, limit ?? 100) };
   }
 
-  @Get('calls/:callId')
-  async findCall(@Param('callId') callId: string) {
-    return { calls: await this.messages.findCall(callId) };
-  }
-
   @Post('channels/:id/wait')
   @HttpCode(200)
   wait(@Param('id') channelId: string, @Body() body: { message_id?: unknown; timeout_ms?: unknown }) {

@@ -7,7 +7,7 @@ import { ForeignReplyError, GATEWAY_SENDER, MessagesService, requireUuid } from 
 
 /**
  * The message service's bus API: one-line handlers over the services. Post,
- * post-and-wait, wait, list, create and find-call are the gateway's (only its NATS
+ * post-and-wait, wait, list and create are the gateway's (only its NATS
  * credentials may publish there); agents reply and read history on subjects
  * that name them (`ms.agents.<agent>.…`), and get only their own channels.
  */
@@ -25,8 +25,8 @@ export class MessagesMsController {
   }
 
   @MessagePattern(BusPattern.PostMessage)
-  post(@Payload() req: BusRequest<typeof BusPattern.PostMessage>) {
-    return this.messages.post(req.envelope, GATEWAY_SENDER);
+  post(@Payload() req: BusRequest<typeof BusPattern.PostMessage>, @Ctx() ctx: BusContext) {
+    return this.messages.post(req.envelope, GATEWAY_SENDER, ctx.ids);
   }
 
   @MessagePattern(BusPattern.ListMessages)
@@ -46,11 +46,6 @@ export class MessagesMsController {
   @MessagePattern(BusPattern.PostAndWait)
   postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>, @Ctx() ctx: BusContext) {
     return this.waits.postAndWait(req.envelope, req.timeout_ms, ctx.ids);
-  }
-
-  @MessagePattern(BusPattern.FindCall)
-  async findCall(@Payload() req: BusRequest<typeof BusPattern.FindCall>) {
-    return { calls: await this.messages.findCall(req?.call_id) };
   }
 
   /** An agent's reply, at any replica (a pod's retry): stored only as the reply of the agent the subject names. */

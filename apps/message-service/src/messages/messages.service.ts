@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
   AGENT_ID_PATTERN,
-  CALL_ID_PATTERN,
   InvalidRequestError,
   NotFoundError,
-  messageIdOfCall,
   parseEnvelope,
   type AgentReply,
   type BusResponse,
@@ -12,18 +10,15 @@ import {
   type ChannelView,
   type ChatMessage,
   type InboxMessage,
-  type StoredCall,
   type StoredMessage,
 } from '@mcpgw/contracts';
-import type { Encoded } from '@mcpgw/bus';
+import type { CallIds, Encoded } from '@mcpgw/bus';
 import { AgentDeliveryService } from '../delivery/agent-delivery.service';
 import { ReplyNotices } from '../wait/reply-notices.service';
 import { MessagesStore, type InsertOutcome } from './messages.store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_LIST = 1000;
-/** A caller's own call id may name many calls: `admin call show` gets the newest. */
-const MAX_CALLS_FOUND = 20;
 
 type PostResult = BusResponse<typeof BusPattern.PostMessage>;
 
@@ -51,12 +46,13 @@ export class MessagesService {
   /**
    * `sender`: who the bus vouches for (`gateway` on the gateway-only subjects,
    * `rest` for the REST mirror). A reply posted this way is the mirror's or a
-   * trusted service's; agents reply only through `postReplyFrom`.
+   * trusted service's; agents reply only through `postReplyFrom`. `ids`: the
+   * call's request and trace ids, from the bus headers.
    */
-  async post(plain: unknown, sender: string): Promise<PostResult> {
+  async post(plain: unknown, sender: string, ids: CallIds = {}): Promise<PostResult> {
     const envelope = this.parse(plain);
     if (envelope.type === 'agent_reply') return this.storeReply(envelope, undefined, sender);
-    const { existingReply: _, ...posted } = await this.postChatMessage(envelope, 'confirmed', sender);
+    const { existingReply: _, ...posted } = await this.postChatMessage(envelope, 'confirmed', sender, ids);
     return posted;
   }
 
@@ -65,10 +61,10 @@ export class MessagesService {
    * posted before (same id), also its reply if one is stored. Used by
    * post-and-wait, which then need not look again.
    */
-  async postChat(plain: unknown, requestId?: string): Promise<PostResult & { existingReply?: AgentReply }> {
+  async postChat(plain: unknown, ids: CallIds = {}): Promise<PostResult & { existingReply?: AgentReply }> {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
-    return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, requestId);
+    return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, ids);
   }
 
   /**
@@ -103,14 +99,6 @@ export class MessagesService {
     return messages;
   }
 
-  /** A call by its id (`admin call show`): its chat_message(s), newest first, with their replies. */
-  findCall(callId: unknown): Promise<StoredCall[]> {
-    if (typeof callId !== 'string' || !CALL_ID_PATTERN.test(callId)) {
-      throw new InvalidRequestError('call_id must be 1 to 128 printable ASCII characters, no spaces');
-    }
-    return this.store.findCall(callId, messageIdOfCall(callId), MAX_CALLS_FOUND);
-  }
-
   private parse(plain: unknown): ChatMessage | AgentReply {
     const parsed = parseEnvelope(plain);
     if (!parsed.ok) throw new InvalidRequestError('invalid envelope', parsed.errors);
@@ -126,9 +114,9 @@ export class MessagesService {
     message: ChatMessage,
     delivery: 'confirmed' | 'for_waiter',
     sender: string,
-    requestId?: string,
+    { request_id: requestId, trace_id: traceId }: CallIds = {},
   ): Promise<PostResult & { existingReply?: AgentReply }> {
-    const outcome = await this.store.insert(message, sender);
+    const outcome = await this.store.insert(message, sender, traceId);
     const result = this.accepted(outcome, message);
     const deliver = (stored: InboxMessage) =>
       delivery === 'confirmed'

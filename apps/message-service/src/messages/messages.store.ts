@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentReply, ChannelView, Envelope, StoredCall, StoredMessage } from '@mcpgw/contracts';
+import type { AgentReply, ChannelView, Envelope, StoredMessage } from '@mcpgw/contracts';
 import { InvalidRequestError, UNSTORABLE_TEXT_REFUSAL, jsonHoldsUnstorableText } from '@mcpgw/contracts';
 import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
 import { sql } from 'kysely';
@@ -23,23 +23,6 @@ interface Row {
   channel_id: string;
 }
 
-/** A call's message and its reply, as `findCall` reads them. */
-interface CallRow {
-  seq: string;
-  channel_id: string;
-  envelope: Envelope;
-  sender: string | null;
-  created_at: Date;
-  reply_seq: string | null;
-  reply: Envelope | null;
-  reply_sender: string | null;
-  reply_at: Date | null;
-}
-
-function stored(seq: string, channelId: string, envelope: Envelope, sender: string | null, at: Date) {
-  return { seq: Number(seq), channel_id: channelId, envelope, sender, stored_at: at.toISOString() };
-}
-
 /** An envelope as one row of a batched insert. */
 interface NewRow {
   id: string;
@@ -52,6 +35,8 @@ interface NewRow {
   json: string;
   /** Who sent it, as the bus vouched (`gateway`, `agent:<id>`, `rest`). */
   sender: string | null;
+  /** The trace id its post carried (chat messages; null without one). */
+  traceId: string | null;
 }
 
 /**
@@ -60,24 +45,25 @@ interface NewRow {
  * SQL, not the builder: a data-modifying CTE over unnest of one array per column.
  */
 function insertOnNewChannels(rows: NewRow[]) {
-  const [ids, channelIds, agentIds, envelopes, senders] = columns(rows, [
+  const [ids, channelIds, agentIds, envelopes, senders, traceIds] = columns(rows, [
     'id',
     'channelId',
     'agentId',
     'json',
     'sender',
+    'traceId',
   ]);
   return sql<Row>`
   WITH input AS (
-    SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${envelopes}::jsonb[], ${senders}::text[]) AS i(id, channel_id, agent_id, envelope, sender)
+    SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${envelopes}::jsonb[], ${senders}::text[], ${traceIds}::text[]) AS i(id, channel_id, agent_id, envelope, sender, trace_id)
   ), channel AS (
     INSERT INTO channels (id, agent_id)
     SELECT i.channel_id, i.agent_id FROM input i
      WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.id)
     RETURNING id
   )
-  INSERT INTO messages (id, channel_id, type, envelope, sender)
-  SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender FROM input i JOIN channel ON channel.id = i.channel_id
+  INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id)
+  SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id FROM input i JOIN channel ON channel.id = i.channel_id
   ON CONFLICT (id) DO NOTHING
   RETURNING id, seq, channel_id`;
 }
@@ -92,7 +78,7 @@ function insertOnNewChannels(rows: NewRow[]) {
  * foreign-key error failing the whole batch.
  */
 function insertOnChannels(rows: NewRow[]) {
-  const [ids, channelIds, agentIds, types, inReplyTos, envelopes, senders] = columns(rows, [
+  const [ids, channelIds, agentIds, types, inReplyTos, envelopes, senders, traceIds] = columns(rows, [
     'id',
     'channelId',
     'agentId',
@@ -100,11 +86,12 @@ function insertOnChannels(rows: NewRow[]) {
     'inReplyTo',
     'json',
     'sender',
+    'traceId',
   ]);
   return sql<Row>`
-  INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender)
-  SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender
-    FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[], ${senders}::text[]) AS i(id, channel_id, agent_id, type, in_reply_to, envelope, sender)
+  INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id)
+  SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id
+    FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[], ${senders}::text[], ${traceIds}::text[]) AS i(id, channel_id, agent_id, type, in_reply_to, envelope, sender, trace_id)
    WHERE EXISTS (SELECT 1 FROM channels c WHERE c.id = i.channel_id AND (i.type <> 'agent_reply' OR c.agent_id = i.agent_id) FOR KEY SHARE)
      AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
   ON CONFLICT DO NOTHING
@@ -139,9 +126,10 @@ export class MessagesStore {
   /**
    * Store an envelope. Without a channel id (a chat message starting a
    * conversation) the channel is made with it, atomically; a re-post makes no
-   * channel. Concurrent inserts share one statement and one commit.
+   * channel. Concurrent inserts share one statement and one commit. `traceId`:
+   * the trace its post carried, kept for the operator's views.
    */
-  async insert(envelope: Envelope, sender: string | null = null): Promise<InsertOutcome> {
+  async insert(envelope: Envelope, sender: string | null = null, traceId?: string): Promise<InsertOutcome> {
     const channelId = envelope.channel_id ?? randomUUID();
     const row: NewRow = {
       id: envelope.id,
@@ -152,6 +140,7 @@ export class MessagesStore {
       inReplyTo: envelope.type === 'agent_reply' ? envelope.in_reply_to : null,
       json: JSON.stringify(envelope.channel_id ? envelope : { ...envelope, channel_id: channelId }),
       sender,
+      traceId: traceId ?? null,
     };
     // Refused alone, here: in the group commit it would fail every row of its batch.
     if (jsonHoldsUnstorableText(row.json))
@@ -197,29 +186,6 @@ export class MessagesStore {
       .execute();
     if (rows.length === 0 && !(await this.channelExists(channelId))) return undefined;
     return rows.map((row) => ({ seq: Number(row.seq), envelope: row.envelope }));
-  }
-
-  /**
-   * The chat_messages of one call id, newest first, each with its reply once
-   * stored (index messages_call_id). `messageId`: the message a gateway call id
-   * is made from, so that messages stored before call ids are found too.
-   */
-  async findCall(callId: string, messageId: string | undefined, limit: number): Promise<StoredCall[]> {
-    const { rows } = await sql<CallRow>`
-      SELECT m.seq, m.channel_id, m.envelope, m.sender, m.created_at,
-             r.seq AS reply_seq, r.envelope AS reply, r.sender AS reply_sender, r.created_at AS reply_at
-        FROM messages m
-        LEFT JOIN messages r ON r.channel_id = m.channel_id AND r.in_reply_to = m.id AND r.type = 'agent_reply'
-       WHERE m.type = 'chat_message'
-         AND (m.envelope->>'call_id' = ${callId} ${messageId ? sql`OR m.id = ${messageId}` : sql``})
-       ORDER BY m.seq DESC
-       LIMIT ${limit}`.execute(this.db);
-    return rows.map((row) => ({
-      message: stored(row.seq, row.channel_id, row.envelope, row.sender, row.created_at),
-      ...(row.reply && {
-        reply: stored(row.reply_seq!, row.channel_id, row.reply, row.reply_sender, row.reply_at!),
-      }),
-    }));
   }
 
   /** Whether message M is on channel C, and its reply if one is stored. */

@@ -116,7 +116,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS, envelope as Pick<ChatMessage, 'meta'>);
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
     const result = await this.awaitReply(messageId, deadline, async (listen) => {
-      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids.request_id);
+      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids);
       posted = rest;
       if (!posted.duplicate || existingReply) {
         // Delivered from here: its pod answers this replica, which a drain must wait for.

@@ -48,6 +48,10 @@ export const BUS_ACCESS: readonly SubjectAccess[] = [
   { family: BusPattern.WaitForReply, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.PostAndWait, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.FindCall, send: ['gateway'], hear: ['message-service'], request: true },
+  // The operator's views (the gateway's admin API), never an agent's: every channel of every agent.
+  { family: BusPattern.ListCalls, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.ListChannels, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.ShowChannel, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.RegisterAgent, send: ['agent'], hear: ['gateway'], agentToken: 0, request: true },
   { family: BusPattern.StoreReply, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },
   { family: BusPattern.AgentHistory, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },

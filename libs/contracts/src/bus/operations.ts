@@ -1,6 +1,14 @@
 import type { AgentReply } from '../envelopes/agent-reply';
 import type { ChatMessage } from '../envelopes/chat-message';
 import type { RegisterAgentRequest } from '../skills/skill-definition';
+import type {
+  CallOutcome,
+  ChannelSummary,
+  ListCallsRequest,
+  ListChannelsRequest,
+  ListedCall,
+  ShowChannelRequest,
+} from './conversations';
 import { BusPattern } from './subjects';
 
 export type Envelope = ChatMessage | AgentReply;
@@ -30,6 +38,10 @@ export interface StoredMessageRecord extends StoredMessage {
 export interface StoredCall {
   message: StoredMessageRecord;
   reply?: StoredMessageRecord;
+  /** How it ended, as its reply says (conversations.ts). */
+  outcome: CallOutcome;
+  /** The trace id the chat_message's post carried (`traceparent`), when tracing was on. */
+  trace_id: string | null;
 }
 
 export type WaitResult = { status: 'replied'; reply: AgentReply } | { status: 'timeout' };
@@ -82,6 +94,25 @@ export interface BusOperations {
     /** A call id (`call-id.ts`); a caller's own may name several calls: the newest come first, at most 20. */
     request: { call_id: string };
     response: { calls: StoredCall[] };
+  };
+  [BusPattern.ListCalls]: {
+    /** Tool calls, newest first; `more`: there are older ones. */
+    request: ListCallsRequest;
+    response: { calls: ListedCall[]; more: boolean };
+  };
+  [BusPattern.ListChannels]: {
+    /** Channels, newest first. */
+    request: ListChannelsRequest;
+    response: { channels: ChannelSummary[]; more: boolean };
+  };
+  [BusPattern.ShowChannel]: {
+    /**
+     * A channel's chat_messages (any kind: tool calls, resource reads, …) with
+     * their replies, newest first; fewer than `limit` when the page would not
+     * fit on the bus (`more` then says there are older ones).
+     */
+    request: ShowChannelRequest;
+    response: { channel: ChannelSummary; calls: StoredCall[]; more: boolean };
   };
   [BusPattern.AgentHistory]: {
     request: { channel_id: string; limit?: number };

@@ -22,6 +22,12 @@ export const BusPattern = {
   PostAndWait: 'ms.messages.post_and_wait',
   /** message-service: the chat_message(s) of one call id and their replies (`admin call show`). */
   FindCall: 'ms.calls.find',
+  /** message-service: the newest tool calls, filtered, with their outcomes (the admin API's calls page). */
+  ListCalls: 'ms.calls.list',
+  /** message-service: the newest channels, with their counts (the admin API's channels page). */
+  ListChannels: 'ms.channels.list',
+  /** message-service: one channel as the operator reads it: each chat_message with its reply, newest first. */
+  ShowChannel: 'ms.channels.show',
   /**
    * gateway: an agent pod registers its skills. Agent-scoped (see `agentSubject`):
    * the `*` is the agent's id, and only that agent's credentials may publish there.
