@@ -157,6 +157,8 @@ describe('console: calls and channels', () => {
         'GET /admin/v1/session',
         'GET /admin/v1/agents',
         'GET /admin/v1/webhooks',
+        // The overview's live figures (an event stream, checked in console-playground.e2e).
+        'GET /admin/v1/events',
         'GET /admin/v1/calls',
         'GET /admin/v1/calls/{callId}',
         'GET /admin/v1/channels',
