@@ -7,6 +7,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
+import { AdminLoginCodesStore } from './admin-login-codes.store';
 import { AdminSessionsStore } from './admin-sessions.store';
 import { AdminTokenGuard } from './admin-token.guard';
 import { AdminTokensStore } from './admin-tokens.store';
@@ -15,6 +16,14 @@ import { ApiKeysController } from './controllers/api-keys.controller';
 import { QuotasController } from './controllers/quotas.controller';
 import { SessionController } from './controllers/session.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
+import { GrantsController } from './controllers/grants.controller';
+import { NatsCredentialsController } from './controllers/nats-credentials.controller';
+import { RecordsController } from './controllers/records.controller';
+import { GrantKeysService } from '../grants/grant-keys.service';
+import { GrantRevocationsStore } from '../grants/grant-revocations.store';
+import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import { OperatorRecordsStore } from '../admin/operations/records';
 
 /** Every controller of the management API: the OpenAPI test reads its routes from here. */
 export const ADMIN_CONTROLLERS = [
@@ -23,6 +32,9 @@ export const ADMIN_CONTROLLERS = [
   ApiKeysController,
   WebhooksController,
   QuotasController,
+  GrantsController,
+  NatsCredentialsController,
+  RecordsController,
 ];
 
 /**
@@ -47,6 +59,12 @@ export class AdminHttpModule {
         WebhooksStore,
         AdminTokensStore,
         AdminSessionsStore,
+        AdminLoginCodesStore,
+        GrantKeysService,
+        GrantRevocationsStore,
+        PersonalAccessTokensStore,
+        NatsCredentialsStore,
+        OperatorRecordsStore,
         { provide: APP_GUARD, useClass: AdminTokenGuard },
       ],
     };

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { ServiceError } from '@mcpgw/contracts';
 import { EnvValidationError } from '@mcpgw/config';
 import { AdminTokensStore } from '../admin-api/admin-tokens.store';
+import { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
+import { OperatorRecordsStore } from './operations/records';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { AdminModule } from './admin.module';
@@ -50,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
       natsCredentials: app.get(NatsCredentialsStore),
       webhooks: app.get(WebhooksStore),
       adminTokens: app.get(AdminTokensStore),
+      loginCodes: app.get(AdminLoginCodesStore),
+      records: app.get(OperatorRecordsStore),
       idempotency: app.get(IdempotencyStore),
       env,
     };
@@ -97,6 +101,11 @@ const FLAGS = {
   url: { type: 'string' },
   events: { type: 'string' },
   webhook: { type: 'string' },
+  caller: { type: 'string' },
+  key: { type: 'string' },
+  limit: { type: 'string' },
+  status: { type: 'string' },
+  open: { type: 'boolean' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

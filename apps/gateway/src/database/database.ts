@@ -20,6 +20,7 @@ import { AgentCompletions1764670000000 } from './migrations/1764670000000-agent-
 import { AgentAuthMethods1764680000000 } from './migrations/1764680000000-agent-auth-methods';
 import { AdminTokens1764690000000 } from './migrations/1764690000000-admin-tokens';
 import { AdminSessions1764700000000 } from './migrations/1764700000000-admin-sessions';
+import { AdminLoginCodes1764716000000 } from './migrations/1764716000000-admin-login-codes';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -58,6 +59,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       AgentAuthMethods1764680000000,
       AdminTokens1764690000000,
       AdminSessions1764700000000,
+      AdminLoginCodes1764716000000,
     ],
   });
 }

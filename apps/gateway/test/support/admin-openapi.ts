@@ -23,6 +23,8 @@ interface Response {
 }
 interface Operation {
   operationId: string;
+  /** The e2e file that answers it (when not admin-api.e2e.spec.ts). */
+  'x-tested-by'?: string;
   responses: Record<string, Response>;
 }
 
@@ -38,6 +40,19 @@ export function documentedRoutes(doc: OpenApiDoc): string[] {
     Object.keys(item)
       .filter((key) => (HTTP_METHODS as readonly string[]).includes(key))
       .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+/**
+ * The operations an e2e file must answer 2xx at least once: those whose
+ * `x-tested-by` names it (the admin API's own file: those that name none).
+ */
+export function routesTestedBy(doc: OpenApiDoc, file: string): string[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([key]) => (HTTP_METHODS as readonly string[]).includes(key))
+      .filter(([, operation]) => (operation['x-tested-by'] ?? 'admin-api.e2e.spec.ts') === file)
+      .map(([method]) => `${method.toUpperCase()} ${path}`),
   );
 }
 
