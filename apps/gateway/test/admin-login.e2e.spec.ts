@@ -1,4 +1,11 @@
-import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
+import {
+  driveAuthorization,
+  freePort,
+  startAuthorizationServer,
+  startTestStack,
+  type AuthorizationServer,
+  type TestStack,
+} from '@mcpgw/devstack';
 import type { Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseChecker, loadAdminOpenApi } from './support/admin-openapi';
@@ -7,6 +14,7 @@ import { consoleContext, launchChromium } from './support/console-browser';
 const ADMIN_PORT = await freePort();
 const ADMIN_URL = `http://127.0.0.1:${ADMIN_PORT}`;
 const CONSOLE_URL = `${ADMIN_URL}/console/`;
+const REDIRECT_URL = `${ADMIN_URL}/admin/v1/session/oidc/callback`;
 
 interface LoginLink {
   id: string;
@@ -17,12 +25,16 @@ interface LoginLink {
 
 /**
  * The console's other ways in (admin-api/README.md): the one-time login link
- * `npm start` prints (`console login-link`), used once, in a real browser too.
+ * `npm start` prints (`console login-link`), used once, in a real browser too;
+ * OIDC through a real authorization server (oidc-provider), its login driven
+ * over HTTP with redirects followed: an allowed subject gets a session, another
+ * is refused, a state that is not the browser's is refused.
  */
 describe('console login', () => {
   const checker = new ResponseChecker(loadAdminOpenApi());
   let env: TestStack;
   let browser: Browser;
+  let provider: AuthorizationServer;
 
   const exchange = async (body: unknown) => {
     const response = await fetch(`${ADMIN_URL}/admin/v1/session`, {
@@ -38,13 +50,39 @@ describe('console login', () => {
     env.stack.admin<LoginLink>('console', 'login-link', '--url', CONSOLE_URL, ...flags);
 
   beforeAll(async () => {
-    env = await startTestStack({ gatewayEnv: { ADMIN_PORT: String(ADMIN_PORT) } });
+    provider = await startAuthorizationServer({ users: ['alice', 'bob'] });
+    const metadata = (await (await fetch(`${provider.issuer}/.well-known/openid-configuration`)).json()) as {
+      registration_endpoint: string;
+    };
+    const registered = (await (
+      await fetch(metadata.registration_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: [REDIRECT_URL],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_basic',
+        }),
+      })
+    ).json()) as { client_id: string; client_secret: string };
+    env = await startTestStack({
+      gatewayEnv: {
+        ADMIN_PORT: String(ADMIN_PORT),
+        ADMIN_OIDC_ISSUER: provider.issuer,
+        ADMIN_OIDC_CLIENT_ID: registered.client_id,
+        ADMIN_OIDC_CLIENT_SECRET: registered.client_secret,
+        ADMIN_OIDC_REDIRECT_URL: REDIRECT_URL,
+        ADMIN_OIDC_ALLOWED_SUBJECTS: 'alice',
+      },
+    });
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
     await env?.stop();
+    await provider?.stop();
   });
 
   describe('the one-time login link', () => {
@@ -127,6 +165,103 @@ describe('console login', () => {
         .waitFor();
       expect(await again.getByLabel('Admin token').isVisible()).toBe(true);
       await other.close();
+    });
+  });
+
+  describe('OIDC login', () => {
+    /** The browser's side: start at the console's OIDC route, log in at the provider as `user`, come back. */
+    const oidcLogin = async (user: string, tamper?: (query: URLSearchParams, cookie: string) => string) => {
+      const started = await fetch(`${ADMIN_URL}/admin/v1/session/oidc`, { redirect: 'manual' });
+      expect(started.status).toBe(302);
+      const flowCookie = started.headers.getSetCookie()[0];
+      expect(flowCookie).toMatch(/^__Host-mcpgw_oidc=[^;]+; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=600$/);
+      const authorize = new URL(started.headers.get('location')!);
+      expect(authorize.origin).toBe(provider.issuer);
+      for (const name of ['state', 'nonce', 'code_challenge']) expect(authorize.searchParams.get(name)).toBeTruthy();
+      expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+      const back = await driveAuthorization(authorize, { user, redirectUrl: REDIRECT_URL });
+      const query = new URLSearchParams({ code: back.code!, state: back.state! });
+      let cookie = flowCookie.split(';')[0];
+      if (tamper) cookie = tamper(query, cookie);
+      const callback = await fetch(`${REDIRECT_URL}?${query}`, { redirect: 'manual', headers: { cookie } });
+      const body = callback.status === 302 ? undefined : ((await callback.json()) as Record<string, unknown>);
+      if (body) expect(checker.check('GET', '/admin/v1/session/oidc/callback', callback.status, body)).toEqual([]);
+      return { status: callback.status, body, headers: callback.headers, query, cookie };
+    };
+
+    it('offers itself on the login page', async () => {
+      const answer = await fetch(`${ADMIN_URL}/admin/v1/session/options`);
+      const options = await answer.json();
+      expect(checker.check('GET', '/admin/v1/session/options', answer.status, options)).toEqual([]);
+      expect(options).toEqual({ token: true, oidc: { issuer: provider.issuer } });
+    });
+
+    it('an allowed subject logs in through the provider and gets the same session as a token login', async () => {
+      const done = await oidcLogin('alice');
+      expect(done.status, JSON.stringify(done.body)).toBe(302);
+      expect(done.headers.get('location')).toBe('/console/');
+      const cookies = done.headers.getSetCookie();
+      // The flow's cookie cleared; the session (HttpOnly) and CSRF cookies set, as POST /admin/v1/session sets them.
+      expect(cookies).toContainEqual(expect.stringMatching(/^__Host-mcpgw_oidc=; .*Max-Age=0$/));
+      expect(cookies).toContainEqual(
+        expect.stringMatching(/^__Host-mcpgw_admin=ads_\S+; Path=\/; Secure; SameSite=Strict; Max-Age=\d+; HttpOnly$/),
+      );
+      const csrfCookie = cookies.find((c) => c.startsWith('__Host-mcpgw_admin_csrf='))!;
+      const session = cookies.filter((c) => c.startsWith('__Host-mcpgw_admin')).map((c) => c.split(';')[0]);
+      const me = await fetch(`${ADMIN_URL}/admin/v1/session`, { headers: { cookie: session.join('; ') } });
+      const who = (await me.json()) as { token_id: string; via: string };
+      expect(who.via).toBe('session');
+      const tokens = await env.stack.admin<{ id: string; label: string }[]>('console', 'token', 'list');
+      expect(tokens.find((t) => t.id === who.token_id)?.label).toBe('oidc alice');
+      // A change needs the CSRF token, like any session's.
+      const csrf = csrfCookie.split(';')[0].split('=')[1];
+      const withCsrf = await fetch(`${ADMIN_URL}/admin/v1/pats`, {
+        method: 'POST',
+        headers: { cookie: session.join('; '), 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: '{}',
+      });
+      expect(withCsrf.status).toBe(201);
+      const without = await fetch(`${ADMIN_URL}/admin/v1/pats`, {
+        method: 'POST',
+        headers: { cookie: session.join('; '), 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(without.status).toBe(403);
+    });
+
+    it('a subject that is not allowed is refused, with no session', async () => {
+      const refused = await oidcLogin('bob');
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ error: { code: 'unauthorized' } });
+      expect(refused.headers.getSetCookie().filter((c) => c.startsWith('__Host-mcpgw_admin'))).toEqual([]);
+    });
+
+    it("a state that is not this browser's flow's is refused before the code is used; so is a missing flow", async () => {
+      let code = '';
+      const mismatch = await oidcLogin('alice', (query, cookie) => {
+        code = query.get('code')!;
+        query.set('state', 'A'.repeat(43));
+        return cookie;
+      });
+      expect(mismatch.status).toBe(400);
+      expect(mismatch.body).toMatchObject({ error: { code: 'invalid_request' } });
+      const noFlow = await oidcLogin('alice', () => '');
+      expect(noFlow.status).toBe(400);
+      // Another flow's cookie (an attacker's own login, planted) does not pass for this one.
+      const other = await fetch(`${ADMIN_URL}/admin/v1/session/oidc`, { redirect: 'manual' });
+      const planted = await oidcLogin('alice', () => other.headers.getSetCookie()[0].split(';')[0]);
+      expect(planted.status).toBe(400);
+      expect(code).not.toBe('');
+    });
+
+    it('a code is exchanged once', async () => {
+      const first = await oidcLogin('alice');
+      expect(first.status).toBe(302);
+      const again = await fetch(`${REDIRECT_URL}?${first.query}`, {
+        redirect: 'manual',
+        headers: { cookie: first.cookie },
+      });
+      expect(again.status).toBe(401);
     });
   });
 });

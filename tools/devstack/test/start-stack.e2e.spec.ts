@@ -49,7 +49,7 @@ describe('npm start', () => {
     launcher = child;
     let banner = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no banner within 90 s:\n${banner}`)), 90_000);
+      const timer = setTimeout(() => reject(new Error(`no banner within 150 s:\n${banner}`)), 150_000);
       child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
         banner += chunk;
         if (banner.includes('Ctrl-C stops everything')) {
@@ -109,5 +109,5 @@ describe('npm start', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-  }, 150_000);
+  }, 240_000);
 });

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api';
 import { useTitle } from '../hooks';
 
@@ -11,6 +11,13 @@ export function Login({ onLoggedIn, linkError }: { onLoggedIn: () => void; linkE
   useTitle('Log in');
   const [error, setError] = useState<string | undefined>(linkError);
   const [busy, setBusy] = useState(false);
+  const [oidc, setOidc] = useState<{ issuer: string } | null>(null);
+  useEffect(() => {
+    api<{ oidc: { issuer: string } | null }>('GET', '/session/options').then(
+      (options) => setOidc(options.oidc),
+      () => setOidc(null),
+    );
+  }, []);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -50,6 +57,11 @@ export function Login({ onLoggedIn, linkError }: { onLoggedIn: () => void; linkE
           </p>
         )}
       </form>
+      {oidc && (
+        <p className="sso">
+          Or <a href="/admin/v1/session/oidc">log in with single sign-on</a> ({oidc.issuer}).
+        </p>
+      )}
     </main>
   );
 }

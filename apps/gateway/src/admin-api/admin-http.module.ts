@@ -19,6 +19,9 @@ import { WebhooksController } from './controllers/webhooks.controller';
 import { GrantsController } from './controllers/grants.controller';
 import { NatsCredentialsController } from './controllers/nats-credentials.controller';
 import { RecordsController } from './controllers/records.controller';
+import { ADMIN_OIDC, OidcController } from './controllers/oidc.controller';
+import { AdminOidc } from './admin-oidc';
+import { adminOidc } from '../config/admin-api.env';
 import { GrantKeysService } from '../grants/grant-keys.service';
 import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
@@ -28,6 +31,7 @@ import { OperatorRecordsStore } from '../admin/operations/records';
 /** Every controller of the management API: the OpenAPI test reads its routes from here. */
 export const ADMIN_CONTROLLERS = [
   SessionController,
+  OidcController,
   AgentsController,
   ApiKeysController,
   WebhooksController,
@@ -65,8 +69,15 @@ export class AdminHttpModule {
         PersonalAccessTokensStore,
         NatsCredentialsStore,
         OperatorRecordsStore,
+        { provide: ADMIN_OIDC, useValue: oidcOf(shared.env) },
         { provide: APP_GUARD, useClass: AdminTokenGuard },
       ],
     };
   }
+}
+
+/** The OIDC login when configured; a half-made configuration stops the gateway at start. */
+function oidcOf(env: GatewayEnv): AdminOidc | null {
+  const config = adminOidc(env);
+  return config ? new AdminOidc(config) : null;
 }
