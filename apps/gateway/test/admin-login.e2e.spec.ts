@@ -9,7 +9,7 @@ import {
 import type { Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseChecker, loadAdminOpenApi } from './support/admin-openapi';
-import { consoleContext, launchChromium } from './support/console-browser';
+import { consoleContext, launchChromium, screenshot, seriousViolations } from './support/console-browser';
 
 const ADMIN_PORT = await freePort();
 const ADMIN_URL = `http://127.0.0.1:${ADMIN_PORT}`;
@@ -166,6 +166,41 @@ describe('console login', () => {
       expect(await again.getByLabel('Admin token').isVisible()).toBe(true);
       await other.close();
     });
+  });
+
+  it('the Keys and grants page (after a login link): a token and a grant shown once, the token revoked', async () => {
+    const link = await loginLink();
+    const context = await consoleContext(browser, ADMIN_URL);
+    const page = await context.newPage();
+    await page.goto(link.url);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByRole('link', { name: 'Keys and grants' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Keys and grants' }).waitFor();
+    await page.getByLabel('Label (optional)').fill('from the console');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = await page.getByLabel('Personal access token', { exact: true }).inputValue();
+    expect(token).toMatch(/^pat_/);
+    const id = token.slice(4, 16);
+    await page.getByRole('row', { name: new RegExp(id) }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'keys-and-grants', [page.getByLabel('Personal access token', { exact: true })]);
+    await page.getByRole('button', { name: 'Done, hide it' }).click();
+    expect(await page.content()).not.toContain(token);
+    await page.getByRole('button', { name: `Revoke token ${id}` }).click();
+    await page.getByText(`Token ${id} revoked.`).waitFor();
+    const pats = await env.stack.admin<{ id: string; revoked_at: string | null }[]>('pat', 'list');
+    expect(pats.find((p) => p.id === id)?.revoked_at).toEqual(expect.any(String));
+
+    await page.getByLabel('Workspace', { exact: true }).fill('demo');
+    await page.getByLabel('Agent', { exact: true }).fill(env.agentId);
+    await page.getByLabel('Task', { exact: true }).fill('from-the-console');
+    await page.getByLabel('Tools (comma-separated)').fill('echo');
+    await page.getByRole('button', { name: 'Mint grant' }).click();
+    expect(await page.getByLabel('RuntimeGrant (Authorization: Bearer)').inputValue()).toMatch(/^eyJ/);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Keys and grants' }).waitFor();
+    expect(await page.getByLabel('RuntimeGrant (Authorization: Bearer)').count()).toBe(0);
+    await context.close();
   });
 
   describe('OIDC login', () => {

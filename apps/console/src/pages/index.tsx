@@ -2,6 +2,7 @@ import { useRoute } from '../hooks';
 import { pageOf } from '../routes';
 import { AgentPage, AgentsPage } from './agents';
 import { ApiKeysPage } from './api-keys';
+import { KeysPage } from './keys';
 import { Later, Missing } from './later';
 import { OverviewPage } from './overview';
 import { QuotasPage } from './quotas';
@@ -30,6 +31,8 @@ export function PageFor() {
       return <WebhooksPage key={route} agentId={page.agentId} />;
     case 'deliveries':
       return <DeliveriesPage key={route} webhookId={page.webhookId} />;
+    case 'keys-and-grants':
+      return <KeysPage key={route} />;
     case 'later':
       return <Later label={page.label} />;
     default:
