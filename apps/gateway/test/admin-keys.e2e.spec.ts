@@ -235,10 +235,13 @@ describe('management API: keys, grants, credentials, records', () => {
     expect(listed.body.items).toContainEqual(expect.objectContaining({ id: taskId, tool: 'long_report' }));
     let shown = await admin('GET', '/admin/v1/tasks/{taskId}', { params: { taskId } });
     await expect
-      .poll(async () => {
-        shown = await admin('GET', '/admin/v1/tasks/{taskId}', { params: { taskId } });
-        return shown.body.status;
-      })
+      .poll(
+        async () => {
+          shown = await admin('GET', '/admin/v1/tasks/{taskId}', { params: { taskId } });
+          return shown.body.status;
+        },
+        { timeout: 20_000, interval: 250 },
+      )
       .toBe('completed');
     expect(shown.body.result).toEqual(expect.any(Object));
     expect(await cli('task', 'show', taskId)).toEqual(shown.body);
