@@ -125,3 +125,19 @@ export interface Quotas {
 export interface List<T> {
   items: T[];
 }
+export interface Pat {
+  id: string;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+export interface MintedGrant {
+  id: string;
+  grant: string;
+  workspace_id: string;
+  agent_id: string;
+  task_id: string;
+  tools: string[];
+  credentials: string[];
+  expires_at: string;
+}

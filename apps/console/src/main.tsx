@@ -2,22 +2,27 @@ import { StrictMode, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, whenUnauthorized, type Session } from './api';
 import { Layout } from './layout';
-import { Login } from './pages/login';
+import { Login, redeemLoginLink } from './pages/login';
 import { PageFor } from './pages';
 import './styles.css';
 
 /** Logged in (the session), logged out, or not known yet (the first GET /admin/v1/session). */
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [linkError, setLinkError] = useState<string>();
   const check = useCallback(() => {
     api<Session>('GET', '/session').then(setSession, () => setSession(null));
   }, []);
   useEffect(() => {
     whenUnauthorized(() => setSession(null));
-    check();
+    // A login link's code first (if the address holds one), then "am I logged in".
+    void redeemLoginLink().then((refused) => {
+      if (refused) setLinkError(refused);
+      check();
+    });
   }, [check]);
   if (session === undefined) return <p className="loading">Loading…</p>;
-  if (session === null) return <Login onLoggedIn={check} />;
+  if (session === null) return <Login onLoggedIn={check} linkError={linkError} />;
   const logout = () => {
     api('DELETE', '/session').finally(() => setSession(null));
   };

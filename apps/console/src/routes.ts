@@ -12,6 +12,7 @@ export interface NavEntry {
 export const NAV: NavEntry[] = [
   { label: 'Overview', href: '#/', match: /^\/$/ },
   { label: 'Agents', href: '#/agents', match: /^\/agents/ },
+  { label: 'Keys and grants', href: '#/keys', match: /^\/keys/ },
   { label: 'Webhooks', href: '#/webhooks', match: /^\/webhooks/ },
   { label: 'Calls', href: '#/calls', match: /^\/calls/ },
   { label: 'Channels', href: '#/channels', match: /^\/channels/ },
@@ -31,6 +32,7 @@ export type Page =
   | { page: 'call'; callId: string }
   | { page: 'channels'; query: string }
   | { page: 'channel'; channelId: string; query: string }
+  | { page: 'keys-and-grants' }
   | { page: 'missing' };
 
 /** Which page a route shows. */
@@ -40,6 +42,7 @@ export function pageOf(route: string): Page {
   const [first, id, sub] = parts;
   if (parts.length === 0) return { page: 'overview' };
   if (first === 'agents' && !id) return { page: 'agents' };
+  if (first === 'keys' && !id) return { page: 'keys-and-grants' };
   if (first === 'agents' && id && !sub) return { page: 'agent', agentId: id };
   if (first === 'agents' && id && sub === 'keys' && parts.length === 3) return { page: 'keys', agentId: id };
   if (first === 'agents' && id && sub === 'quotas' && parts.length === 3) return { page: 'quotas', agentId: id };

@@ -281,6 +281,8 @@ describe('console', () => {
         'POST /admin/v1/session',
         'GET /admin/v1/session',
         'DELETE /admin/v1/session',
+        // The login page asks whether single sign-on is offered.
+        'GET /admin/v1/session/options',
         'GET /admin/v1/agents',
         'GET /admin/v1/agents/{agentId}',
         'GET /admin/v1/agents/{agentId}/api-keys',

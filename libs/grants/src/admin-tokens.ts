@@ -1,4 +1,4 @@
-import { ADMIN_SESSION_PREFIX, ADMIN_TOKEN_PREFIX } from '@mcpgw/contracts';
+import { ADMIN_LOGIN_CODE_PREFIX, ADMIN_SESSION_PREFIX, ADMIN_TOKEN_PREFIX } from '@mcpgw/contracts';
 import { createHmac } from 'node:crypto';
 import { mintToken, tokenId, type MintedToken } from './secret-tokens';
 
@@ -8,7 +8,7 @@ import { mintToken, tokenId, type MintedToken } from './secret-tokens';
  * (`console token`), stored as digests, revocable. The prefix lives in
  * libs/contracts `secret-formats.ts`, with the pattern that keeps them out of the logs.
  */
-export { ADMIN_SESSION_PREFIX, ADMIN_TOKEN_PREFIX };
+export { ADMIN_LOGIN_CODE_PREFIX, ADMIN_SESSION_PREFIX, ADMIN_TOKEN_PREFIX };
 
 export function mintAdminToken(): MintedToken {
   return mintToken(ADMIN_TOKEN_PREFIX);
@@ -26,6 +26,15 @@ export function mintAdminSession(): MintedToken {
 
 export function adminSessionId(presented: string): string | undefined {
   return tokenId(ADMIN_SESSION_PREFIX, presented);
+}
+
+/** A one-time login code (the console's login link): exchanged once, shortly, for a session. */
+export function mintAdminLoginCode(): MintedToken {
+  return mintToken(ADMIN_LOGIN_CODE_PREFIX);
+}
+
+export function adminLoginCodeId(presented: string): string | undefined {
+  return tokenId(ADMIN_LOGIN_CODE_PREFIX, presented);
 }
 
 /**

@@ -25,8 +25,8 @@ describe('npm start', () => {
   });
 
   it('serves a working MCP call from an embedded PostgreSQL, prints the key, and stops cleanly', async () => {
-    const [gatewayPort, msPort, pgPort, ...managementPorts] = await Promise.all(
-      [1, 2, 3, 4, 5, 6].map(() => freePort()),
+    const [gatewayPort, msPort, pgPort, adminPort, ...managementPorts] = await Promise.all(
+      [1, 2, 3, 4, 5, 6, 7].map(() => freePort()),
     );
     const child = spawn(process.execPath, [join(workspaceRoot(), 'tools/devstack/dist/bin/start-stack.js')], {
       env: {
@@ -40,6 +40,7 @@ describe('npm start', () => {
         GATEWAY_MANAGEMENT_PORT: String(managementPorts[0]),
         MESSAGE_SERVICE_MANAGEMENT_PORT: String(managementPorts[1]),
         AGENT_POD_MANAGEMENT_PORT: String(managementPorts[2]),
+        ADMIN_PORT: String(adminPort),
         BUS_PREFIX: busPrefix,
         LOG_LEVEL: 'warn',
       },
@@ -48,7 +49,7 @@ describe('npm start', () => {
     launcher = child;
     let banner = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no banner within 90 s:\n${banner}`)), 90_000);
+      const timer = setTimeout(() => reject(new Error(`no banner within 150 s:\n${banner}`)), 150_000);
       child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
         banner += chunk;
         if (banner.includes('Ctrl-C stops everything')) {
@@ -85,8 +86,28 @@ describe('npm start', () => {
     const body = await response.json();
     expect(body.result.structuredContent.results).toHaveLength(5);
 
+    // The console, and a login link that logs in once: its code is in the fragment, never sent as a URL.
+    const consoleUrl = `http://127.0.0.1:${adminPort}/console/`;
+    expect(banner).toContain(`console       ${consoleUrl}`);
+    const link = new RegExp(`login link    ${consoleUrl}#login=(adl_\\S+)`).exec(banner);
+    expect(link, banner).not.toBeNull();
+    const exchange = () =>
+      fetch(`http://127.0.0.1:${adminPort}/admin/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login_code: link![1] }),
+      });
+    const first = await exchange();
+    expect(first.status).toBe(201);
+    const session = first.headers.getSetCookie().map((cookie) => cookie.split(';')[0]);
+    const me = await fetch(`http://127.0.0.1:${adminPort}/admin/v1/session`, {
+      headers: { cookie: session.join('; ') },
+    });
+    expect(await me.json()).toMatchObject({ via: 'session' });
+    expect((await exchange()).status).toBe(401);
+
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-  });
+  }, 240_000);
 });

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { ShownOnce } from './shown-once';
 import { api, seg, type ApiKey, type List } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { AgentTabs, ListTable, Notice, RowAction, Time } from './common';
@@ -88,28 +89,14 @@ export function ApiKeysPage({ agentId }: { agentId: string }) {
 
 /** The new key, shown this once, with a copy button. */
 function NewKey({ created, onHide }: { created: Created; onHide: () => void }) {
-  const [copied, setCopied] = useState<string>();
-  const copy = () => {
-    navigator.clipboard.writeText(created.key).then(
-      () => setCopied('Copied to the clipboard.'),
-      () => setCopied('Copying failed: select the key and copy it by hand.'),
-    );
-  };
   return (
-    <div className="secret" role="region" aria-labelledby="new-key-heading">
-      <h3 id="new-key-heading">New key {created.id}</h3>
-      <p>Copy it now: it is shown this once and cannot be shown again.</p>
-      <label htmlFor="new-key">API key (X-Agent-API-Key)</label>
-      <input id="new-key" readOnly value={created.key} spellCheck={false} />
-      <div className="actions">
-        <button type="button" onClick={copy}>
-          Copy key
-        </button>
-        <button type="button" onClick={onHide}>
-          Done, hide it
-        </button>
-      </div>
-      <p role="status">{copied ?? ''}</p>
-    </div>
+    <ShownOnce
+      id="new-key"
+      title={`New key ${created.id}`}
+      label="API key (X-Agent-API-Key)"
+      what="key"
+      value={created.key}
+      onHide={onHide}
+    />
   );
 }

@@ -4,6 +4,7 @@ import { AgentPage, AgentsPage } from './agents';
 import { ApiKeysPage } from './api-keys';
 import { CallPage, CallsPage } from './calls';
 import { ChannelPage, ChannelsPage } from './channels';
+import { KeysPage } from './keys';
 import { Missing } from './missing';
 import { OverviewPage } from './overview';
 import { PlaygroundPage } from './playground';
@@ -43,6 +44,8 @@ export function PageFor() {
       return <ChannelsPage key={route} query={page.query} />;
     case 'channel':
       return <ChannelPage key={route} channelId={page.channelId} query={page.query} />;
+    case 'keys-and-grants':
+      return <KeysPage key={route} />;
     default:
       return <Missing />;
   }

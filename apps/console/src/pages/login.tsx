@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api';
 import { useTitle } from '../hooks';
 
@@ -7,10 +7,17 @@ import { useTitle } from '../hooks';
  * POST /admin/v1/session once and is dropped: the browser keeps the HttpOnly
  * session cookie, never the token.
  */
-export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
+export function Login({ onLoggedIn, linkError }: { onLoggedIn: () => void; linkError?: string }) {
   useTitle('Log in');
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<string | undefined>(linkError);
   const [busy, setBusy] = useState(false);
+  const [oidc, setOidc] = useState<{ issuer: string } | null>(null);
+  useEffect(() => {
+    api<{ oidc: { issuer: string } | null }>('GET', '/session/options').then(
+      (options) => setOidc(options.oidc),
+      () => setOidc(null),
+    );
+  }, []);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -50,6 +57,31 @@ export function Login({ onLoggedIn }: { onLoggedIn: () => void }) {
           </p>
         )}
       </form>
+      {oidc && (
+        <p className="sso">
+          Or <a href="/admin/v1/session/oidc">log in with single sign-on</a> ({oidc.issuer}).
+        </p>
+      )}
     </main>
   );
+}
+
+/**
+ * The login link `npm start` prints (`/console/#login=adl_…`): its one-time code
+ * is taken out of the address at once (replaceState: not kept in the history,
+ * never sent to a server as part of a URL) and exchanged for a session, once.
+ * Undefined when the address holds no code; else the refusal's text, or ''.
+ */
+export async function redeemLoginLink(): Promise<string | undefined> {
+  const match = /^#login=([A-Za-z0-9_-]+)$/.exec(window.location.hash);
+  if (!match) return undefined;
+  window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  try {
+    await api('POST', '/session', { login_code: match[1] });
+    return '';
+  } catch (failure) {
+    return failure instanceof ApiError && failure.status === 401
+      ? 'That login link was refused: it was used already, or it expired. Run npm start again, or log in with a token.'
+      : (failure as Error).message;
+  }
 }

@@ -10,6 +10,7 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
 import { AgentQuotasStore } from '../quotas/agent-quotas.store';
 import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
+import { AdminLoginCodesStore } from './admin-login-codes.store';
 import { AdminSessionsStore } from './admin-sessions.store';
 import { AdminTokenGuard } from './admin-token.guard';
 import { AdminTokensStore } from './admin-tokens.store';
@@ -23,10 +24,22 @@ import { WebhooksController } from './controllers/webhooks.controller';
 import { ADMIN_LIVE, type AdminLive } from './live/admin-live.module';
 import { LiveController } from './live/live.controller';
 import { LiveStreams } from './live/sse-stream';
+import { GrantsController } from './controllers/grants.controller';
+import { NatsCredentialsController } from './controllers/nats-credentials.controller';
+import { RecordsController } from './controllers/records.controller';
+import { ADMIN_OIDC, OidcController } from './controllers/oidc.controller';
+import { AdminOidc } from './admin-oidc';
+import { adminOidc } from '../config/admin-api.env';
+import { GrantKeysService } from '../grants/grant-keys.service';
+import { GrantRevocationsStore } from '../grants/grant-revocations.store';
+import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
+import { NatsCredentialsStore } from '../nats/nats-credentials.store';
+import { OperatorRecordsStore } from '../admin/operations/records';
 
 /** Every controller of the management API: the OpenAPI test reads its routes from here. */
 export const ADMIN_CONTROLLERS = [
   SessionController,
+  OidcController,
   AgentsController,
   ApiKeysController,
   WebhooksController,
@@ -34,6 +47,9 @@ export const ADMIN_CONTROLLERS = [
   LiveController,
   CallsController,
   ChannelsController,
+  GrantsController,
+  NatsCredentialsController,
+  RecordsController,
 ];
 
 /**
@@ -63,10 +79,23 @@ export class AdminHttpModule {
         WebhookDeliveryLog,
         AdminTokensStore,
         AdminSessionsStore,
+        AdminLoginCodesStore,
+        GrantKeysService,
+        GrantRevocationsStore,
+        PersonalAccessTokensStore,
+        NatsCredentialsStore,
+        OperatorRecordsStore,
+        { provide: ADMIN_OIDC, useValue: oidcOf(shared.env) },
         { provide: APP_GUARD, useClass: AdminTokenGuard },
         LiveStreams,
         ...(shared.live ? [{ provide: ADMIN_LIVE, useValue: shared.live }] : []),
       ],
     };
   }
+}
+
+/** The OIDC login when configured; a half-made configuration stops the gateway at start. */
+function oidcOf(env: GatewayEnv): AdminOidc | null {
+  const config = adminOidc(env);
+  return config ? new AdminOidc(config) : null;
 }

@@ -1,6 +1,8 @@
 import { EnvModule } from '@mcpgw/config';
 import { Module } from '@nestjs/common';
 import { AdminTokensStore } from '../admin-api/admin-tokens.store';
+import { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
+import { OperatorRecordsStore } from './operations/records';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { GATEWAY_ENV, loadEnv } from '../config/gateway.env';
@@ -32,6 +34,8 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
     WebhooksStore,
     WebhookDeliveryLog,
     AdminTokensStore,
+    AdminLoginCodesStore,
+    OperatorRecordsStore,
     IdempotencyStore,
   ],
 })

@@ -1,5 +1,4 @@
-import { AGENT_ID_PATTERN, CREDENTIAL_NAME_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
-import { mintRuntimeGrant } from '@mcpgw/grants';
+import { AGENT_ID_PATTERN, InvalidRequestError } from '@mcpgw/contracts';
 import type { GatewayEnv } from '../config/gateway.env';
 import type { AgentsStore, AuthMethods } from '../agents/agents.store';
 import type { AgentQuotasStore } from '../quotas/agent-quotas.store';
@@ -10,12 +9,16 @@ import type { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import type { AdminTokensStore } from '../admin-api/admin-tokens.store';
-import { consoleToken } from './console-token.command';
+import type { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
+import { consoleLoginLink, consoleToken } from './console-token.command';
 import { optionalFlag, requireFlag } from './flags';
 import { agentCredentials } from './nats-credentials.command';
 import { listAgents } from './operations/agents';
 import { QUOTA_MAX, agentQuotas } from './operations/quotas';
 import { callList, callShow } from './calls.command';
+import { createPat, mintGrant, revokeGrant } from './operations/grants';
+import { RECORD_COMMANDS } from './records.command';
+import type { OperatorRecordsStore } from './operations/records';
 import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { DeliveryView, WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import type { WebhookView, WebhooksStore } from '../webhooks/webhooks.store';
@@ -34,6 +37,8 @@ export interface AdminDeps {
   webhooks: WebhooksStore;
   deliveryLog: WebhookDeliveryLog;
   adminTokens: AdminTokensStore;
+  loginCodes: AdminLoginCodesStore;
+  records: OperatorRecordsStore;
   idempotency: IdempotencyStore;
   env: Pick<
     GatewayEnv,
@@ -81,6 +86,17 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               mint a task-scoped RuntimeGrant (prints it)
   grant revoke <grant-id>                     revoke a grant at once on every gateway
   pat create [--label L]                      mint a personal access token (printed once)
+  pat list                                    list personal access tokens (never the tokens)
+  pat revoke <pat-id>                         revoke a personal access token
+  session list --agent <agent> [--open] [--limit N]
+                                              an agent's MCP sessions, newest first
+  idempotency list --agent <agent> [--caller C] [--limit N]
+                                              an agent's idempotency records (keys, never results)
+  idempotency show --agent <agent> --caller <C> --key <K>
+                                              one record: the call and the result retries get
+  task list --agent <agent> [--status S] [--limit N]
+                                              an agent's tasks, newest first
+  task show <task-id>                         one task: its questions, result or error
   agent credentials --agent <agent> [--out <file>] [--ttl <seconds>]
                                               issue NATS credentials for the agent's pods (a creds
                                               file; printed only without --out); with --ttl the
@@ -111,6 +127,9 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               (ADMIN_PORT); printed once, stored as a digest
   console token list                          list admin tokens (never the tokens)
   console token revoke <token-id>             refuse an admin token from its next request on
+  console login-link [--url <console URL>] [--ttl <seconds, default 600>]
+                                              a one-time login link for the console (used once,
+                                              then refused; npm start prints one)
   call show <call-id>                         one call by the id its caller got (result _meta
                                               "mcpgw/callId", or call_id on surface B): caller,
                                               agent, tool, outcome, hop times, channel, its
@@ -205,49 +224,30 @@ export const COMMANDS: Record<string, Command> = {
     const revoked = await apiKeys.revoke(id);
     return { json: revoked, text: `revoked ${revoked.id} (agent ${revoked.agent_id})` };
   },
-  'grant mint': async ({ agents, grantKeys, maxGrantTtlSeconds }, { flags }) => {
-    const workspaceId = requireFlag(flags, 'workspace');
-    const agentId = requireFlag(flags, 'agent');
-    const taskId = requireFlag(flags, 'task');
-    const tools = list(requireFlag(flags, 'tools'));
-    const credentials = list(optionalFlag(flags, 'credentials') ?? '');
-    const ttl = Number(optionalFlag(flags, 'ttl') ?? 3600);
-    if (!Number.isInteger(ttl) || ttl < 1 || ttl > maxGrantTtlSeconds) {
-      throw new InvalidRequestError(`--ttl must be 1 to ${maxGrantTtlSeconds} seconds (GRANT_MAX_TTL_SECONDS)`);
-    }
-    const bad = credentials.filter((c) => !CREDENTIAL_NAME_PATTERN.test(c));
-    if (bad.length) throw new InvalidRequestError(`bad credential name(s): ${bad.join(', ')}`);
-    const workspace = (await agents.list()).find((a) => a.id === agentId)?.workspace_id;
-    if (workspace !== workspaceId) {
-      throw new InvalidRequestError(
-        workspace ? `agent ${agentId} is in workspace ${workspace}` : `no agent ${agentId}`,
-      );
-    }
-    const { token, grant } = await mintRuntimeGrant(
-      { workspaceId, agentId, taskId, tools, credentials, ttlSeconds: ttl },
-      await grantKeys.signing(),
-    );
-    const view = {
-      id: grant.id,
-      grant: token,
-      workspace_id: workspaceId,
-      agent_id: agentId,
-      task_id: taskId,
-      tools,
-      credentials,
-      expires_at: grant.expiresAt.toISOString(),
+  'grant mint': async (deps, { flags }) => {
+    const view = await mintGrant(deps, {
+      workspaceId: requireFlag(flags, 'workspace'),
+      agentId: requireFlag(flags, 'agent'),
+      taskId: requireFlag(flags, 'task'),
+      tools: list(requireFlag(flags, 'tools')),
+      credentials: list(optionalFlag(flags, 'credentials') ?? ''),
+      ttlSeconds: Number(optionalFlag(flags, 'ttl') ?? 3600),
+    }).catch((error: Error) => {
+      // The CLI's names for the operation's fields.
+      throw error instanceof InvalidRequestError
+        ? new InvalidRequestError(error.message.replace(/^ttl /, '--ttl '))
+        : error;
+    });
+    return {
+      json: view,
+      text: `RuntimeGrant ${view.id} for task ${view.task_id} (expires ${view.expires_at})\n${view.grant}`,
     };
-    return { json: view, text: `RuntimeGrant ${grant.id} for task ${taskId} (expires ${view.expires_at})\n${token}` };
   },
-  'grant revoke': async ({ revocations, maxGrantTtlSeconds }, { words }) => {
+  'grant revoke': async (deps, { words }) => {
     const id = words[2];
     if (!id) throw new InvalidRequestError('grant revoke needs the grant id');
-    try {
-      const revoked = await revocations.revoke(id, maxGrantTtlSeconds);
-      return { json: revoked, text: `revoked grant ${revoked.grant_id}` };
-    } catch (error) {
-      throw new InvalidRequestError((error as Error).message);
-    }
+    const revoked = await revokeGrant(deps, id);
+    return { json: revoked, text: `revoked grant ${revoked.grant_id}` };
   },
   'agent credentials': agentCredentials,
   'call show': callShow,
@@ -305,8 +305,10 @@ export const COMMANDS: Record<string, Command> = {
     return { json: delivery, text: `delivery ${delivery.id} will be sent again` };
   },
   'console token': consoleToken,
+  'console login-link': consoleLoginLink,
+  ...RECORD_COMMANDS,
   'pat create': async ({ pats }, { flags }) => {
-    const created = await pats.create(optionalFlag(flags, 'label'));
+    const created = await createPat(pats, optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };
   },
 };

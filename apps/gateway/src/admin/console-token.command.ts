@@ -2,7 +2,7 @@ import { InvalidRequestError } from '@mcpgw/contracts';
 import type { AdminTokenView } from '../admin-api/admin-tokens.store';
 import type { Command } from './commands';
 import { optionalFlag } from './flags';
-import { mintConsoleToken } from './operations/admin-tokens';
+import { mintConsoleToken, mintLoginLink } from './operations/admin-tokens';
 
 /**
  * `console token [--label L] [--ttl S]` mints an admin token for the management
@@ -29,6 +29,25 @@ export const consoleToken: Command = async ({ adminTokens }, { words, flags }) =
   return {
     json: created,
     text: `admin token ${created.id} (expires ${created.expires_at ?? 'never'})\n${created.token}\n(shown once: store it now; send it as Authorization: Bearer <token> to the management API, ADMIN_PORT)`,
+  };
+};
+
+/**
+ * `console login-link [--url <console URL>] [--ttl S]`: a one-time login code
+ * for the console (10 minutes unless told; used once), in a link when given the
+ * console's URL. `npm start` prints one.
+ */
+export const consoleLoginLink: Command = async ({ loginCodes }, { words, flags }) => {
+  if (words.length > 2) throw new InvalidRequestError(`unknown: console login-link ${words.slice(2).join(' ')}`);
+  const ttl = optionalFlag(flags, 'ttl');
+  if (ttl !== undefined && !/^\d+$/.test(ttl)) throw new InvalidRequestError('--ttl: a whole number of seconds');
+  const created = await mintLoginLink(loginCodes, {
+    consoleUrl: optionalFlag(flags, 'url'),
+    ttlSeconds: ttl === undefined ? undefined : Number(ttl),
+  });
+  return {
+    json: created,
+    text: `${created.url ?? created.code}\n(one-time login to the console, until ${created.expires_at}; shown once)`,
   };
 };
 

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { ServiceError } from '@mcpgw/contracts';
 import { EnvValidationError } from '@mcpgw/config';
 import { AdminTokensStore } from '../admin-api/admin-tokens.store';
+import { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
+import { OperatorRecordsStore } from './operations/records';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { AdminModule } from './admin.module';
@@ -52,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
       webhooks: app.get(WebhooksStore),
       deliveryLog: app.get(WebhookDeliveryLog),
       adminTokens: app.get(AdminTokensStore),
+      loginCodes: app.get(AdminLoginCodesStore),
+      records: app.get(OperatorRecordsStore),
       idempotency: app.get(IdempotencyStore),
       env,
     };
@@ -104,6 +108,9 @@ const FLAGS = {
   outcome: { type: 'string' },
   limit: { type: 'string' },
   before: { type: 'string' },
+  key: { type: 'string' },
+  status: { type: 'string' },
+  open: { type: 'boolean' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

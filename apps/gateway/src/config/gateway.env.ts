@@ -11,7 +11,7 @@ import {
   validateEnv,
 } from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
-import { AdminApiSettings } from './admin-api.env';
+import { AdminApiSettings, AdminOidcSettings } from './admin-api.env';
 import { OAuthSettings } from './oauth.env';
 import { WebhookSettings } from './webhook.env';
 
@@ -327,6 +327,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
     FilesSettings,
     OAuthSettings,
     AdminApiSettings,
+    AdminOidcSettings,
   );
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;

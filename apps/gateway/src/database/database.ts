@@ -21,6 +21,7 @@ import { AgentAuthMethods1764680000000 } from './migrations/1764680000000-agent-
 import { AdminTokens1764690000000 } from './migrations/1764690000000-admin-tokens';
 import { AdminSessions1764700000000 } from './migrations/1764700000000-admin-sessions';
 import { WebhookEventsLease1764715000000 } from './migrations/1764715000000-webhook-events-lease';
+import { AdminLoginCodes1764716000000 } from './migrations/1764716000000-admin-login-codes';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -60,6 +61,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       AdminTokens1764690000000,
       AdminSessions1764700000000,
       WebhookEventsLease1764715000000,
+      AdminLoginCodes1764716000000,
     ],
   });
 }

@@ -109,6 +109,15 @@ export interface AdminSessionsTable {
   ended_at: Timestamp | null;
 }
 
+/** One-time login codes of the console (the login link `npm start` prints): digests only, used once. */
+export interface AdminLoginCodesTable {
+  id: string;
+  digest: Buffer;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 /** Per-agent quota overrides; NULL: the QUOTA_* default (quotas/README.md). */
 export interface AgentQuotasTable {
   agent_id: string;
@@ -261,6 +270,7 @@ export interface GatewayTables {
   personal_access_tokens: PersonalAccessTokensTable;
   admin_tokens: AdminTokensTable;
   admin_sessions: AdminSessionsTable;
+  admin_login_codes: AdminLoginCodesTable;
   agent_quotas: AgentQuotasTable;
   nats_credentials: NatsCredentialsTable;
   webhooks: WebhooksTable;

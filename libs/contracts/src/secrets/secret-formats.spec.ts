@@ -23,6 +23,9 @@ describe('redactSecrets', () => {
     expect(redactSecrets(`cookie: __Host-mcpgw_admin=ads_${id}_${secret}`)).toBe(
       `cookie: __Host-mcpgw_admin=ads_${id}_…`,
     );
+    // The console's one-time login code, in a link or a login body.
+    expect(redactSecrets(`/console/#login=adl_${id}_${secret}`)).toBe(`/console/#login=adl_${id}_…`);
+    expect(redactSecrets(`{"login_code":"adl_${id}_${secret}"}`)).toBe(`{"login_code":"adl_${id}_…"}`);
   });
 
   it('cuts a malformed key down to its prefix', () => {

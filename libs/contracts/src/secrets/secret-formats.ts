@@ -12,6 +12,8 @@ export const PAT_PREFIX = 'pat_';
 export const ADMIN_TOKEN_PREFIX = 'adm_';
 /** Browser sessions of the management API, in a cookie: `ads_<id>_<secret>` (libs/grants `admin-tokens.ts`). */
 export const ADMIN_SESSION_PREFIX = 'ads_';
+/** One-time login codes of the console (`npm start`'s login link): `adl_<id>_<secret>` (libs/grants `admin-tokens.ts`). */
+export const ADMIN_LOGIN_CODE_PREFIX = 'adl_';
 /** The public id of a token: 9 random bytes, base64url. */
 export const TOKEN_ID_LENGTH = 12;
 /** The secret part: 32 random bytes, base64url. */
@@ -28,7 +30,7 @@ export interface SecretPattern {
 const B64URL = '[A-Za-z0-9_-]';
 
 /**
- * `bak_`/`pat_`/`adm_`/`ads_` tokens keep their prefix and public id (`bak_<id>_…`), so that a
+ * `bak_`/`pat_`/`adm_`/`ads_`/`adl_` tokens keep their prefix and public id (`bak_<id>_…`), so that a
  * log still says which key; a malformed one (no id to keep) becomes `bak_…`.
  * RuntimeGrants (JWTs: `eyJ<header>.<payload>.<signature>`) become `[jwt]`.
  * No word boundary is required before a secret: in a JSON line it may follow an
@@ -39,7 +41,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     name: 'token',
     pattern: new RegExp(
       // The second branch is atomic (lookahead + backreference), so that `bak_<id>_…` stays as it is.
-      `(${API_KEY_PREFIX}|${PAT_PREFIX}|${ADMIN_TOKEN_PREFIX}|${ADMIN_SESSION_PREFIX})(?:(${B64URL}{${TOKEN_ID_LENGTH}})_${B64URL}{8,}|(?=(${B64URL}{8,}))\\3(?!…))`,
+      `(${API_KEY_PREFIX}|${PAT_PREFIX}|${ADMIN_TOKEN_PREFIX}|${ADMIN_SESSION_PREFIX}|${ADMIN_LOGIN_CODE_PREFIX})(?:(${B64URL}{${TOKEN_ID_LENGTH}})_${B64URL}{8,}|(?=(${B64URL}{8,}))\\3(?!…))`,
       'g',
     ),
     replace: (_match, prefix, id) => (id ? `${prefix}${id}_…` : `${prefix}…`),

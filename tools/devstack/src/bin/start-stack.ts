@@ -15,7 +15,8 @@ import { Stack, workspaceRoot } from '../stack';
  * operator, each app on its own credentials: libs/bus/src/auth/README.md), or
  * with NATS_CLUSTER=3 a cluster of three (loopback ports, the inbox stream on all
  * three); otherwise NATS on 127.0.0.1, with NATS_CREDS for every app if set. Migrates, creates the demo agent and a key,
- * starts the three apps and prints a ready curl line, and the admin commands
+ * starts the three apps and prints a ready curl line, the console's URL with a
+ * one-time login link (the management API on ADMIN_PORT, default 9001), and the admin commands
  * that give a new agent (`NEW_AGENT_ID`, default my-agent) its NATS credentials
  * and an API key. The admin CLI finds this stack with no environment set:
  * `.data/npm-start.json` (npm-start-file.ts) says where it is while it runs.
@@ -25,6 +26,8 @@ const env = process.env;
 const agentId = env.AGENT_ID ?? 'demo-agent';
 const workspaceId = env.WORKSPACE_ID ?? 'demo';
 const gatewayPort = env.GATEWAY_PORT ?? '3000';
+/** The management API and the console (ADMIN_PORT; on 127.0.0.1 unless ADMIN_HOST says otherwise). */
+const adminPort = env.ADMIN_PORT || '9001';
 let natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const busPrefix = env.BUS_PREFIX ?? 'mcpgw';
 const newAgentId = env.NEW_AGENT_ID ?? 'my-agent';
@@ -179,6 +182,7 @@ async function main(): Promise<void> {
   const gateway = await stack.startGateway({
     GATEWAY_PORT: gatewayPort,
     MANAGEMENT_PORT: env.GATEWAY_MANAGEMENT_PORT ?? '9000',
+    ADMIN_PORT: adminPort,
   });
   await stack.startPod({
     AGENT_ID: agentId,
@@ -202,6 +206,10 @@ async function main(): Promise<void> {
     '--ttl',
     '3600',
   );
+  // The console, and a link that logs this terminal's operator in once (a one-time code, 10 minutes;
+  // printed here and nowhere else: the admin CLI's output is read, not echoed).
+  const consoleUrl = `http://127.0.0.1:${adminPort}/console/`;
+  const login = await stack.admin<{ url: string; expires_at: string }>('console', 'login-link', '--url', consoleUrl);
   const withCredentials = Boolean(natsAdminEnv.NATS_ACCOUNT_SIGNING_SEED_FILE);
   const credsFile = `.data/${newAgentId}.creds`;
   const newAgent = newAgentCommands({
@@ -223,6 +231,10 @@ The stack is up.
   agent         ${agentId} (workspace ${workspaceId})
   API key       ${key.key}   (id ${key.id}; shown once)
   metrics       ${gateway.process.managementUrl!.replace('127.0.0.1', 'localhost')}/metrics (gateway; /ready and /health beside it)
+  console       ${consoleUrl}
+  login link    ${login.url}
+                (one-time: it logs one browser in, once, until ${login.expires_at};
+                 later: npm run admin -- console login-link --url ${consoleUrl})
 
 Try it:
   curl -s ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\

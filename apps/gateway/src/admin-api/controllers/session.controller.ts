@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs
 import { csrfTokenOf } from '@mcpgw/grants';
 import type { FastifyReply } from 'fastify';
 import { AdminApiError } from '../admin-api-errors';
+import { AdminLoginCodesStore } from '../admin-login-codes.store';
 import { AdminSessionsStore } from '../admin-sessions.store';
 import { Public, type AdminRequest } from '../admin-token.guard';
 import { AdminTokensStore } from '../admin-tokens.store';
@@ -25,6 +26,7 @@ export class SessionController {
   constructor(
     private readonly tokens: AdminTokensStore,
     private readonly sessions: AdminSessionsStore,
+    private readonly loginCodes: AdminLoginCodesStore,
   ) {}
 
   @Post()
@@ -34,13 +36,19 @@ export class SessionController {
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionView & { csrf_token: string }> {
-    const { token } = objectBody(body, ['token']);
-    const tokenId = typeof token === 'string' ? await this.tokens.verify(token) : undefined;
-    if (!tokenId) throw new AdminApiError(401, 'unauthorized', 'missing, wrong, expired or revoked admin token');
-    const created = await this.sessions.create(tokenId);
-    const csrf = csrfTokenOf(created.session);
-    void reply.header('set-cookie', sessionCookies(created.session, csrf, secondsUntil(created.expires_at)));
-    return { token_id: tokenId, via: 'session', expires_at: created.expires_at, csrf_token: csrf };
+    const { token, login_code: code } = objectBody(body, ['token', 'login_code']);
+    if (token !== undefined && code !== undefined) {
+      throw new AdminApiError(400, 'invalid_request', 'send token (an admin token) or login_code, not both');
+    }
+    // A login code (the login link) is used up here: a second exchange is refused like a wrong code.
+    const tokenId =
+      typeof token === 'string'
+        ? await this.tokens.verify(token)
+        : typeof code === 'string'
+          ? await this.loginCodes.redeem(code)
+          : undefined;
+    if (!tokenId) throw new AdminApiError(401, 'unauthorized', 'missing, wrong, expired, used or revoked credential');
+    return openSession(this.sessions, tokenId, reply);
   }
 
   /** Who is asking: the console's "am I logged in". */
@@ -66,6 +74,18 @@ export class SessionController {
     void reply.header('set-cookie', clearedCookies());
     return { ended: true };
   }
+}
+
+/** A session for the admin token `tokenId`, its cookies set on `reply` (the OIDC callback opens one too). */
+export async function openSession(
+  sessions: AdminSessionsStore,
+  tokenId: string,
+  reply: FastifyReply,
+): Promise<SessionView & { csrf_token: string }> {
+  const created = await sessions.create(tokenId);
+  const csrf = csrfTokenOf(created.session);
+  void reply.header('set-cookie', sessionCookies(created.session, csrf, secondsUntil(created.expires_at)));
+  return { token_id: tokenId, via: 'session', expires_at: created.expires_at, csrf_token: csrf };
 }
 
 function secondsUntil(iso: string): number {
