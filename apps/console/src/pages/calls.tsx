@@ -17,7 +17,9 @@ export function CallsPage({ query }: { query: string }) {
     string
   >;
   const before = given.get('before') ?? '';
-  const calls = useApi<CallPage>(`/calls${queryOf({ ...filters, before })}`);
+  const { agent_id, tool, caller_id, outcome } = filters;
+  // The parameters by name, so that the route-coverage test reads them (console-routes.spec.ts).
+  const calls = useApi<CallPage>(`/calls${queryOf({ agent_id, tool, caller_id, outcome, before })}`);
   const agents = useApi<List<Agent>>('/agents');
 
   const apply = (event: FormEvent<HTMLFormElement>) => {

@@ -45,7 +45,7 @@ export function consoleCalls(files: Map<string, string>): Call[] {
 
 /** The problems of `calls` against the document: a call it does not describe, a query parameter it does not name. */
 export function undocumented(calls: Call[], doc: OpenApiDoc): string[] {
-  const operations = new Map<string, { parameters?: { name: string; in: string }[] }>();
+  const operations = new Map<string, { parameters?: { name?: string; in?: string; $ref?: string }[] }>();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (!(HTTP_METHODS as readonly string[]).includes(method)) continue;
@@ -64,7 +64,12 @@ export function undocumented(calls: Call[], doc: OpenApiDoc): string[] {
       problems.push(`${call.where}: ${key} is not in docs/admin-openapi.yaml`);
       continue;
     }
-    const named = new Set((operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
+    const named = new Set(
+      (operation.parameters ?? [])
+        .map((p) => parameterOf(doc, p))
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name),
+    );
     for (const name of call.query) {
       if (!named.has(name)) problems.push(`${call.where}: ${key} documents no query parameter ${name}`);
     }
@@ -72,10 +77,32 @@ export function undocumented(calls: Call[], doc: OpenApiDoc): string[] {
   return problems;
 }
 
+/** A parameter, or the one of `components.parameters` it refers to (`$ref`). */
+function parameterOf(
+  doc: OpenApiDoc,
+  parameter: { name?: string; in?: string; $ref?: string },
+): { name?: string; in?: string } {
+  const ref = parameter.$ref?.replace('#/components/parameters/', '');
+  const components = (doc.components as { parameters?: Record<string, { name: string; in: string }> }).parameters;
+  return ref ? (components?.[ref] ?? {}) : parameter;
+}
+
 function literal(source: string): Pick<Call, 'path' | 'query'> {
   const match = /^(['`])(\/[^'`]*)\1$/.exec(source);
   if (!match) return { query: [] };
-  const [path, query = ''] = match[2].replace(/\$\{[^}]*\}/g, '{}').split('?', 2);
+  // `${queryOf({ a, b: x })}` (the console's query builder) names its parameters: a=&b=.
+  // A spread (`...filters`) hides them: such a path is not read (and so refused).
+  let spread = false;
+  const built = match[2].replace(/\$\{queryOf\(\{([^}]*)\}\)\}/g, (_, body: string) => {
+    const names = body
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    spread ||= names.some((name) => name.startsWith('...'));
+    return `?${names.map((name) => `${name.split(':')[0].trim()}=`).join('&')}`;
+  });
+  if (spread) return { query: [] };
+  const [path, query = ''] = built.replace(/\$\{[^}]*\}/g, '{}').split('?', 2);
   const names = [...query.matchAll(/(?:^|&)([^=&]+)=/g)].map((m) => m[1]);
   return { path, query: names };
 }
