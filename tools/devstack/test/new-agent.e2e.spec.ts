@@ -14,6 +14,7 @@ import {
   withDatabase,
   workspaceRoot,
 } from '../src';
+import { bannerOf } from './support/banner';
 
 /**
  * Getting started as a new user would: `npm start` prints the admin commands
@@ -70,7 +71,7 @@ describe.skipIf(!!process.env.NATS_URL || !natsServerAvailable())('npm start, th
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     launcher = child;
-    const banner = await bannerOf(child);
+    const banner = await bannerOf(child, 60_000);
     expect(banner).toContain('with NATS auth on');
 
     // The section for a new agent: its commands, where its pods connect, and its endpoint.
@@ -162,21 +163,6 @@ describe.skipIf(!!process.env.NATS_URL || !natsServerAvailable())('npm start, th
     expect(existsSync(stackFile)).toBe(false);
   }, 90_000);
 });
-
-function bannerOf(child: ChildProcess): Promise<string> {
-  let banner = '';
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 60 s:\n${banner}`)), 60_000);
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      banner += chunk;
-      if (banner.includes('Ctrl-C stops everything')) {
-        clearTimeout(timer);
-        resolve(banner);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`npm start exited (${code}):\n${banner}`)));
-  });
-}
 
 /** A printed line, run by a shell in the workspace with no environment of the test's: only PATH and HOME. */
 function runAsPrinted(command: string): Promise<string> {

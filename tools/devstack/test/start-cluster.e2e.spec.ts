@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, dropDatabase, freePort, natsServerAvailable, withDatabase, workspaceRoot } from '../src';
+import { bannerOf } from './support/banner';
 
 /**
  * What the README promises for `NATS_CLUSTER=3 npm start`: the stack on a 3-node
@@ -47,7 +48,7 @@ describe.skipIf(!!process.env.NATS_URL || !natsServerAvailable())('NATS_CLUSTER=
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     launcher = child;
-    const banner = await bannerOf(child);
+    const banner = await bannerOf(child, 90_000);
 
     const started = /Started a 3-node nats-server cluster with NATS auth on at (\S+), inbox stream R3/.exec(banner);
     expect(started, banner).not.toBeNull();
@@ -85,19 +86,3 @@ describe.skipIf(!!process.env.NATS_URL || !natsServerAvailable())('NATS_CLUSTER=
     expect(await exited).toBe(0);
   }, 120_000);
 });
-
-/** npm start's stderr up to the end of its banner. */
-function bannerOf(child: ChildProcess): Promise<string> {
-  let banner = '';
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 90 s:\n${banner}`)), 90_000);
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      banner += chunk;
-      if (banner.includes('Ctrl-C stops everything')) {
-        clearTimeout(timer);
-        resolve(banner);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`npm start exited (${code}):\n${banner}`)));
-  });
-}
