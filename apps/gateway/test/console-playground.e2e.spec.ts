@@ -292,6 +292,16 @@ describe('console playground and live updates', () => {
     await page.getByRole('rowheader', { name: callId }).waitFor();
     expect(Number(await calls.textContent())).toBeGreaterThanOrEqual(before + 1);
     expect(Number(await page.locator('[data-figure="rate"]').textContent())).toBeGreaterThan(0);
+    // Its tool's row, since this page opened: its calls, errors, and p50 <= p99 in whole ms.
+    const echo = page.locator('table[data-table="per-tool"] tr[data-tool="echo"]');
+    await echo.waitFor();
+    const figure = async (name: string) => Number(await echo.locator(`[data-figure="${name}"]`).textContent());
+    expect(await figure('tool-calls')).toBeGreaterThanOrEqual(1);
+    expect(await figure('tool-errors')).toBe(0);
+    for (const p of ['p50', 'p99']) expect(await echo.locator(`[data-figure="${p}"]`).textContent()).toMatch(/^\d+$/);
+    expect(await figure('p99')).toBeGreaterThanOrEqual(await figure('p50'));
+    expect(await echo.getByRole('cell').first().textContent()).toBe(env.agentId);
     expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'overview');
   });
 });
