@@ -236,8 +236,45 @@ describe('console playground and live updates', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'playground');
 
+    // The call and its channel are links; the channel shows this call's chat_message and
+    // agent_reply with the time of each hop (the call's record may land just after the result).
+    expect(await page.getByRole('link', { name: callId!, exact: true }).getAttribute('href')).toBe(`#/calls/${callId}`);
+    const channelId = (await page.locator('[data-channel-id]').getAttribute('data-channel-id'))!;
+    const channelLink = page.getByRole('link', { name: channelId, exact: true });
+    expect(await channelLink.getAttribute('href')).toBe(`#/channels/${channelId}`);
+    await channelLink.click();
+    await page.getByRole('heading', { level: 1, name: `Channel ${channelId}` }).waitFor();
+    const turn = page.locator('article.turn').filter({ has: page.getByRole('link', { name: callId!, exact: true }) });
+    await expect
+      .poll(
+        async () => {
+          if ((await turn.locator('td[data-hop-ms]').count()) === 4) return 4;
+          await page.reload();
+          await page.getByRole('heading', { level: 1, name: `Channel ${channelId}` }).waitFor();
+          return turn.locator('td[data-hop-ms]').count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(4);
+    for (const ms of await turn
+      .locator('td[data-hop-ms]')
+      .evaluateAll((cells) => cells.map((c) => c.getAttribute('data-hop-ms')))) {
+      expect(ms).toMatch(/^-?\d+$/);
+    }
+    const envelopeOf = async (type: string) => {
+      await turn.getByText(`Envelope of the ${type} of call ${callId}`).click();
+      return JSON.parse((await turn.getByLabel(`${type} envelope of call ${callId}`).textContent())!) as {
+        id: string;
+      };
+    };
+    const chat = await envelopeOf('chat_message');
+    expect(chat).toMatchObject({ type: 'chat_message', call_id: callId, tool_call: { name: 'sleep' } });
+    expect(await envelopeOf('agent_reply')).toMatchObject({ type: 'agent_reply', in_reply_to: chat.id });
+    expect(await seriousViolations(page)).toEqual([]);
+
     // A tool error is shown as such.
-    await page.getByLabel('Tool').selectOption('fail');
+    await page.goto(`/console/#/playground/${env.agentId}/fail`);
+    await page.getByRole('heading', { level: 2, name: 'fail' }).waitFor();
     await page.getByRole('button', { name: 'Run fail' }).click();
     await page.getByRole('heading', { level: 3, name: 'Result: the tool reported an error' }).waitFor();
   });
@@ -255,6 +292,16 @@ describe('console playground and live updates', () => {
     await page.getByRole('rowheader', { name: callId }).waitFor();
     expect(Number(await calls.textContent())).toBeGreaterThanOrEqual(before + 1);
     expect(Number(await page.locator('[data-figure="rate"]').textContent())).toBeGreaterThan(0);
+    // Its tool's row, since this page opened: its calls, errors, and p50 <= p99 in whole ms.
+    const echo = page.locator('table[data-table="per-tool"] tr[data-tool="echo"]');
+    await echo.waitFor();
+    const figure = async (name: string) => Number(await echo.locator(`[data-figure="${name}"]`).textContent());
+    expect(await figure('tool-calls')).toBeGreaterThanOrEqual(1);
+    expect(await figure('tool-errors')).toBe(0);
+    for (const p of ['p50', 'p99']) expect(await echo.locator(`[data-figure="${p}"]`).textContent()).toMatch(/^\d+$/);
+    expect(await figure('p99')).toBeGreaterThanOrEqual(await figure('p50'));
+    expect(await echo.getByRole('cell').first().textContent()).toBe(env.agentId);
     expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'overview');
   });
 });

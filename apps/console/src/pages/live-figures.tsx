@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useActivity, type StreamEvent } from '../live';
+import { DURATIONS, addCall, rowsOf, type ToolTable } from './tool-figures';
 
 /** The window of the calls-per-second figure. */
 const WINDOW_MS = 10_000;
@@ -20,12 +21,13 @@ interface CallSeen {
 /**
  * The overview's live part, from GET /admin/v1/events (every gateway
  * replica's calls and registrations, over the bus): since the page opened,
- * calls, errors, calls per second over the last 10 s, pods registered, and the
- * latest calls. `onRegistration` lets the page reload what a registration changes.
+ * calls, errors, calls per second over the last 10 s, pods registered, per
+ * tool its calls, errors, p50 and p99 (tool-figures.ts), and the latest calls. `onRegistration` lets the page reload what a registration changes.
  */
 export function LiveFigures({ onRegistration }: { onRegistration: () => void }) {
   const [calls, setCalls] = useState<CallSeen[]>([]);
   const [totals, setTotals] = useState({ calls: 0, errors: 0, registrations: 0 });
+  const [tools, setTools] = useState<ToolTable>(() => new Map());
   const [bursts, setBursts] = useState<{ at: number; calls: number }[]>([]);
   const [now, setNow] = useState(() => Date.now());
   const state = useActivity(({ event, data }: StreamEvent) => {
@@ -34,6 +36,7 @@ export function LiveFigures({ onRegistration }: { onRegistration: () => void }) 
       const failed = call.outcome !== 'ok' && call.outcome !== 'replayed';
       setCalls((previous) => [call, ...previous].slice(0, 200));
       setTotals((t) => ({ ...t, calls: t.calls + 1, errors: t.errors + (failed ? 1 : 0) }));
+      setTools((table) => addCall(table, { ...call, failed }, call.seenAt));
     } else if (event === 'unlisted') {
       // A busy second on one replica: counted, not listed.
       const unlisted = data as { calls: number; errors: number };
@@ -79,6 +82,7 @@ export function LiveFigures({ onRegistration }: { onRegistration: () => void }) 
           <dd data-figure="registrations">{totals.registrations}</dd>
         </div>
       </dl>
+      <PerTool tools={tools} />
       {calls.length > 0 && (
         <table>
           <caption>Latest calls</caption>
@@ -109,5 +113,49 @@ export function LiveFigures({ onRegistration }: { onRegistration: () => void }) 
         </table>
       )}
     </section>
+  );
+}
+
+/** Per tool, since this page opened: calls, errors, error rate, p50 and p99 of the duration. */
+function PerTool({ tools }: { tools: ToolTable }) {
+  const rows = rowsOf(tools);
+  return (
+    <>
+      <h3 id="per-tool-heading">Per tool, since this page opened</h3>
+      {rows.length === 0 ? (
+        <p className="help">No call has ended since this page opened.</p>
+      ) : (
+        <table aria-labelledby="per-tool-heading" data-table="per-tool">
+          <thead>
+            <tr>
+              <th scope="col">Agent</th>
+              <th scope="col">Tool</th>
+              <th scope="col">Calls</th>
+              <th scope="col">Errors</th>
+              <th scope="col">Error rate</th>
+              <th scope="col">p50 ms</th>
+              <th scope="col">p99 ms</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={`${row.agentId}/${row.tool}`} data-tool={row.tool}>
+                <td>{row.agentId}</td>
+                <th scope="row">{row.tool}</th>
+                <td data-figure="tool-calls">{row.calls}</td>
+                <td data-figure="tool-errors">{row.errors}</td>
+                <td>{((100 * row.errors) / row.calls).toFixed(1)} %</td>
+                <td data-figure="p50">{row.p50}</td>
+                <td data-figure="p99">{row.p99}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p className="help">
+        Percentiles of each tool&rsquo;s last {DURATIONS.toLocaleString('en')} calls seen here; calls a busy gateway
+        only counted (more than 100 in a second) are in the totals above, not in this table.
+      </p>
+    </>
   );
 }

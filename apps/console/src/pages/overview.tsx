@@ -36,7 +36,6 @@ export function OverviewPage() {
         </Loading>
       </section>
       <LiveFigures onRegistration={agents.reload} />
-      <p className="help">Latencies per tool come with the calls pages.</p>
     </>
   );
 }

@@ -1,3 +1,5 @@
+import { href } from '../routes';
+
 /** One playground call as it goes: what the event stream said so far. */
 export interface Run {
   state: 'running' | 'done' | 'cancelled';
@@ -14,7 +16,11 @@ export interface Run {
   failure?: string;
 }
 
-/** The call's id, its progress, its log lines, and its result (a tool error shown as such) or failure. */
+/**
+ * The call's id, its progress, its log lines, and its result (a tool error shown as such) or failure.
+ * Once the result is in, the call id links to the call's page and the channel id to its conversation
+ * (before that, the call is not yet stored: the link would find nothing).
+ */
 export function RunView({ run }: { run: Run }) {
   const { progress, result } = run;
   return (
@@ -26,13 +32,21 @@ export function RunView({ run }: { run: Run }) {
       <dl className="facts">
         <dt>Call id</dt>
         <dd>
-          <code data-call-id={run.callId ?? ''}>{run.callId ?? '—'}</code>
+          {run.callId && run.state === 'done' && result ? (
+            <a href={href('calls', run.callId)}>
+              <code data-call-id={run.callId}>{run.callId}</code>
+            </a>
+          ) : (
+            <code data-call-id={run.callId ?? ''}>{run.callId ?? '—'}</code>
+          )}
         </dd>
         {result && (
           <>
             <dt>Channel</dt>
             <dd>
-              <code>{result.channel_id}</code>
+              <a href={href('channels', result.channel_id)}>
+                <code data-channel-id={result.channel_id}>{result.channel_id}</code>
+              </a>
             </dd>
           </>
         )}
