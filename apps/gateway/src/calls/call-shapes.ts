@@ -6,6 +6,9 @@ import type { CallTime } from '../timeouts/call-time';
  * surfaces, tasks, idempotency and MRTR speak to it in these shapes.
  */
 
+/** Who called: an MCP surface (`agent`: A, `grant`: B), or an operator's playground (`admin`: admin-api/live/). */
+export type CallSurface = 'agent' | 'grant' | 'admin';
+
 export interface CallRequest {
   agentId: string;
   /** The caller's stable id (API key id or grant task). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Counter, Histogram, type LabelValues, type Registry } from 'prom-client';
+import type { CallSurface } from '../calls/call-shapes';
 
 /** A call's name on the metrics: its agent and tool. */
 export interface CallLabels {
@@ -52,7 +53,7 @@ export class CallMetrics {
    * it has one) when the call ends. The id becomes the latency bucket's
    * exemplar (`call_id`): a slow bucket names a call `admin call show` finds.
    */
-  start(surface: 'agent' | 'grant' | 'admin', call: CallLabels): (outcome: string, callId?: string) => void {
+  start(surface: CallSurface, call: CallLabels): (outcome: string, callId?: string) => void {
     const started = performance.now();
     return (outcome, callId) => {
       this.duration.observe({

@@ -1,6 +1,7 @@
 import type { ContentItem } from '@mcpgw/contracts';
 import type { CallError } from '../calls/call-errors';
 import type { WebhookEvent } from './event-types';
+import type { CallSurface } from '../calls/call-shapes';
 
 /** Longest text of a result or error a webhook carries (the rest is cut, and `truncated` says so). */
 const SUMMARY_CHARS = 1_000;
@@ -12,7 +13,7 @@ export interface ToolCallFacts {
   agentId: string;
   callerId: string;
   tool: string;
-  surface: 'agent' | 'grant' | 'admin';
+  surface: CallSurface;
   durationMs: number;
 }
 
