@@ -7,10 +7,7 @@ import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { CallActivityBatcher } from './call-activity';
 import { CallError } from './call-errors';
 import { CallPipeline } from './call-pipeline.service';
-import type { CallOutcome, CallRequest, ExecuteOptions } from './call-shapes';
-
-/** Who called: an MCP surface (`agent`: A, `grant`: B), or an operator's playground (`admin`: admin-api/live/). */
-export type CallSurface = 'agent' | 'grant' | 'admin';
+import type { CallOutcome, CallRequest, CallSurface, ExecuteOptions } from './call-shapes';
 
 /** A call's result as the surface rendered it (JSON text, serialized once), or its typed error. */
 export type CallRun = { ok: true; resultText: string; replayed: boolean } | { ok: false; error: CallError };
@@ -178,7 +175,6 @@ export class CallRunner {
     event: ReturnType<typeof outcomeEvent>,
     { agentId, callerId }: Pick<CallRequest, 'agentId' | 'callerId'>,
   ): Promise<void> {
-    if (!this.outbox.wants(agentId, event.type, callerId)) return;
     try {
       await this.outbox.recordAlone(agentId, callerId, event);
     } catch (error) {

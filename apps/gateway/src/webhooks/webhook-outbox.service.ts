@@ -94,9 +94,11 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   /**
    * `record` on its own (no other state change to join), group-committed with other calls' outcomes;
    * sent by this replica once committed when every webhook that hears it is healthy and the sender has room.
+   * Nothing, and no SQL, when no webhook hears it.
    */
   async recordAlone(agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
     const hearers = this.hearers(agentId, event.type, callerId);
+    if (hearers.length === 0) return;
     const direct = this.direct;
     const sendsIt = direct !== undefined && direct.open && hearers.every((hook) => hook.healthy);
     const heldUntil = Date.now() + (direct?.lease.ms ?? 0);
