@@ -169,23 +169,25 @@ export class WebhookEventsStore {
           ${col((a) => a.attempt.outcome)}::text[], ${col((a) => a.attempt.responseCode)}::int[],
           ${col((a) => a.attempt.error)}::text[], ${col((a) => a.attempt.replica)}::text[])
           AS r(event_id, webhook_id, status, error, started_at, duration_ms, outcome, response_code, attempt_error, replica)),
-      fanned AS (
-        INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, status, attempts, last_error, finished_at)
-        SELECT 'msg_' || left(encode(sha256(convert_to(e.id::text || ':' || w.id, 'UTF8')), 'hex'), 32),
-               w.id, e.event_type, e.payload, coalesce(r.status, 'pending'),
-               CASE WHEN r.event_id IS NULL THEN 0 ELSE 1 END, r.error,
-               CASE WHEN coalesce(r.status, 'pending') = 'pending' THEN NULL ELSE now() END
+      heard AS (
+        SELECT e.id AS event_id, e.event_type, e.payload, w.id AS webhook_id,
+               'msg_' || left(encode(sha256(convert_to(e.id::text || ':' || w.id, 'UTF8')), 'hex'), 32) AS delivery_id
         FROM taken e
         JOIN webhooks w ON w.agent_id = e.agent_id AND w.disabled_at IS NULL AND e.event_type = ANY (w.events)
-                       AND (w.owner IS NULL OR w.owner = e.caller_id)
-        LEFT JOIN r ON r.event_id = e.id AND r.webhook_id = w.id
-        ORDER BY e.id
-        RETURNING id, webhook_id),
+                       AND (w.owner IS NULL OR w.owner = e.caller_id)),
+      fanned AS (
+        INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, status, attempts, last_error, finished_at)
+        SELECT h.delivery_id, h.webhook_id, h.event_type, h.payload, coalesce(r.status, 'pending'),
+               CASE WHEN r.event_id IS NULL THEN 0 ELSE 1 END, r.error,
+               CASE WHEN coalesce(r.status, 'pending') = 'pending' THEN NULL ELSE now() END
+        FROM heard h LEFT JOIN r ON r.event_id = h.event_id AND r.webhook_id = h.webhook_id
+        ORDER BY h.event_id
+        RETURNING id),
       logged AS (
         INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, outcome, response_code, error, replica)
         SELECT f.id, r.started_at, r.duration_ms, r.outcome, r.response_code, r.attempt_error, r.replica
-        FROM r JOIN fanned f ON f.webhook_id = r.webhook_id
-          AND f.id = 'msg_' || left(encode(sha256(convert_to(r.event_id::text || ':' || r.webhook_id, 'UTF8')), 'hex'), 32)
+        FROM r JOIN heard h ON h.event_id = r.event_id AND h.webhook_id = r.webhook_id
+        JOIN fanned f ON f.id = h.delivery_id
         RETURNING 1)
       SELECT id::text FROM taken`.execute(this.db);
     return new Set(rows.map((row) => row.id));
