@@ -38,6 +38,14 @@ export class PayloadTooLargeError extends ServiceError {
   }
 }
 
+/**
+ * Worth trying again: nothing answered, or the service or its backend failed; not a
+ * refusal of the request itself (invalid, or naming nothing that exists).
+ */
+export function isRetryable(error: unknown): boolean {
+  return !(error instanceof ServiceError && (error.code === 'invalid_request' || error.code === 'not_found'));
+}
+
 export class UnavailableError extends ServiceError {
   constructor(message: string) {
     super('unavailable', message);

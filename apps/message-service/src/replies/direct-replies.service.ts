@@ -1,11 +1,19 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { ReplicaReplies, ReplyHeaders, type AgentReply, type BusPattern, type BusResponse } from '@mcpgw/contracts';
+import {
+  ReplicaReplies,
+  ReplyHeaders,
+  isRetryable,
+  type AgentReply,
+  type BusPattern,
+  type BusResponse,
+} from '@mcpgw/contracts';
 import {
   BusClient,
   InboxPublisher,
   ackSubjectShape,
   failureFrame,
   refuseOnBus,
+  retry,
   subjectOfShape,
   type BusSubscription,
   type Received,
@@ -13,12 +21,20 @@ import {
 import { ForeignReplyError, MessagesService } from '../messages/messages.service';
 import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from './replica-replies.subject';
 
+/** Backoff between tries to store a held reply; each wait is also when the message is held again (`+WPI`). */
+const HOLD_FIRST_RETRY_MS = 200;
+const HOLD_MAX_RETRY_MS = 1_000;
+/** How long a reply is held at most, and how many at once: past either, the message is left to be delivered again. */
+const HOLD_MAX_MS = 120_000;
+const HOLD_MAX_REPLIES = 1_000;
+
 /**
  * Replies to the chat messages this replica delivered, straight from the pods
  * (see libs/agent-sdk/src/inbox/README.md), checked by the bus as they arrive.
  * A reply is stored (group-committed with others), the waiter here is woken,
  * and only then is the pod's inbox message acked on its behalf, with the ack
- * subject the pod sent along. Sent as a request (a pod's retry after a
+ * subject the pod sent along; while the database is away the message is held
+ * (`+WPI`) and the store retried, so that no other pod gets it (`storeHolding`). Sent as a request (a pod's retry after a
  * redelivery), the reply is answered instead and the pod acks itself.
  *
  * Verified envelopes: the subject's last token is the sending agent (only its
@@ -32,6 +48,9 @@ import { REPLICA_REPLIES_SUBJECT, type ReplicaRepliesSubjects } from './replica-
 export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(DirectRepliesService.name);
   private subscription?: BusSubscription;
+  /** Replies held while the database is away (`hold`), and the signal that ends the holding at shutdown. */
+  private held = 0;
+  private readonly stopHolding = new AbortController();
 
   constructor(
     private readonly bus: BusClient,
@@ -51,6 +70,7 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.subscription?.unsubscribe();
+    this.stopHolding.abort();
   }
 
   private async receive(received: Received<AgentReply, BusResponse<typeof BusPattern.PostMessage>>): Promise<void> {
@@ -62,9 +82,12 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
       if (ack !== undefined && !subjectOfShape(ack, ackSubjectShape(this.bus.prefix, sender))) {
         throw new ForeignReplyError(`agent ${sender} sent an ack subject that is not one of its own consumer's`);
       }
-      const stored = await this.messages.postReplyFrom(sender, received.payload, received.raw);
-      if (respond) return respond({ ok: true, data: stored });
-      if (ack) this.inboxes.ackFor(ack);
+      const store = () => this.messages.postReplyFrom(sender, received.payload, received.raw);
+      // A request (the pod acks itself) is answered; a reply with the pod's ack subject is held until stored.
+      if (respond) return respond({ ok: true, data: await store() });
+      if (ack === undefined) return void (await store());
+      await this.storeHolding(store, ack);
+      this.inboxes.ackFor(ack);
     } catch (error) {
       if (error instanceof ForeignReplyError) {
         refuseOnBus(ReplicaReplies.family, 'reply from another agent', error.message);
@@ -74,11 +97,45 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
         this.logger.error({ msg: 'storing a reply failed', error: (error as Error).message }),
       );
       if (respond) return respond(frame);
-      // Not acked: the message is delivered again and the pod sends its reply once more.
+      // Not acked: the message is delivered again, to any pod (one that did not answer it runs it again).
       this.logger.warn({
-        msg: 'reply not stored; the pod will send it again',
+        msg: 'reply not stored; the message will be delivered again',
         error: frame.ok ? undefined : frame.error.message,
       });
+    }
+  }
+
+  /**
+   * Store a reply sent straight from a pod, holding its inbox message while the
+   * store fails in a way worth retrying (the database restarting): `+WPI` on
+   * its ack subject before each wait, so JetStream does not deliver it again
+   * meanwhile. A redelivery could go to another pod, which has not run the
+   * skill and would run it again; only the pod that ran it remembers the reply.
+   * Bounded: HOLD_MAX_REPLIES at once, HOLD_MAX_MS each, and not past this
+   * replica's shutdown; then the last error is thrown and the message is left
+   * to be delivered again, as before.
+   */
+  private async storeHolding(store: () => Promise<unknown>, ack: string): Promise<void> {
+    try {
+      await store();
+      return;
+    } catch (error) {
+      if (!isRetryable(error) || this.held >= HOLD_MAX_REPLIES || this.stopHolding.signal.aborted) throw error;
+      this.inboxes.workingFor(ack);
+      this.logger.warn({ msg: 'reply not stored yet; holding its message', error: `${error}` });
+    }
+    // Only now the bounds' timer: a reply stored at once (every reply, normally) costs none.
+    this.held++;
+    try {
+      await retry(store, {
+        firstDelayMs: HOLD_FIRST_RETRY_MS,
+        maxDelayMs: HOLD_MAX_RETRY_MS,
+        signal: AbortSignal.any([this.stopHolding.signal, AbortSignal.timeout(HOLD_MAX_MS)]),
+        retryIf: isRetryable,
+        onRetry: () => this.inboxes.workingFor(ack),
+      });
+    } finally {
+      this.held--;
     }
   }
 }

@@ -12,6 +12,8 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
 
 /** JetStream's positive acknowledgement. */
 const ACK = new TextEncoder().encode('+ACK');
+/** "Still working on it": the message's ack wait starts again. */
+const WORKING = new TextEncoder().encode('+WPI');
 
 /**
  * The message service's side of the agent inboxes: the stream, and chat
@@ -77,6 +79,11 @@ export class InboxPublisher {
   /** Ack an inbox message for the pod that answered it (its ack subject came in `Mcpgw-Ack`). */
   ackFor(ackSubject: string): void {
     this.nc.publish(ackSubject, ACK);
+  }
+
+  /** Hold an inbox message for the pod that answered it while its reply waits to be stored (no redelivery meanwhile). */
+  workingFor(ackSubject: string): void {
+    this.nc.publish(ackSubject, WORKING);
   }
 
   private subject(message: InboxMessage): string {
