@@ -178,6 +178,7 @@ describe('a hostile agent', () => {
   it.each([
     ['the message service', BusPattern.AgentHistory, 'message-service'],
     ['the message service', BusPattern.StoreReply, 'message-service'],
+    ['the message service', BusPattern.IsAnswered, 'message-service'],
     ['the gateway', BusPattern.RegisterAgent, 'gateway'],
   ] as const)(
     'cannot make %s answer its request (%s) onto the JetStream API or the system account',
@@ -218,6 +219,19 @@ describe('a hostile agent', () => {
       { timeout: 5_000 },
     );
     expect(answer.json()).toEqual({ ok: true, data: { registered: 1 } });
+  });
+
+  it("cannot learn whether another agent's messages are answered", async () => {
+    const gateway = await env.connectNats();
+    opened.push(gateway);
+    const request = (nc: NatsConnection, to: string, body: unknown) =>
+      nc.request(subject(prefix, to), new TextEncoder().encode(JSON.stringify(body)), { timeout: 5_000 });
+    const channel = (await request(gateway, BusPattern.CreateChannel, { agent_id: env.agentId })).json() as {
+      data: { id: string };
+    };
+    const asked = { channel_id: channel.data.id, message_id: randomUUID() };
+    const answer = await request(hostile, BusPattern.IsAnswered.replace('*', H), asked);
+    expect(answer.json()).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 
   it('cannot inject protocol arguments or another subject through the ack header of its reply', async () => {

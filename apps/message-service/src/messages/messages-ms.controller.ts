@@ -71,6 +71,18 @@ export class MessagesMsController {
     };
   }
 
+  /** Whether a reply to a message on one of the agent's own channels is stored (a pod, before running a redelivery). */
+  @MessagePattern(BusPattern.IsAnswered)
+  async isAnswered(@Payload() req: BusRequest<typeof BusPattern.IsAnswered>, @Ctx() ctx: BusContext) {
+    return {
+      answered: await this.messages.isAnsweredFor(
+        this.sender(BusPattern.IsAnswered, ctx),
+        req?.channel_id,
+        req?.message_id,
+      ),
+    };
+  }
+
   private sender(pattern: string, ctx: BusContext): string {
     const agent = agentOfSubject(this.bus.prefix, pattern, ctx.subject);
     if (!agent) throw new InvalidRequestError('the subject names no agent');

@@ -88,6 +88,17 @@ export class MessagesService {
     return this.list(id, limit);
   }
 
+  /**
+   * Whether a reply to message M of one of agent `sender`'s channels is stored.
+   * Another agent's channel is not found: an agent learns nothing of others'.
+   */
+  async isAnsweredFor(sender: string, channelId: unknown, messageId: unknown): Promise<boolean> {
+    const channel = requireUuid(channelId, 'channel_id');
+    const message = requireUuid(messageId, 'message_id');
+    if ((await this.store.channelAgent(channel)) !== sender) throw new NotFoundError(`no channel ${channel}`);
+    return (await this.store.findReply(channel, message)).reply !== undefined;
+  }
+
   async list(channelId: unknown, limit: unknown = 100): Promise<StoredMessage[]> {
     const id = requireUuid(channelId, 'channel_id');
     const n = Number(limit);

@@ -55,6 +55,7 @@ export const BUS_ACCESS: readonly SubjectAccess[] = [
   { family: BusPattern.RegisterAgent, send: ['agent'], hear: ['gateway'], agentToken: 0, request: true },
   { family: BusPattern.StoreReply, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },
   { family: BusPattern.AgentHistory, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },
+  { family: BusPattern.IsAnswered, send: ['agent'], hear: ['message-service'], agentToken: 0, request: true },
   // Published into JetStream by the message service only; pods read through their consumer, not a subscription.
   { family: AgentInbox.family, send: ['message-service'], hear: [] },
   { family: CallEvents.family, send: ['agent'], hear: ['gateway'], agentToken: 0 },

@@ -118,6 +118,11 @@ export interface BusOperations {
     request: { channel_id: string; limit?: number };
     response: { messages: StoredMessage[] };
   };
+  [BusPattern.IsAnswered]: {
+    /** A message on one of the agent's own channels; another agent's channel is `not_found`. */
+    request: { channel_id: string; message_id: string };
+    response: { answered: boolean };
+  };
 }
 
 export type BusOperation = keyof BusOperations;

@@ -37,6 +37,12 @@ export const BusPattern = {
   StoreReply: 'ms.agents.*.replies',
   /** message-service, agent-scoped: the history of a channel of this agent. */
   AgentHistory: 'ms.agents.*.history',
+  /**
+   * message-service, agent-scoped: whether a reply to a message of this agent is
+   * stored. A pod asks before it runs a redelivered message it did not answer
+   * itself: answered on another pod, whose ack was lost, it is acked instead.
+   */
+  IsAnswered: 'ms.agents.*.answered',
 } as const;
 export type BusPattern = (typeof BusPattern)[keyof typeof BusPattern];
 
@@ -53,6 +59,7 @@ export const AGENT_SCOPED_OPERATIONS = [
   BusPattern.RegisterAgent,
   BusPattern.StoreReply,
   BusPattern.AgentHistory,
+  BusPattern.IsAnswered,
 ] as const;
 export type AgentScopedOperation = (typeof AGENT_SCOPED_OPERATIONS)[number];
 
