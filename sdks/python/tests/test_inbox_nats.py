@@ -46,6 +46,8 @@ class Stand:
         self.ack_direct = True
         self.replica_up = True
         self.store_failures = 0  # answer `unavailable` this many times at ms.agents.X.replies
+        self.answered: set[str] = set()  # messages with a reply stored (by any pod)
+        self.asked: list[str] = []  # messages asked about at ms.agents.X.answered
         self.subs: list[Any] = []
 
     async def start(self) -> None:
@@ -60,6 +62,7 @@ class Stand:
         self.subs.append(await self.nc.subscribe(self.subjects.register, cb=self.on_register))
         self.subs.append(await self.nc.subscribe(self.replica, cb=self.on_replica))
         self.subs.append(await self.nc.subscribe(self.subjects.store_reply, cb=self.on_store))
+        self.subs.append(await self.nc.subscribe(self.subjects.answered, cb=self.on_answered))
 
     async def stop(self) -> None:
         for sub in self.subs:
@@ -91,6 +94,11 @@ class Stand:
         reply = json.loads(msg.data)["envelope"]
         self.requested.append((msg.subject, reply))
         await msg.respond(self.stored(reply))
+
+    async def on_answered(self, msg: Any) -> None:
+        message_id = json.loads(msg.data)["message_id"]
+        self.asked.append(message_id)
+        await msg.respond(json.dumps({"ok": True, "data": {"answered": message_id in self.answered}}).encode())
 
     @staticmethod
     def stored(reply: dict[str, Any]) -> bytes:
@@ -269,6 +277,31 @@ async def test_the_last_delivery_answers_with_an_error_instead_of_running(stand:
     finally:
         await agent.stop()
         await dead.unsubscribe()
+
+
+async def test_a_redelivery_answered_by_another_pod_is_acked_without_running(stand: Stand) -> None:
+    runs = Runs()
+    agent = make_agent(stand, runs)
+    await agent.start()
+    await agent.stop()  # the consumer exists; nobody pulls now
+    message = call(stand, "echo", text="answered-elsewhere")
+    await stand.post(message)
+    # Another pod took delivery 1 and its reply was stored, but its ack was lost.
+    other = await stand.js.pull_subscribe_bind(stand.subjects.consumer, stand.subjects.stream)
+    (taken,) = await other.fetch(1, timeout=5)
+    assert taken.metadata.num_delivered == 1
+    stand.answered.add(message["id"])
+    await asyncio.sleep(1.2)  # the ack wait passes
+    agent = make_agent(stand, runs)
+    await agent.start()
+    try:
+        await stand.settled()
+        assert stand.asked == [message["id"]]
+        assert "answered-elsewhere" not in runs.count
+        assert stand.direct == [] and stand.requested == []
+    finally:
+        await agent.stop()
+        await other.unsubscribe()
 
 
 async def test_a_cancelled_call_stops_its_skill_and_is_acked_with_no_reply(stand: Stand, running: Any) -> None:

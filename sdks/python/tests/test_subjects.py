@@ -67,6 +67,7 @@ def test_names() -> None:
     assert s.register == "test_run-1.registry.agents.my-agent.register"
     assert s.store_reply == "test_run-1.ms.agents.my-agent.replies"
     assert s.history == "test_run-1.ms.agents.my-agent.history"
+    assert s.answered == "test_run-1.ms.agents.my-agent.answered"
     assert s.cancel == "test_run-1.agents.my-agent.cancel"
     assert s.notices == "test_run-1.agents.my-agent.notices"
     assert s.inbox == "test_run-1.agents.my-agent.inbox"

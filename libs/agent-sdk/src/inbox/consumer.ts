@@ -1,9 +1,9 @@
-import { ATTEMPTS_EXHAUSTED, type AgentReply } from '@mcpgw/contracts';
+import { ATTEMPTS_EXHAUSTED, isRetryable, type AgentReply } from '@mcpgw/contracts';
 import type { BoundInbox, InboxConsumerState, InboxDelivery, InboxReader } from '@mcpgw/bus/core';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SkillStoppedError } from '../cancellation/cancellations';
 import type { AgentLogger } from '../logger';
-import { isTransient, type Replier } from '../replies/replier';
+import type { Replier } from '../replies/replier';
 import { text } from '../skills/skill';
 import { AgentStoppingError, type SkillRunner } from '../skills/skill-runner';
 import { RecentlySeen } from './recently-seen';
@@ -202,6 +202,7 @@ export class InboxConsumer {
     const heartbeat = setInterval(() => msg.working(), Math.max(this.settings.ackWaitMs / 3, 100));
     try {
       if (this.completed.has(message.id)) return await this.answerCopy(msg, message.id);
+      if (msg.redelivered && (await this.answeredElsewhere(msg))) return;
       if (msg.redeliveryCount > this.settings.maxDeliver) return await this.giveUp(msg);
       const reply = await this.run(msg);
       if (reply) {
@@ -270,6 +271,46 @@ export class InboxConsumer {
   }
 
   /**
+   * A redelivery this instance did not answer. Another instance may have, and
+   * its ack was lost (a stream leader killed as the replica acked): the store
+   * is shared, the instances' memories are not, so ask the message service
+   * before running the skill again. Asked again, with backoff, while it does
+   * not answer (the heartbeat of `handle` holds the message meanwhile); past
+   * the drain's grace, handed back. A refusal (not this agent's channel) runs it.
+   */
+  private async answeredElsewhere(msg: InboxDelivery): Promise<boolean> {
+    const { message } = msg;
+    const onRetry = (error: unknown, attempt: number) => {
+      if (attempt === 1 || attempt % 10 === 0) {
+        this.logger.warn({
+          msg: 'cannot tell yet whether a redelivery is answered',
+          message_id: message.id,
+          error: `${error}`,
+        });
+      }
+    };
+    try {
+      if (!(await this.replier.isAnswered(message, this.stopStoring.signal, onRetry))) return false;
+    } catch (error) {
+      if (!isRetryable(error)) {
+        this.logger.warn({
+          msg: 'whether a redelivery is answered was refused; running it',
+          message_id: message.id,
+          error: `${error}`,
+        });
+        return false;
+      }
+      this.logger.warn({ msg: 'handed back: whether it is answered is unknown', message_id: message.id });
+      msg.nak();
+      return true;
+    }
+    this.logger.log({ msg: 'answered elsewhere: acked, the skill does not run', message_id: message.id });
+    this.completed.add(message.id, null);
+    msg.ack();
+    return true;
+  }
+
+  /**
    * Delivered once more than `maxDeliver` (the consumer allows one extra
    * delivery for this): the skill had its attempts; answer with an error, so
    * the caller and its idempotency record get an answer instead of a timeout.
@@ -304,7 +345,7 @@ export class InboxConsumer {
       await this.replier.store(reply, msg.replyTo, this.stopStoring.signal, onRetry);
       msg.ack();
     } catch (error) {
-      if (isTransient(error)) {
+      if (isRetryable(error)) {
         this.logger.warn({ msg: 'handed back with its reply unstored', message_id, error: `${error}` });
         msg.nak();
       } else {

@@ -8,6 +8,7 @@ import {
   type ChatMessage,
   type ContentItemDto,
   holdsUnstorableText,
+  isRetryable,
 } from '@mcpgw/contracts';
 import { retry, type BusClient, type ReplicaAddress } from '@mcpgw/bus/core';
 import { randomUUID } from 'node:crypto';
@@ -16,11 +17,6 @@ import type { SkillOutput } from '../skills/skill';
 /** Backoff between tries to store a reply: the message service may be restarting. */
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 3_000;
-
-/** Worth trying again: nothing answered, or the service failed; not a reply it refuses (bad channel, invalid). */
-export function isTransient(error: unknown): boolean {
-  return !(error instanceof ServiceError && (error.code === 'invalid_request' || error.code === 'not_found'));
-}
 
 /**
  * Turns a skill's output into an `agent_reply` and gets it stored by the
@@ -86,7 +82,7 @@ export class Replier {
           await this.storeOnce(tooLargeToDeliver(reply, error), replica, attempt);
         }
       },
-      { firstDelayMs: FIRST_RETRY_MS, maxDelayMs: MAX_RETRY_MS, signal: stop, retryIf: isTransient, onRetry },
+      { firstDelayMs: FIRST_RETRY_MS, maxDelayMs: MAX_RETRY_MS, signal: stop, retryIf: isRetryable, onRetry },
     );
   }
 
@@ -104,6 +100,30 @@ export class Replier {
       if (error instanceof ServiceError && error.code === 'unavailable') return false;
       throw error;
     }
+  }
+
+  /**
+   * Whether a reply to `message` is stored (by any instance of the agent).
+   * Retried like `store` while the message service is away; a refusal or an
+   * aborted `stop` throws.
+   */
+  isAnswered(
+    message: ChatMessage,
+    stop?: AbortSignal,
+    onRetry?: (error: unknown, attempt: number) => void,
+  ): Promise<boolean> {
+    const ask = () =>
+      this.bus.requestAs(this.agentId, BusPattern.IsAnswered, {
+        channel_id: message.channel_id!,
+        message_id: message.id,
+      });
+    return retry(ask, {
+      firstDelayMs: FIRST_RETRY_MS,
+      maxDelayMs: MAX_RETRY_MS,
+      signal: stop,
+      retryIf: isRetryable,
+      onRetry,
+    }).then((answer) => answer.answered);
   }
 
   history(message: ChatMessage) {

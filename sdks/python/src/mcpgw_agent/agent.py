@@ -65,6 +65,7 @@ CALL_HEADERS = ("Mcpgw-Request-Id", "traceparent", "tracestate")
 
 SkillFn = Callable[[dict[str, Any], Context], Union[Awaitable[Any], Any]]
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 class AgentError(Exception):
@@ -755,6 +756,8 @@ class Agent:
                     await _quietly(msg.ack())
                 else:
                     await self._store_held(msg, remembered, reply_to, headers)
+            elif delivered > 1 and await self._answered_elsewhere(msg, message):
+                return  # acked (another pod answered it) or handed back
             elif delivered > self.settings.max_deliver:
                 await self._give_up(msg, message, delivered, reply_to, headers)
             else:
@@ -937,30 +940,69 @@ class Agent:
         self, msg: Msg, reply: dict[str, Any], reply_to: str | None, headers: dict[str, str]
     ) -> None:
         """Store the reply by request (retried with backoff while transient), then ack; the skill never reruns."""
+        in_reply_to = reply["in_reply_to"]
+        try:
+            await self._retried(lambda attempt: self._store_once(reply, reply_to, attempt), f"reply to {in_reply_to}")
+        except BusError as error:
+            if error.transient:
+                log.warning("handed back %s with its reply unstored", in_reply_to)
+                await _quietly(msg.nak())
+            else:
+                log.error("the message service refused the reply to %s; dropped: %s", in_reply_to, error)
+                await _quietly(msg.ack())
+            return
+        await _quietly(msg.ack())
+
+    async def _answered_elsewhere(self, msg: Msg, message: dict[str, Any]) -> bool:
+        """A redelivery this pod did not answer: another pod may have, and its ack was lost.
+
+        The store is shared, the pods' memories are not: ask the message service
+        before running the skill again. True when the message is done with here:
+        acked (a reply is stored) or handed back (the drain's grace passed before
+        the service could say). A refusal runs it.
+        """
+        message_id = message["id"]
+        asked = {"channel_id": message["channel_id"], "message_id": message_id}
+        try:
+            data = await self._retried(
+                lambda _: self._request(self.subjects.answered, asked), f"whether {message_id} is answered"
+            )
+        except BusError as error:
+            if not error.transient:
+                log.warning("whether %s is answered was refused (%s); running it", message_id, error)
+                return False
+            log.warning("handed back %s: whether it is answered is unknown", message_id)
+            await _quietly(msg.nak())
+            return True
+        if not (isinstance(data, dict) and data.get("answered") is True):
+            return False
+        log.info("%s answered elsewhere: acked, the skill does not run", message_id)
+        self._completed.remember(message_id, None)
+        await _quietly(msg.ack())
+        return True
+
+    async def _retried(self, attempt: Callable[[int], Awaitable[T]], what: str) -> T:
+        """``attempt`` (given its number) until it succeeds, with backoff while the failure is transient.
+
+        Raises a refusal at once, and a transient failure once the drain's grace
+        has passed (``_stop_storing``).
+        """
         wait = FIRST_RETRY
-        attempt = 1
+        number = 1
         while True:
             try:
-                await self._store_once(reply, reply_to, attempt)
-                await _quietly(msg.ack())
-                return
+                return await attempt(number)
             except BusError as error:
-                if not error.transient:
-                    log.error("the message service refused the reply to %s; dropped: %s", reply["in_reply_to"], error)
-                    await _quietly(msg.ack())
-                    return
-                if self._stop_storing.is_set():
-                    log.warning("handed back %s with its reply unstored", reply["in_reply_to"])
-                    await _quietly(msg.nak())
-                    return
-                if attempt == 1 or attempt % 10 == 0:
-                    log.warning("reply to %s not stored yet (%s); trying again", reply["in_reply_to"], error)
+                if not error.transient or self._stop_storing.is_set():
+                    raise
+                if number == 1 or number % 10 == 0:
+                    log.warning("%s: not done yet (%s); trying again", what, error)
             try:
                 await asyncio.wait_for(self._stop_storing.wait(), timeout=wait)
             except asyncio.TimeoutError:
                 pass
             wait = min(wait * 2, MAX_RETRY)
-            attempt += 1
+            number += 1
 
     async def _store_once(self, reply: dict[str, Any], reply_to: str | None, attempt: int) -> None:
         if reply_to and attempt == 1:

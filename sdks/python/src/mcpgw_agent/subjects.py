@@ -82,6 +82,11 @@ class Subjects:
         return f"{self.prefix}.ms.agents.{self.agent_id}.history"
 
     @property
+    def answered(self) -> str:
+        """Whether a reply to one of the agent's messages is stored (asked before running a redelivery)."""
+        return f"{self.prefix}.ms.agents.{self.agent_id}.answered"
+
+    @property
     def cancel(self) -> str:
         return f"{self.prefix}.agents.{self.agent_id}.cancel"
 

@@ -1,0 +1,114 @@
+import { ensureAgentConsumer } from '@mcpgw/bus';
+import { AgentInbox, type AgentReply, type ChatMessage } from '@mcpgw/contracts';
+import { agentInboxState, startTestStack, type ServiceProcess, type TestStack } from '@mcpgw/devstack';
+import type { JsMsg, NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ACK_WAIT_MS = 1_500;
+
+/**
+ * A message answered on one pod whose ack was lost (the inbox stream's leader
+ * killed as the replica acked it) comes back after the ack wait, maybe to
+ * another pod, which never ran it. That pod asks the message service whether a
+ * reply is stored and acks instead of running the skill a second time. The test
+ * plays the first pod: it pulls the message from the agent's consumer, stores a
+ * reply, and never acks.
+ */
+describe('a redelivery answered on another pod', () => {
+  let env: TestStack;
+  let nc: NatsConnection;
+  let prefix: string;
+
+  const post = (path: string, body: unknown) =>
+    fetch(`${env.messageServiceUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.stack.messageServiceToken}` },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+
+  const acknowledged = async () => (await agentInboxState(nc, prefix, env.agentId)).ackFloor;
+
+  /** A `counter` call posted to the agent's inbox, and its first delivery, taken by the test and never acked. */
+  const deliveredOnce = async (): Promise<{ message: ChatMessage; first: JsMsg }> => {
+    const channel = await post('/channels', { agent_id: env.agentId });
+    const message: ChatMessage = {
+      type: 'chat_message',
+      id: randomUUID(),
+      channel_id: channel.id,
+      agent_id: env.agentId,
+      sender: { kind: 'user', id: 'test' },
+      created_at: new Date().toISOString(),
+      tool_call: { name: 'counter', arguments: { key: randomUUID() } },
+    };
+    await post(`/channels/${channel.id}/messages`, message);
+    const consumer = await nc
+      .jetstream()
+      .consumers.get(AgentInbox.streamName(prefix), AgentInbox.consumerName(env.agentId));
+    const first = await consumer.next({ expires: 5_000 });
+    expect(first?.info.redeliveryCount).toBe(1);
+    return { message, first: first! };
+  };
+
+  const skillRuns = (messageId: string) =>
+    env.stack.processes
+      .filter((p) => p.name.startsWith('agent-pod'))
+      .flatMap((p) => p.logs)
+      .filter((l) => l.msg === 'skill started' && l.message_id === messageId);
+
+  let answered: { message: ChatMessage; first: JsMsg };
+  let unanswered: { message: ChatMessage; first: JsMsg };
+  let pod: ServiceProcess;
+
+  beforeAll(async () => {
+    env = await startTestStack({ pods: 0 });
+    nc = await env.connectNats();
+    prefix = env.stack.settings.busPrefix;
+    await ensureAgentConsumer(await nc.jetstreamManager(), prefix, env.agentId, {
+      ackWaitMs: ACK_WAIT_MS,
+      maxDeliver: 6,
+    });
+    // Both taken before any pod runs; only the first gets a reply, as if from the pod that took it.
+    answered = await deliveredOnce();
+    unanswered = await deliveredOnce();
+    const { message } = answered;
+    const reply: AgentReply = {
+      type: 'agent_reply',
+      id: randomUUID(),
+      channel_id: message.channel_id!,
+      agent_id: env.agentId,
+      in_reply_to: message.id,
+      created_at: new Date().toISOString(),
+      content: [{ type: 'text', text: 'answered by the first pod' }],
+      meta: { pod_id: 'first-pod' },
+    };
+    await post(`/channels/${message.channel_id}/messages`, reply);
+    pod = await env.stack.startPod({
+      POD_ID: 'second-pod',
+      LOG_LEVEL: 'debug',
+      INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS),
+    });
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await env?.stop();
+  });
+
+  it('is acked by the pod that gets it, without running the skill; the caller gets the stored reply', async () => {
+    const { message, first } = answered;
+    await expect.poll(acknowledged, { timeout: 15_000 }).toBeGreaterThanOrEqual(first.seq);
+    expect(skillRuns(message.id)).toHaveLength(0);
+    expect(pod.logs.some((l) => /answered elsewhere/.test(String(l.msg)) && l.message_id === message.id)).toBe(true);
+    const waited = await post(`/channels/${message.channel_id}/wait`, { message_id: message.id, timeout_ms: 1_000 });
+    expect(waited).toMatchObject({ status: 'replied', reply: { content: [{ text: 'answered by the first pod' }] } });
+  });
+
+  it('a redelivery nobody answered runs, once', async () => {
+    const { message, first } = unanswered;
+    await expect.poll(acknowledged, { timeout: 15_000 }).toBeGreaterThanOrEqual(first.seq);
+    const waited = await post(`/channels/${message.channel_id}/wait`, { message_id: message.id, timeout_ms: 5_000 });
+    expect(waited).toMatchObject({ status: 'replied', reply: { meta: { pod_id: 'second-pod' } } });
+    expect(skillRuns(message.id)).toHaveLength(1);
+  });
+});
