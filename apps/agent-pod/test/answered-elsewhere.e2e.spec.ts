@@ -1,6 +1,13 @@
 import { ensureAgentConsumer } from '@mcpgw/bus';
 import { AgentInbox, type AgentReply, type ChatMessage } from '@mcpgw/contracts';
-import { agentInboxState, startTestStack, type ServiceProcess, type TestStack } from '@mcpgw/devstack';
+import {
+  agentInboxState,
+  messageServiceRest,
+  startTestStack,
+  toolCallMessage,
+  type ServiceProcess,
+  type TestStack,
+} from '@mcpgw/devstack';
 import type { JsMsg, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,26 +28,14 @@ describe('a redelivery answered on another pod', () => {
   let prefix: string;
 
   const post = (path: string, body: unknown) =>
-    fetch(`${env.messageServiceUrl}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.stack.messageServiceToken}` },
-      body: JSON.stringify(body),
-    }).then((r) => r.json());
+    messageServiceRest(() => env.messageServiceUrl, env.stack.messageServiceToken).post(path, body);
 
   const acknowledged = async () => (await agentInboxState(nc, prefix, env.agentId)).ackFloor;
 
   /** A `counter` call posted to the agent's inbox, and its first delivery, taken by the test and never acked. */
   const deliveredOnce = async (): Promise<{ message: ChatMessage; first: JsMsg }> => {
     const channel = await post('/channels', { agent_id: env.agentId });
-    const message: ChatMessage = {
-      type: 'chat_message',
-      id: randomUUID(),
-      channel_id: channel.id,
-      agent_id: env.agentId,
-      sender: { kind: 'user', id: 'test' },
-      created_at: new Date().toISOString(),
-      tool_call: { name: 'counter', arguments: { key: randomUUID() } },
-    };
+    const message = toolCallMessage(channel.id, env.agentId, 'counter', { key: randomUUID() });
     await post(`/channels/${channel.id}/messages`, message);
     const consumer = await nc
       .jetstream()

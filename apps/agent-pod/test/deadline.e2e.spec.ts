@@ -1,5 +1,12 @@
-import type { ChatMessage } from '@mcpgw/contracts';
-import { agentInboxState, connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  agentInboxState,
+  connectMcp,
+  messageServiceRest,
+  startTestStack,
+  toolCallMessage,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -17,37 +24,20 @@ describe("a call's deadline on the pod", () => {
 
   const pod = () => env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
   const inbox = () => agentInboxState(nc, env.stack.settings.busPrefix, env.agentId);
-  const rest = (method: string, path: string, body?: unknown) =>
-    fetch(`${env.messageServiceUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${env.stack.messageServiceToken}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }).then((r) => r.json());
+  const rest = () => messageServiceRest(() => env.messageServiceUrl, env.stack.messageServiceToken);
 
   /** Post a tool call over the message service's REST mirror, as an older or another sender would. */
   const postCall = async (tool: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => {
-    const channel = await rest('POST', '/channels', { agent_id: env.agentId });
-    const message: ChatMessage = {
-      type: 'chat_message',
-      id: randomUUID(),
-      channel_id: channel.id,
-      agent_id: env.agentId,
-      sender: { kind: 'user', id: 'test' },
-      created_at: new Date().toISOString(),
-      tool_call: { name: tool, arguments: args },
-      ...(meta ? { meta } : {}),
-    };
-    expect((await rest('POST', `/channels/${channel.id}/messages`, message)).duplicate).toBe(false);
+    const channel = await rest().post('/channels', { agent_id: env.agentId });
+    const message = toolCallMessage(channel.id, env.agentId, tool, args, meta ? { meta } : {});
+    expect((await rest().post(`/channels/${channel.id}/messages`, message)).duplicate).toBe(false);
     return { channelId: channel.id as string, message };
   };
 
   const stoppedAtDeadline = (messageId: string) =>
     pod().logs.some((l) => l.msg === 'skill stopped at its deadline' && l.message_id === messageId);
   const replies = async (channelId: string) =>
-    (await rest('GET', `/channels/${channelId}/messages`)).messages.filter(
+    (await rest().get(`/channels/${channelId}/messages`)).messages.filter(
       (m: { envelope: { type: string } }) => m.envelope.type === 'agent_reply',
     );
 
@@ -79,7 +69,7 @@ describe("a call's deadline on the pod", () => {
     await expect.poll(() => stoppedAtDeadline(late.message.id), { timeout: 4_000 }).toBe(true);
     // The counter never ran for it: the next run counts 1.
     const next = await postCall('counter', { key });
-    const waited = await rest('POST', `/channels/${next.channelId}/wait`, {
+    const waited = await rest().post(`/channels/${next.channelId}/wait`, {
       message_id: next.message.id,
       timeout_ms: 10_000,
     });
@@ -88,7 +78,7 @@ describe("a call's deadline on the pod", () => {
 
   it('runs a message without a deadline to the end, as before', async () => {
     const { channelId, message } = await postCall('sleep', { ms: 700 });
-    const waited = await rest('POST', `/channels/${channelId}/wait`, { message_id: message.id, timeout_ms: 10_000 });
+    const waited = await rest().post(`/channels/${channelId}/wait`, { message_id: message.id, timeout_ms: 10_000 });
     expect(waited.status).toBe('replied');
     expect(waited.reply.content).toEqual([{ type: 'text', text: 'slept 700 ms' }]);
   });

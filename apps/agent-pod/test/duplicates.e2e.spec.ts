@@ -1,8 +1,7 @@
-import { AgentInbox, type ChatMessage } from '@mcpgw/contracts';
+import { AgentInbox } from '@mcpgw/contracts';
 import { encodeJson } from '@mcpgw/bus';
-import { agentInboxState, startTestStack, type TestStack } from '@mcpgw/devstack';
+import { agentInboxState, messageServiceRest, startTestStack, toolCallMessage, type TestStack } from '@mcpgw/devstack';
 import type { NatsConnection } from 'nats';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** A message that reaches a pod twice (a retried publish past JetStream's de-dup) runs once. */
@@ -15,11 +14,7 @@ describe('duplicate message ids', () => {
 
   /** The message service's REST mirror. */
   const post = (path: string, body: unknown) =>
-    fetch(`${env.messageServiceUrl}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.stack.messageServiceToken}` },
-      body: JSON.stringify(body),
-    }).then((r) => r.json());
+    messageServiceRest(() => env.messageServiceUrl, env.stack.messageServiceToken).post(path, body);
 
   beforeAll(async () => {
     env = await startTestStack({ pods: 1, podEnv: { LOG_LEVEL: 'debug' } });
@@ -33,15 +28,7 @@ describe('duplicate message ids', () => {
 
   it('the pod runs the skill once and acknowledges the copy', async () => {
     const channel = await post('/channels', { agent_id: env.agentId });
-    const message: ChatMessage = {
-      type: 'chat_message',
-      id: randomUUID(),
-      channel_id: channel.id,
-      agent_id: env.agentId,
-      sender: { kind: 'user', id: 'test' },
-      created_at: new Date().toISOString(),
-      tool_call: { name: 'counter', arguments: { key: 'dup' } },
-    };
+    const message = toolCallMessage(channel.id, env.agentId, 'counter', { key: 'dup' });
     await post(`/channels/${channel.id}/messages`, message);
     const waited = await post(`/channels/${channel.id}/wait`, { message_id: message.id, timeout_ms: 10_000 });
     expect(waited.status).toBe('replied');
@@ -67,16 +54,9 @@ describe('duplicate message ids', () => {
     await expect.poll(acknowledged, { timeout: 10_000 }).toBeGreaterThanOrEqual(garbage.seq);
     expect(pod.running).toBe(true);
     const channel = await post('/channels', { agent_id: env.agentId });
-    const id = randomUUID();
-    await post(`/channels/${channel.id}/messages`, {
-      type: 'chat_message',
-      id,
-      agent_id: env.agentId,
-      sender: { kind: 'user', id: 'test' },
-      created_at: new Date().toISOString(),
-      tool_call: { name: 'echo', arguments: { text: 'still here' } },
-    });
-    const waited = await post(`/channels/${channel.id}/wait`, { message_id: id, timeout_ms: 10_000 });
+    const echo = toolCallMessage(channel.id, env.agentId, 'echo', { text: 'still here' });
+    await post(`/channels/${channel.id}/messages`, echo);
+    const waited = await post(`/channels/${channel.id}/wait`, { message_id: echo.id, timeout_ms: 10_000 });
     expect(waited).toMatchObject({ status: 'replied', reply: { content: [{ text: 'still here' }] } });
     expect(pod.running).toBe(true);
   });

@@ -18,3 +18,4 @@ export * from './python-venv';
 export * from './oauth/authorization-server';
 export * from './oauth/http-login';
 export * from './bridge-process';
+export * from './message-service-rest';
