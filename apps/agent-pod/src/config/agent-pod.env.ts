@@ -1,6 +1,6 @@
-import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
+import { AGENT_ID_PATTERN, POD_ID_PATTERN } from '@mcpgw/contracts';
 import { DeploymentEnv, LogEnv, ManagementEnv, NatsEnv, ShutdownEnv, TracingEnv, validateEnv } from '@mcpgw/config';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 
 export class AgentPodSettings {
@@ -10,8 +10,8 @@ export class AgentPodSettings {
   @Matches(AGENT_ID_PATTERN)
   WORKSPACE_ID: string = 'demo';
 
-  /** Names this pod in replies and logs (several pods serve one agent). */
-  @IsString()
+  /** Names this pod in replies, logs and the gateway's pod records (several pods serve one agent). */
+  @Matches(POD_ID_PATTERN)
   POD_ID: string = `${hostname()}-${process.pid}`;
 
   /** How long JetStream waits for an ack before redelivering; running skills extend it. */

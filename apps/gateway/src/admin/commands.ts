@@ -10,6 +10,7 @@ import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens
 import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import type { AdminTokensStore } from '../admin-api/admin-tokens.store';
 import type { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
+import type { PodsStore } from '../agents/pods.store';
 import { consoleLoginLink, consoleToken } from './console-token.command';
 import { optionalFlag, requireFlag } from './flags';
 import { agentCredentials } from './nats-credentials.command';
@@ -39,6 +40,8 @@ export interface AdminDeps {
   adminTokens: AdminTokensStore;
   loginCodes: AdminLoginCodesStore;
   records: OperatorRecordsStore;
+  /** The agents' pods (agent_pods): `agent list` counts those online. */
+  pods: PodsStore;
   idempotency: IdempotencyStore;
   env: Pick<
     GatewayEnv,
@@ -143,12 +146,14 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
-  'agent list': async ({ agents }) => {
-    const list = await listAgents(agents);
+  'agent list': async ({ agents, pods }) => {
+    const list = await listAgents(agents, pods);
     return {
       json: list,
       text: list.length
-        ? list.map((a) => `${a.id}\tworkspace=${a.workspace_id}\ttools=${a.tools}`).join('\n')
+        ? list
+            .map((a) => `${a.id}\tworkspace=${a.workspace_id}\ttools=${a.tools}\tpods_online=${a.pods_online}`)
+            .join('\n')
         : '(no agents)',
     };
   },
