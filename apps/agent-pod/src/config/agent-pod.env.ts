@@ -1,4 +1,10 @@
-import { AGENT_ID_PATTERN, POD_ID_PATTERN } from '@mcpgw/contracts';
+import {
+  AGENT_ID_PATTERN,
+  POD_ID_PATTERN,
+  PRESENCE_INTERVAL_MAX_MS,
+  PRESENCE_INTERVAL_MIN_MS,
+  PRESENCE_INTERVAL_MS,
+} from '@mcpgw/contracts';
 import { DeploymentEnv, LogEnv, ManagementEnv, NatsEnv, ShutdownEnv, TracingEnv, validateEnv } from '@mcpgw/config';
 import { IsInt, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
@@ -22,6 +28,12 @@ export class AgentPodSettings {
   @IsInt()
   @Min(1)
   INBOX_MAX_DELIVER: number = 5;
+
+  /** How often this pod tells the gateway it is up (the agent SDK's presence heartbeat). */
+  @IsInt()
+  @Min(PRESENCE_INTERVAL_MIN_MS)
+  @Max(PRESENCE_INTERVAL_MAX_MS)
+  PRESENCE_INTERVAL_MS: number = PRESENCE_INTERVAL_MS;
 
   /** Messages one pod works on at once. */
   @IsInt()
