@@ -87,6 +87,12 @@ describe('agent pods and presence', () => {
     // The CLI's list counts them too.
     const cliList = await env.stack.admin<AdminJson[]>('agent', 'list');
     expect(cliList.find((a) => a.id === env.agentId)!.pods_online).toBe(3);
+    // `agent show` shares the API's operation: the same pods, registered when the API says.
+    const shown = await env.stack.admin<AdminJson>('agent', 'show', '--agent', env.agentId);
+    const registered = (view: AdminJson) =>
+      (view.pods as AdminJson[]).map((p) => [p.pod_id, p.registered_at, p.online]).sort();
+    expect(registered(shown)).toEqual(registered(await pods(env.agentId)));
+    expect(shown.last_registered_at).toBe(detail.last_registered_at);
   });
 
   it('sees a pod that was killed (SIGKILL) go offline after 3 intervals, not before the first', async () => {
