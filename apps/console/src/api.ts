@@ -67,6 +67,19 @@ export interface Agent {
   workspace_id: string;
   created_at: string;
   tools: number;
+  /** Pods online now: heard within 3 of their heartbeat intervals, and not leaving. */
+  pods_online: number;
+}
+/** `GET /agents`: the agents, and how many have at least one pod online. */
+export interface AgentList {
+  items: Agent[];
+  agents_online: number;
+}
+export interface Pod {
+  pod_id: string;
+  registered_at: string;
+  last_seen_at: string;
+  online: boolean;
 }
 export interface Tool {
   id: string;
@@ -83,6 +96,9 @@ export interface AgentDetail {
   resource_templates: object[];
   prompts: object[];
   completions: boolean;
+  /** The agent's pods, the most recently seen first (at most 256; forgotten after a day unseen). */
+  pods: Pod[];
+  last_registered_at: string | null;
 }
 export interface ApiKey {
   id: string;

@@ -8,7 +8,7 @@ import {
   type McpConnection,
   type TestStack,
 } from '@mcpgw/devstack';
-import { GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
+import { AgentPresence, GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -44,9 +44,11 @@ const SQL_SLACK = 4;
  * Not per call: the pods' pulls, JetStream API calls, the quota gossip (one
  * message per busy gateway per QUOTA_GOSSIP_INTERVAL_MS, however many calls)
  * and the live consoles' activity (the calls that ended, one message per busy
- * gateway per second); both held by their own assertion below.
+ * gateway per second); both held by their own assertion below. And the pods'
+ * presence heartbeats (one per pod per PRESENCE_INTERVAL_MS, written by the
+ * gateways in one statement per 2 s: within SQL_SLACK).
  */
-const BACKGROUND = ['js.pull', 'js.api', QuotaGossip.family, GatewayActivity.family];
+const BACKGROUND = ['js.pull', 'js.api', QuotaGossip.family, GatewayActivity.family, AgentPresence.family];
 
 describe('the cost of one tools/call', () => {
   let env: TestStack;

@@ -301,6 +301,8 @@ describe('console playground and live updates', () => {
     for (const p of ['p50', 'p99']) expect(await echo.locator(`[data-figure="${p}"]`).textContent()).toMatch(/^\d+$/);
     expect(await figure('p99')).toBeGreaterThanOrEqual(await figure('p50'));
     expect(await echo.getByRole('cell').first().textContent()).toBe(env.agentId);
+    // The stack's agent has its pod up (registered, then heartbeats): it is online.
+    expect(await page.locator('.stat', { hasText: 'Agents online' }).getByRole('definition').textContent()).toBe('1');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'overview');
   });

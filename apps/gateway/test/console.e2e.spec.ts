@@ -151,13 +151,25 @@ describe('console', () => {
     expect(stored).not.toContain(token.slice(17));
   });
 
-  it('shows an overview, the agents, and one agent with its tools and their JSON Schemas', async () => {
+  it('shows an overview, the agents, and one agent with its pods, its tools and their JSON Schemas', async () => {
     // Its screenshot is console-playground.e2e's, taken once a call has filled the live figures.
     await visit('/', 'Overview');
     const agents = page.getByRole('definition').first();
     expect(await agents.textContent()).toBe('1');
+    // The stack's pod registered and beats: its agent is online.
+    const online = page.locator('.stat', { hasText: 'Agents online' }).getByRole('definition');
+    expect(await online.textContent()).toBe('1');
     await visit('/agents', 'Agents', 'agents');
+    const row = page.getByRole('row', { name: new RegExp(env.agentId) });
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('1'); // pods online
     await page.getByRole('link', { name: env.agentId }).click();
+    await page.getByRole('heading', { level: 2, name: 'Pods (1 online of 1)' }).waitFor();
+    const pod = page.getByRole('table', { name: "The agent's pods, the most recently seen first" }).getByRole('row', {
+      name: /^pod-1 /,
+    });
+    expect(await pod.getByRole('cell').first().textContent()).toBe('online');
+    expect(await pod.locator('time').count()).toBe(2); // last seen, registered
+    await page.getByText('Last registration', { exact: true }).waitFor();
     await page.getByLabel('Filter tools by name').fill('echo');
     await page.getByRole('heading', { level: 3, name: 'echo', exact: true }).waitFor();
     await page.getByText('Input schema of echo', { exact: true }).click();

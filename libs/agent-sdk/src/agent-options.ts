@@ -1,4 +1,10 @@
-import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
+import {
+  AGENT_ID_PATTERN,
+  POD_ID_PATTERN,
+  PRESENCE_INTERVAL_MAX_MS,
+  PRESENCE_INTERVAL_MIN_MS,
+  PRESENCE_INTERVAL_MS,
+} from '@mcpgw/contracts';
 import { hostname } from 'node:os';
 
 /** Settings an agent takes from its options, else from the environment, else these defaults. */
@@ -6,7 +12,10 @@ export interface AgentSettings {
   agentId: string;
   /** The workspace the agent belongs to (`WORKSPACE_ID`, default `demo`): registration is refused for another. */
   workspaceId: string;
-  /** Names this instance in replies and logs (`POD_ID`, default `<hostname>-<pid>`). */
+  /**
+   * Names this instance in replies, logs and the gateway's pod records (`POD_ID`,
+   * default `<hostname>-<pid>`; A-Z a-z 0-9 _ . : -, at most 200).
+   */
   podId: string;
   /** `NATS_URL`, comma-separated for a cluster (default `nats://127.0.0.1:4222`). */
   natsUrl: string;
@@ -22,6 +31,11 @@ export interface AgentSettings {
   concurrency: number;
   /** `SHUTDOWN_GRACE_MS` (default 25000): how long `stop()` lets running skills finish before handing them back. */
   shutdownGraceMs: number;
+  /**
+   * `PRESENCE_INTERVAL_MS` (default 15000, 100 to 600000): how often the pod tells
+   * the gateway it is up; it counts as online while heard within 3 intervals.
+   */
+  presenceIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -39,6 +53,8 @@ export function resolveSettings(given: Partial<AgentSettings> & { agentId: strin
     maxDeliver: given.maxDeliver ?? integer(env, 'INBOX_MAX_DELIVER', 5, 1),
     concurrency: given.concurrency ?? integer(env, 'AGENT_CONCURRENCY', 64, 1),
     shutdownGraceMs: given.shutdownGraceMs ?? integer(env, 'SHUTDOWN_GRACE_MS', 25_000, 0),
+    presenceIntervalMs:
+      given.presenceIntervalMs ?? integer(env, 'PRESENCE_INTERVAL_MS', PRESENCE_INTERVAL_MS, PRESENCE_INTERVAL_MIN_MS),
   };
   for (const [name, value] of [
     ['agentId', settings.agentId],
@@ -47,6 +63,13 @@ export function resolveSettings(given: Partial<AgentSettings> & { agentId: strin
     if (!AGENT_ID_PATTERN.test(value))
       throw new Error(`${name} ${JSON.stringify(value)} must match ${AGENT_ID_PATTERN}`);
   }
+  if (!POD_ID_PATTERN.test(settings.podId))
+    throw new Error(`podId ${JSON.stringify(settings.podId)} must match ${POD_ID_PATTERN}`);
+  const interval = settings.presenceIntervalMs;
+  if (!Number.isInteger(interval) || interval < PRESENCE_INTERVAL_MIN_MS || interval > PRESENCE_INTERVAL_MAX_MS)
+    throw new Error(
+      `PRESENCE_INTERVAL_MS must be an integer from ${PRESENCE_INTERVAL_MIN_MS} to ${PRESENCE_INTERVAL_MAX_MS}`,
+    );
   if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(settings.busPrefix))
     throw new Error('BUS_PREFIX must be dot-separated subject tokens');
   return settings;

@@ -4,6 +4,7 @@ import { resolveSettings, type AgentSettings } from './agent-options';
 import { Cancellations } from './cancellation/cancellations';
 import { InboxConsumer, type DeliveryHook } from './inbox/consumer';
 import { jsonLinesLogger, type AgentLogger } from './logger';
+import { Presence } from './registration/presence';
 import { Registration } from './registration/registration';
 import { CallEventsPublisher } from './replies/call-events';
 import { Questions } from './replies/questions';
@@ -42,6 +43,7 @@ interface Running {
   bus: BusClient;
   cancellations: Cancellations;
   registration: Registration;
+  presence: Presence;
   consumer: InboxConsumer;
 }
 
@@ -96,6 +98,7 @@ export class Agent implements AgentHandle {
     const replier = new Replier(bus, s.agentId, s.podId);
     const cancellations = new Cancellations(bus, s.agentId, this.logger);
     const registration = new Registration(bus, s, this.offered, this.logger);
+    const presence = new Presence(bus, s, s.presenceIntervalMs, this.logger);
     const runner = new SkillRunner({
       bus,
       agentId: s.agentId,
@@ -116,9 +119,19 @@ export class Agent implements AgentHandle {
       this.logger,
       this.options.onDelivery,
     );
-    this.running = { nc, ownsConnection: !this.options.connection, bus, cancellations, registration, consumer };
+    this.running = {
+      nc,
+      ownsConnection: !this.options.connection,
+      bus,
+      cancellations,
+      registration,
+      presence,
+      consumer,
+    };
     cancellations.start();
     await consumer.start();
+    // Beats before the registry knows the pod change nothing; the registration itself counts as seen.
+    presence.start();
     if (this.options.handleSignals ?? true) this.onSignals();
     const registered = registration.start();
     if (this.options.registerInBackground) {
@@ -150,6 +163,7 @@ export class Agent implements AgentHandle {
   private async close(running: Running): Promise<void> {
     running.consumer.stopPulling();
     running.registration.stop();
+    running.presence.leave();
     const graceOver = new Promise<'late'>((resolve) =>
       setTimeout(resolve, this.settings.shutdownGraceMs, 'late').unref(),
     );
@@ -168,6 +182,7 @@ export class Agent implements AgentHandle {
       stopIntake: () => {
         consumer()?.stopPulling();
         this.running?.registration.stop();
+        this.running?.presence.leave();
       },
       settled: async () => consumer()?.settled(),
       handBack: async () => consumer()?.handBack(),

@@ -7,6 +7,7 @@ export * from './bus/payload-checks';
 export * from './bus/events';
 export * from './bus/call-subjects';
 export * from './bus/agent-inbox';
+export * from './bus/presence';
 export * from './bus/access';
 export * from './bus/contract-schemas';
 export * from './envelopes/content';

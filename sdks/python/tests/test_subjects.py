@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgw_agent.subjects import Subjects, safe_name, subject_of_shape
+from mcpgw_agent.subjects import POD_ID_PATTERN, Subjects, safe_name, subject_of_shape
 
 
 def test_subject_of_shape() -> None:
@@ -88,3 +88,14 @@ def test_refuses_a_bad_agent_id(agent_id: str) -> None:
 def test_refuses_a_bad_prefix(prefix: str) -> None:
     with pytest.raises(ValueError):
         Subjects(prefix, "my-agent")
+
+
+def test_presence_subject_names_the_agent() -> None:
+    assert Subjects("mcpgw", "my-agent").presence == "mcpgw.agents.my-agent.presence"
+
+
+def test_pod_ids_keep_to_the_contract_alphabet() -> None:
+    assert POD_ID_PATTERN.match("host.local-123")
+    assert POD_ID_PATTERN.match("p" * 200)
+    for bad in ["", "p" * 201, ".x", "a b", "a*b", "a\nb"]:
+        assert not POD_ID_PATTERN.match(bad), bad

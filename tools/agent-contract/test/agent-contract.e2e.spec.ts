@@ -1,4 +1,4 @@
-import { CALL_ID_META_KEY } from '@mcpgw/contracts';
+import { AgentPresence, CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { FilesApi } from '@mcpgw/files-client';
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,6 +19,8 @@ import { CONTRACT_SDKS, startContractAgent, type ContractAgent } from './contrac
 
 /** The inbox's ack wait for the contract agents: a killed agent's message comes back this soon. */
 const ACK_WAIT_MS = 2_000;
+/** The contract agents' presence heartbeat: short, so that a few arrive within a test. */
+const PRESENCE_INTERVAL_MS = 300;
 const HANDLE_SECRET = 'a-contract-suite-secret-of-at-least-32-chars';
 const SKILLS = ['echo', 'image', 'add', 'fail', 'report', 'ask_name', 'wait', 'attachment'];
 
@@ -45,6 +47,7 @@ describe.each(CONTRACT_SDKS)('the agent contract: $name SDK', (sdk) => {
       NATS_CREDS: creds,
       BUS_PREFIX: env.stack.settings.busPrefix,
       INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS),
+      PRESENCE_INTERVAL_MS: String(PRESENCE_INTERVAL_MS),
       CONTRACT_MARKERS: markers,
       ...extra,
     });
@@ -289,7 +292,35 @@ describe.each(CONTRACT_SDKS)('the agent contract: $name SDK', (sdk) => {
     expect(imposter.stderr()).toContain('NATS_CREDS');
   });
 
+  /** The presence heartbeats of the agent heard from now on (docs/asyncapi.yaml, publishPresence). */
+  const hearPresence = async () => {
+    const nc = await env.connectNats();
+    const heard: { pod_id: string; state: string; interval_ms: number }[] = [];
+    const sub = nc.subscribe(AgentPresence.subject(env.stack.settings.busPrefix, agentId), {
+      callback: (_error, msg) => heard.push(msg.json()),
+    });
+    await nc.flush();
+    return { heard, close: () => (sub.unsubscribe(), nc.close()) };
+  };
+
+  it('says its pod is up every PRESENCE_INTERVAL_MS, naming the pod', async () => {
+    const presence = await hearPresence();
+    try {
+      await expect.poll(() => presence.heard.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+      for (const beat of presence.heard) {
+        expect(beat).toEqual({
+          pod_id: expect.stringMatching(new RegExp(`-${agent.pid}$`)),
+          state: 'up',
+          interval_ms: PRESENCE_INTERVAL_MS,
+        });
+      }
+    } finally {
+      await presence.close();
+    }
+  });
+
   it('drains on SIGTERM and exits 0', async () => {
+    const presence = await hearPresence();
     const key = `drain-${sdk.name}`;
     const call = mcp.client.callTool({ name: 'wait', arguments: { key, ms: 800 } });
     await expect.poll(() => runsOf(key).length, { timeout: 10_000 }).toBe(1);
@@ -297,6 +328,11 @@ describe.each(CONTRACT_SDKS)('the agent contract: $name SDK', (sdk) => {
     const exited = draining.kill('SIGTERM');
     expect(textOf(await call)).toBe(`waited 800 in ${draining.pid}`);
     expect(await exited).toBe(0);
+    // It said it was leaving (the gateway shows it offline at once), and nothing after.
+    const own = presence.heard.filter((beat) => beat.pod_id.endsWith(`-${draining.pid}`));
+    await presence.close();
+    expect(own.at(-1)).toMatchObject({ state: 'leaving', interval_ms: PRESENCE_INTERVAL_MS });
+    expect(own.filter((beat) => beat.state === 'leaving')).toHaveLength(1);
     agent = await start();
   });
 });

@@ -37,6 +37,7 @@ export class MockAgentService implements OnApplicationBootstrap, OnApplicationSh
       ackWaitMs: env.INBOX_ACK_WAIT_MS,
       maxDeliver: env.INBOX_MAX_DELIVER,
       concurrency: env.POD_CONCURRENCY,
+      presenceIntervalMs: env.PRESENCE_INTERVAL_MS,
       skills: MOCK_AGENT_SKILLS,
       resources: conformanceResources,
       prompts: conformancePrompts,

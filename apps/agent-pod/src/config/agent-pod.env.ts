@@ -1,6 +1,12 @@
-import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
+import {
+  AGENT_ID_PATTERN,
+  POD_ID_PATTERN,
+  PRESENCE_INTERVAL_MAX_MS,
+  PRESENCE_INTERVAL_MIN_MS,
+  PRESENCE_INTERVAL_MS,
+} from '@mcpgw/contracts';
 import { DeploymentEnv, LogEnv, ManagementEnv, NatsEnv, ShutdownEnv, TracingEnv, validateEnv } from '@mcpgw/config';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, Matches, Max, Min } from 'class-validator';
 import { hostname } from 'node:os';
 
 export class AgentPodSettings {
@@ -10,8 +16,8 @@ export class AgentPodSettings {
   @Matches(AGENT_ID_PATTERN)
   WORKSPACE_ID: string = 'demo';
 
-  /** Names this pod in replies and logs (several pods serve one agent). */
-  @IsString()
+  /** Names this pod in replies, logs and the gateway's pod records (several pods serve one agent). */
+  @Matches(POD_ID_PATTERN)
   POD_ID: string = `${hostname()}-${process.pid}`;
 
   /** How long JetStream waits for an ack before redelivering; running skills extend it. */
@@ -22,6 +28,12 @@ export class AgentPodSettings {
   @IsInt()
   @Min(1)
   INBOX_MAX_DELIVER: number = 5;
+
+  /** How often this pod tells the gateway it is up (the agent SDK's presence heartbeat). */
+  @IsInt()
+  @Min(PRESENCE_INTERVAL_MIN_MS)
+  @Max(PRESENCE_INTERVAL_MAX_MS)
+  PRESENCE_INTERVAL_MS: number = PRESENCE_INTERVAL_MS;
 
   /** Messages one pod works on at once. */
   @IsInt()

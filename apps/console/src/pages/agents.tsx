@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { Agent, AgentDetail, List, Tool } from '../api';
+import type { AgentDetail, AgentList, Pod, Tool } from '../api';
 import { seg } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { href } from '../routes';
@@ -7,14 +7,14 @@ import { AgentTabs, ListTable, Loading, Time } from './common';
 
 export function AgentsPage() {
   useTitle('Agents');
-  const agents = useApi<List<Agent>>('/agents');
+  const agents = useApi<AgentList>('/agents');
   return (
     <>
       <h1>Agents</h1>
       <ListTable
         loaded={agents}
         caption="Every agent, by id"
-        columns={['Agent', 'Workspace', 'Tools', 'Created']}
+        columns={['Agent', 'Workspace', 'Tools', 'Pods online', 'Created']}
         empty="No agent yet: npm run admin -- agent create --id my-agent --workspace demo"
         row={(agent) => (
           <tr key={agent.id}>
@@ -23,6 +23,7 @@ export function AgentsPage() {
             </th>
             <td>{agent.workspace_id}</td>
             <td>{agent.tools}</td>
+            <td>{agent.pods_online}</td>
             <td>
               <Time at={agent.created_at} />
             </td>
@@ -33,7 +34,7 @@ export function AgentsPage() {
   );
 }
 
-/** One agent: how callers authenticate, and its tools with their JSON Schemas. */
+/** One agent: how callers authenticate, its pods (online or not), and its tools with their JSON Schemas. */
 export function AgentPage({ agentId }: { agentId: string }) {
   useTitle(`Agent ${agentId}`);
   const agent = useApi<AgentDetail>(`/agents/${seg(agentId)}`);
@@ -57,17 +58,65 @@ export function AgentPage({ agentId }: { agentId: string }) {
                   .filter(Boolean)
                   .join(', ') || 'nothing enabled'}
               </dd>
+              <dt>Last registration</dt>
+              <dd>
+                {detail.last_registered_at ? <Time at={detail.last_registered_at} /> : 'never (or not for a day)'}
+              </dd>
               <dt>Resources, templates, prompts</dt>
               <dd>
                 {detail.resources.length}, {detail.resource_templates.length}, {detail.prompts.length}
               </dd>
             </dl>
+            <Pods pods={detail.pods} />
             <h2>Tools ({detail.tools.length})</h2>
             {detail.tools.length === 0 ? <p>This agent has registered no tool yet.</p> : <Tools tools={detail.tools} />}
           </>
         )}
       </Loading>
     </>
+  );
+}
+
+/** The agent's pods, the most recently seen first: online (heard within 3 heartbeat intervals) or offline. */
+function Pods({ pods }: { pods: Pod[] }) {
+  const online = pods.filter((pod) => pod.online).length;
+  return (
+    <section aria-labelledby="pods-heading">
+      <h2 id="pods-heading">
+        Pods ({online} online of {pods.length})
+      </h2>
+      {pods.length === 0 ? (
+        <p>No pod has registered for a day.</p>
+      ) : (
+        <table>
+          <caption>The agent's pods, the most recently seen first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Pod</th>
+              <th scope="col">State</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">Registered</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pods.map((pod) => (
+              <tr key={pod.pod_id}>
+                <th scope="row">{pod.pod_id}</th>
+                <td>
+                  <span className={pod.online ? 'pod-online' : 'pod-offline'}>{pod.online ? 'online' : 'offline'}</span>
+                </td>
+                <td>
+                  <Time at={pod.last_seen_at} />
+                </td>
+                <td>
+                  <Time at={pod.registered_at} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 

@@ -1,12 +1,12 @@
-import type { Agent, List, Webhook } from '../api';
+import type { AgentList, List, Webhook } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { Loading } from './common';
 import { LiveFigures } from './live-figures';
 
-/** What the management API tells at a glance: agents, their tools, webhooks and those disabled or failing. */
+/** What the management API tells at a glance: agents (and those with a pod online), their tools, webhooks and those disabled or failing. */
 export function OverviewPage() {
   useTitle('Overview');
-  const agents = useApi<List<Agent>>('/agents');
+  const agents = useApi<AgentList>('/agents');
   const webhooks = useApi<List<Webhook>>('/webhooks');
   return (
     <>
@@ -14,9 +14,10 @@ export function OverviewPage() {
       <section aria-labelledby="agents-heading">
         <h2 id="agents-heading">Agents</h2>
         <Loading loaded={agents}>
-          {({ items }) => (
+          {({ items, agents_online }) => (
             <dl className="stats">
               <Stat name="Agents" value={items.length} href="#/agents" />
+              <Stat name="Agents online" value={agents_online} />
               <Stat name="Tools" value={items.reduce((sum, agent) => sum + agent.tools, 0)} />
               <Stat name="Agents without tools" value={items.filter((agent) => agent.tools === 0).length} />
             </dl>

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { BusClient } from '@mcpgw/bus';
 import { KYSELY } from '@mcpgw/persistence';
 import { AgentsStore } from '../agents/agents.store';
+import { PodsStore } from '../agents/pods.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
@@ -73,6 +74,7 @@ export class AdminHttpModule {
         { provide: BusClient, useValue: shared.bus },
         IdempotencyStore,
         AgentsStore,
+        PodsStore,
         ApiKeysStore,
         AgentQuotasStore,
         WebhooksStore,

@@ -4,6 +4,7 @@ import { AdminTokensStore } from '../admin-api/admin-tokens.store';
 import { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
 import { OperatorRecordsStore } from './operations/records';
 import { AgentsStore } from '../agents/agents.store';
+import { PodsStore } from '../agents/pods.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
 import { GATEWAY_ENV, loadEnv } from '../config/gateway.env';
 import { DatabaseModule } from '../database/database.module';
@@ -25,6 +26,7 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
   imports: [EnvModule.forRoot(GATEWAY_ENV, loadEnv), DatabaseModule],
   providers: [
     AgentsStore,
+    PodsStore,
     ApiKeysStore,
     GrantKeysService,
     GrantRevocationsStore,

@@ -10,10 +10,11 @@ import type { PersonalAccessTokensStore } from '../grants/personal-access-tokens
 import type { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import type { AdminTokensStore } from '../admin-api/admin-tokens.store';
 import type { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
+import type { PodsStore } from '../agents/pods.store';
 import { consoleLoginLink, consoleToken } from './console-token.command';
 import { optionalFlag, requireFlag } from './flags';
 import { agentCredentials } from './nats-credentials.command';
-import { listAgents } from './operations/agents';
+import { listAgents, showAgent } from './operations/agents';
 import { QUOTA_MAX, agentQuotas } from './operations/quotas';
 import { callList, callShow } from './calls.command';
 import { createPat, mintGrant, revokeGrant } from './operations/grants';
@@ -39,6 +40,8 @@ export interface AdminDeps {
   adminTokens: AdminTokensStore;
   loginCodes: AdminLoginCodesStore;
   records: OperatorRecordsStore;
+  /** The agents' pods (agent_pods): `agent list` counts those online. */
+  pods: PodsStore;
   idempotency: IdempotencyStore;
   env: Pick<
     GatewayEnv,
@@ -68,7 +71,9 @@ export type Command = (deps: AdminDeps, args: Parsed) => Promise<CommandOutput>;
 
 export const USAGE = `usage: npm run admin -- <command> [--json]
 
-  agent list                                  list agents and their tool counts
+  agent list                                  list agents, their tool counts and pods online
+  agent show --agent <agent>                  one agent: its pods (online or not, last seen,
+                                              registered), last registration, tools
   agent create --id <agent> --workspace <ws>  create an agent (pods also create theirs)
   agent quotas --agent <agent> [--concurrent-calls N] [--calls-per-second N]
                [--sessions N] [--streams N]
@@ -143,13 +148,31 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
 
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, Command> = {
-  'agent list': async ({ agents }) => {
-    const list = await listAgents(agents);
+  'agent list': async ({ agents, pods }) => {
+    const list = await listAgents(agents, pods);
     return {
       json: list,
       text: list.length
-        ? list.map((a) => `${a.id}\tworkspace=${a.workspace_id}\ttools=${a.tools}`).join('\n')
+        ? list
+            .map((a) => `${a.id}\tworkspace=${a.workspace_id}\ttools=${a.tools}\tpods_online=${a.pods_online}`)
+            .join('\n')
         : '(no agents)',
+    };
+  },
+  'agent show': async ({ agents, pods }, { flags }) => {
+    const detail = await showAgent(agents, pods, requireFlag(flags, 'agent'));
+    const podLines = detail.pods.map(
+      (pod) =>
+        `  ${pod.pod_id}\t${pod.online ? 'online' : 'offline'}\tlast_seen=${pod.last_seen_at}\tregistered=${pod.registered_at}`,
+    );
+    return {
+      json: detail,
+      text: [
+        `${detail.id}\tworkspace=${detail.workspace_id}\tlast_registered=${detail.last_registered_at ?? 'never'}`,
+        `pods (${detail.pods.filter((pod) => pod.online).length} online of ${detail.pods.length}):`,
+        ...(podLines.length ? podLines : ['  (none for a day)']),
+        `tools: ${detail.tools.map((tool) => tool.name).join(', ') || '(none)'}`,
+      ].join('\n'),
     };
   },
   'agent create': async ({ agents }, { flags }) => {

@@ -5,6 +5,7 @@ import { ServiceError } from '@mcpgw/contracts';
 import { EnvValidationError } from '@mcpgw/config';
 import { AdminTokensStore } from '../admin-api/admin-tokens.store';
 import { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
+import { PodsStore } from '../agents/pods.store';
 import { OperatorRecordsStore } from './operations/records';
 import { AgentsStore } from '../agents/agents.store';
 import { ApiKeysStore } from '../auth/api-keys.store';
@@ -56,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
       adminTokens: app.get(AdminTokensStore),
       loginCodes: app.get(AdminLoginCodesStore),
       records: app.get(OperatorRecordsStore),
+      pods: app.get(PodsStore),
       idempotency: app.get(IdempotencyStore),
       env,
     };

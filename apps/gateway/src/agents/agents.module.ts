@@ -1,8 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AgentsStore } from './agents.store';
+import { PodsStore } from './pods.store';
+import { PresenceRecorder } from './presence.recorder';
 import { RegistryMsController } from './registry-ms.controller';
 import { RegistryService } from './registry.service';
 
-/** Agents and their registered skills; pods register over the bus. */
-@Module({ controllers: [RegistryMsController], providers: [AgentsStore, RegistryService], exports: [AgentsStore] })
+/** Agents and their registered skills; pods register over the bus and say they are up (presence). */
+@Module({
+  controllers: [RegistryMsController],
+  providers: [AgentsStore, PodsStore, RegistryService, PresenceRecorder],
+  exports: [AgentsStore, PodsStore],
+})
 export class AgentsModule {}

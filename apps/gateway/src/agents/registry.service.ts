@@ -18,6 +18,7 @@ import { validatorCache } from '../catalogue/validator-cache';
 import { UriTemplate } from '../catalogue/uri-template';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { AgentsStore, type AgentExtras } from './agents.store';
+import { PodsStore } from './pods.store';
 
 /**
  * Agent pods announce their skills here; the catalogue follows. What comes from
@@ -32,6 +33,7 @@ export class RegistryService {
 
   constructor(
     private readonly agents: AgentsStore,
+    private readonly pods: PodsStore,
     private readonly bus: BusClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
@@ -98,11 +100,11 @@ export class RegistryService {
     const before = await this.lists(agent_id);
     const extras = { resources, resource_templates, prompts, completions };
     await this.agents.replaceTools(agent_id, workspace_id, skills, extras);
+    await this.pods.registered(agent_id, pod_id);
     this.announce(agent_id, before, listsOf(skills, extras));
     this.logger.log({ msg: 'agent registered', agent_id, workspace_id, pod_id, skills: skills.length });
     // For the live consoles (admin-api/live/): a pod came (a pod registers at every start).
-    const pod = pod_id || '(none)';
-    const came: ActivityEvent = { kind: 'registration', agent_id, pod_id: pod, tools: skills.length, at: now() };
+    const came: ActivityEvent = { kind: 'registration', agent_id, pod_id, tools: skills.length, at: now() };
     this.bus.publish(GatewayActivity, came);
     return { registered: skills.length };
   }

@@ -22,6 +22,7 @@ import { AdminTokens1764690000000 } from './migrations/1764690000000-admin-token
 import { AdminSessions1764700000000 } from './migrations/1764700000000-admin-sessions';
 import { WebhookEventsLease1764715000000 } from './migrations/1764715000000-webhook-events-lease';
 import { AdminLoginCodes1764716000000 } from './migrations/1764716000000-admin-login-codes';
+import { AgentPods1764717000000 } from './migrations/1764717000000-agent-pods';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -62,6 +63,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       AdminSessions1764700000000,
       WebhookEventsLease1764715000000,
       AdminLoginCodes1764716000000,
+      AgentPods1764717000000,
     ],
   });
 }

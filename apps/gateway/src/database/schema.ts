@@ -35,6 +35,16 @@ export interface ToolsTable {
   registered_at: Generated<Timestamp>;
 }
 
+/** One pod of an agent: registered, last heard (registration or presence), leaving (migration 1764717000000). */
+export interface AgentPodsTable {
+  agent_id: string;
+  pod_id: string;
+  registered_at: Generated<Timestamp>;
+  last_seen_at: Generated<Timestamp>;
+  interval_ms: Generated<number>;
+  left_at: Timestamp | null;
+}
+
 export interface ApiKeysTable {
   id: string;
   agent_id: string;
@@ -263,6 +273,7 @@ export interface McpTasksTable {
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
+  agent_pods: AgentPodsTable;
   api_keys: ApiKeysTable;
   mcp_sessions: McpSessionsTable;
   idempotency_records: IdempotencyRecordsTable;

@@ -9,6 +9,7 @@ import {
   ReplyStored,
 } from './call-subjects';
 import { CallCancelled, GatewayActivity, QuotaGossip } from './events';
+import { AgentPresence } from './presence';
 import { BusPattern } from './subjects';
 
 /** The identities on the bus: each app, and the pods of one agent. */
@@ -63,6 +64,8 @@ export const BUS_ACCESS: readonly SubjectAccess[] = [
   { family: AgentCancel.family, send: ['gateway'], hear: ['agent'], agentToken: 0 },
   // Resource updates from the agent itself, at a bounded rate per agent (the gateways' own notices are GatewayNotices).
   { family: AgentNotices.family, send: ['agent'], hear: ['gateway'], agentToken: 0 },
+  // Heartbeats of the agent's own pods (`pod_id` in the payload, the agent from the subject); one gateway replica records each.
+  { family: AgentPresence.family, send: ['agent'], hear: ['gateway'], agentToken: 0 },
   { family: GatewayNotices.family, send: ['gateway'], hear: ['gateway'] },
   { family: ReplyStored.family, send: ['message-service'], hear: ['message-service'] },
   { family: ReplicaReplies.family, send: ['agent'], hear: ['message-service'], agentToken: 1, request: true },

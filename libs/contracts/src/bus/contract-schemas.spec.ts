@@ -38,6 +38,7 @@ describe('contractSchemas: RegisterAgentRequest', () => {
     ['bad task support', { ...registration, skills: [{ ...skill, execution: { taskSupport: 'always' } }] }],
     ['bad prompt argument', { ...registration, prompts: [{ name: 'p', arguments: [{ name: 'a', required: 'yes' }] }] }],
     ['long pod id', { ...registration, pod_id: 'p'.repeat(201) }],
+    ['pod id outside the alphabet', { ...registration, pod_id: 'p q' }],
   ];
   it.each(samples)('%s: the schema and the decorators agree', (_name, sample) => {
     expect(validate(sample)).toBe(parseAs(RegisterAgentRequest, sample).ok);

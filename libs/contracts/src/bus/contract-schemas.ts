@@ -4,6 +4,7 @@ import { getMetadataStorage } from 'class-validator';
 import { envelopeSchemas } from '../envelopes/schemas';
 import { RegisterAgentRequest } from '../skills/skill-definition';
 import { payloadSchemas } from './payload-checks';
+import { presenceSchemas } from './presence';
 
 /*
  * The JSON Schemas of everything the bus checks, by payload name, for
@@ -26,6 +27,7 @@ export function contractSchemas(): Record<string, SchemaObject> {
   return {
     ...envelopes,
     ...payloads,
+    ...presenceSchemas(),
     // checkInboxMessage: a ChatMessage that has its channel.
     InboxMessage: {
       allOf: [

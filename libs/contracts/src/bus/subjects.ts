@@ -104,3 +104,10 @@ export const CallHeaders = {
 
 /** Agent ids travel in subjects and URLs: keep them to a safe alphabet. */
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * Pod ids travel in payloads and are stored per agent (registration, presence):
+ * the agent id alphabet plus `.` and `:` (a pod id is `<hostname>-<pid>` by
+ * default, and host names have dots), at most 200 characters.
+ */
+export const POD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$/;

@@ -11,7 +11,7 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { AGENT_ID_PATTERN } from '../bus/subjects';
+import { AGENT_ID_PATTERN, POD_ID_PATTERN } from '../bus/subjects';
 import { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from './catalogue-definitions';
 
 /** How a tool runs as a task (MCP `execution.taskSupport`): never, when the client can, or only so. */
@@ -105,8 +105,8 @@ export class RegisterAgentRequest {
   @Matches(AGENT_ID_PATTERN)
   agent_id: string;
 
-  @IsString()
-  @MaxLength(200)
+  /** The pod registering (POD_ID_PATTERN): the gateway keeps a record per pod (at most 256 per agent). */
+  @Matches(POD_ID_PATTERN)
   pod_id: string;
 
   @IsArray()

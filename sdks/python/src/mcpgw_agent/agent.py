@@ -43,7 +43,8 @@ from .results import (
     normalize,
     text,
 )
-from .subjects import Subjects
+from .presence import PRESENCE_INTERVAL_MAX_MS, PRESENCE_INTERVAL_MIN_MS, PRESENCE_INTERVAL_MS, Presence
+from .subjects import POD_ID_PATTERN, Subjects
 
 __all__ = ["Agent", "AgentError", "BusError", "ATTEMPTS_EXHAUSTED", "settings_from_env", "Settings"]
 
@@ -97,6 +98,7 @@ class Settings:
     concurrency: int
     shutdown_grace_ms: int
     connect_timeout_ms: int
+    presence_interval_ms: int = PRESENCE_INTERVAL_MS
 
 
 def _int_env(env: Mapping[str, str], name: str, default: int, minimum: int, maximum: int | None = None) -> int:
@@ -145,6 +147,13 @@ def settings_from_env(env: Mapping[str, str] | None = None, **given: Any) -> Set
         concurrency=pick_int("concurrency", "POD_CONCURRENCY", 64, 1, 1024),
         shutdown_grace_ms=pick_int("shutdown_grace_ms", "SHUTDOWN_GRACE_MS", 20_000, 0),
         connect_timeout_ms=pick_int("connect_timeout_ms", "NATS_CONNECT_TIMEOUT_MS", 10_000, 100),
+        presence_interval_ms=pick_int(
+            "presence_interval_ms",
+            "PRESENCE_INTERVAL_MS",
+            PRESENCE_INTERVAL_MS,
+            PRESENCE_INTERVAL_MIN_MS,
+            PRESENCE_INTERVAL_MAX_MS,
+        ),
     )
 
 
@@ -252,7 +261,7 @@ class Agent:
 
     ``Agent("my-agent")`` reads ``NATS_URL``, ``NATS_CREDS`` and ``BUS_PREFIX``
     (and ``INBOX_ACK_WAIT_MS``, ``INBOX_MAX_DELIVER``, ``POD_CONCURRENCY``,
-    ``SHUTDOWN_GRACE_MS``, ``WORKSPACE_ID``, ``POD_ID``) from the environment
+    ``SHUTDOWN_GRACE_MS``, ``WORKSPACE_ID``, ``POD_ID``, ``PRESENCE_INTERVAL_MS``) from the environment
     unless given as keyword arguments.
     """
 
@@ -270,6 +279,7 @@ class Agent:
         concurrency: int | None = None,
         shutdown_grace_ms: int | None = None,
         connect_timeout_ms: int | None = None,
+        presence_interval_ms: int | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         environment = os.environ if env is None else env
@@ -288,11 +298,19 @@ class Agent:
             concurrency=concurrency,
             shutdown_grace_ms=shutdown_grace_ms,
             connect_timeout_ms=connect_timeout_ms,
+            presence_interval_ms=presence_interval_ms,
         )
         try:
             self.subjects = Subjects(self.settings.prefix, agent_id)
         except ValueError as error:
             raise AgentError(str(error)) from None
+        if not POD_ID_PATTERN.match(self.settings.pod_id):
+            raise AgentError(f"pod id {self.settings.pod_id!r} must match {POD_ID_PATTERN.pattern}")
+        interval = self.settings.presence_interval_ms
+        if not PRESENCE_INTERVAL_MIN_MS <= interval <= PRESENCE_INTERVAL_MAX_MS:
+            raise AgentError(
+                f"PRESENCE_INTERVAL_MS must be between {PRESENCE_INTERVAL_MIN_MS} and {PRESENCE_INTERVAL_MAX_MS}"
+            )
         self.agent_id = agent_id
         self.pod_id = self.settings.pod_id
         self._skills: dict[str, _Skill] = {}
@@ -316,6 +334,7 @@ class Agent:
         self._background: set[asyncio.Task[Any]] = set()
         self._last_nats_error: Exception | None = None
         self._must_rebind = False
+        self._presence = Presence(self._publish, self.subjects.presence, self.pod_id, interval)
 
     # ---- registration of skills, resources, prompts -------------------------------------------------------
 
@@ -467,6 +486,7 @@ class Agent:
             await self._register_until_accepted()
             self._psub = await self._bind()
             self._pull_task = asyncio.create_task(self._pull_loop(), name="mcpgw-agent pull")
+            self._presence.start()
         except BaseException:
             await self._close()
             raise
@@ -479,6 +499,8 @@ class Agent:
         self._stopping.set()
         self._running = False
         self._slot_freed.set()
+        # Offline at once for the gateway, before the drain (which may take SHUTDOWN_GRACE_MS).
+        await self._presence.leave()
         if self._register_task:
             self._register_task.cancel()
         if self._pull_task:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 __all__ = [
     "AGENT_ID_PATTERN",
     "MAX_SUBJECT_LENGTH",
+    "POD_ID_PATTERN",
     "Subjects",
     "safe_name",
     "subject_of_shape",
@@ -19,6 +20,9 @@ __all__ = [
 
 AGENT_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
 """Agent ids travel in subjects and URLs."""
+
+POD_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}\Z")
+"""Pod ids travel in payloads (registration, presence) and the gateway stores them per agent."""
 
 MAX_SUBJECT_LENGTH = 512
 
@@ -93,6 +97,11 @@ class Subjects:
     @property
     def notices(self) -> str:
         return f"{self.prefix}.agents.{self.agent_id}.notices"
+
+    @property
+    def presence(self) -> str:
+        """The pods' heartbeats (``up`` every interval, ``leaving`` when draining)."""
+        return f"{self.prefix}.agents.{self.agent_id}.presence"
 
     @property
     def inbox(self) -> str:

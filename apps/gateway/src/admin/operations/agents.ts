@@ -1,5 +1,6 @@
 import { NotFoundError, type SkillDefinition } from '@mcpgw/contracts';
 import type { AgentExtras, AgentRow, AgentsStore, AuthMethods } from '../../agents/agents.store';
+import type { PodView, PodsStore } from '../../agents/pods.store';
 
 /**
  * What an operator does with agents, once for both faces: the admin CLI
@@ -21,10 +22,25 @@ export interface AgentDetail extends Omit<AgentRow, 'tools'> {
   resource_templates: AgentExtras['resource_templates'];
   prompts: AgentExtras['prompts'];
   completions: boolean;
+  /** The agent's pods (at most 256, the most recently seen first), each online or not. */
+  pods: PodView[];
+  /** When a pod of the agent last registered, or null when none is known (none ever, or none for a day). */
+  last_registered_at: string | null;
 }
 
-export function listAgents(agents: AgentsStore): Promise<AgentRow[]> {
-  return agents.list();
+/** An agent in the list, with how many of its pods are online now. */
+export interface AgentListRow extends AgentRow {
+  pods_online: number;
+}
+
+export async function listAgents(agents: AgentsStore, pods: PodsStore): Promise<AgentListRow[]> {
+  const [rows, online] = await Promise.all([agents.list(), pods.onlineCounts()]);
+  return rows.map((row) => ({ ...row, pods_online: online.get(row.id) ?? 0 }));
+}
+
+/** Agents with at least one pod online (the overview's "agents online"). */
+export function agentsOnline(rows: readonly AgentListRow[]): number {
+  return rows.filter((row) => row.pods_online > 0).length;
 }
 
 /** The agent, or NotFoundError: for operations that make no sense on an unknown agent. */
@@ -34,14 +50,19 @@ export async function requireAgent(agents: AgentsStore, agentId: string): Promis
   return agent;
 }
 
-/** One agent with its catalogue: tools (with their schemas), resources, prompts, and how callers may authenticate. */
-export async function showAgent(agents: AgentsStore, agentId: string): Promise<AgentDetail> {
+/**
+ * One agent with its catalogue: tools (with their schemas), resources, prompts,
+ * how callers may authenticate, and its pods (online or not, last registration).
+ */
+export async function showAgent(agents: AgentsStore, pods: PodsStore, agentId: string): Promise<AgentDetail> {
   const agent = await requireAgent(agents, agentId);
-  const [tools, extras, authMethods] = await Promise.all([
+  const [tools, extras, authMethods, podViews] = await Promise.all([
     agents.tools(agentId),
     agents.extras(agentId),
     agents.authMethods(agentId),
+    pods.pods(agentId),
   ]);
+  const registered = podViews.map((pod) => pod.registered_at).sort();
   return {
     ...agent,
     auth_methods: authMethods,
@@ -50,5 +71,7 @@ export async function showAgent(agents: AgentsStore, agentId: string): Promise<A
     resource_templates: extras.resource_templates,
     prompts: extras.prompts,
     completions: extras.completions,
+    pods: podViews,
+    last_registered_at: registered.at(-1) ?? null,
   };
 }
