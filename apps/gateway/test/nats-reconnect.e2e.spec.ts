@@ -45,7 +45,7 @@ describe('NATS restart', () => {
     port = await freePort();
     storeDir = mkdtempSync(join(tmpdir(), 'mcpgw-nats-'));
     await startNats();
-    isolation = await isolatedEnvironment('natsrestart');
+    isolation = await isolatedEnvironment('natsrestart', { migrated: true });
     stack = new Stack({
       databaseUrl: isolation.databaseUrl,
       natsUrl: `nats://127.0.0.1:${port}`,
@@ -53,7 +53,6 @@ describe('NATS restart', () => {
       echoLogs: process.env.STACK_LOGS === '1',
       env: { LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '2', GRANT_SIGNING_KEY_FILE: isolation.grantKeyFile },
     });
-    await stack.migrate();
     const gateway = await stack.startGateway();
     management = gateway.process.managementUrl!;
   });

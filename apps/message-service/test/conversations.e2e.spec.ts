@@ -77,9 +77,8 @@ describe('calls and channels, as the operator reads them', () => {
   const names = (calls: ListedCall[]) => calls.map((c) => c.call_id.replace(/^call-of-/, ''));
 
   beforeAll(async () => {
-    isolation = await isolatedEnvironment('conversations');
+    isolation = await isolatedEnvironment('conversations', { migrated: true });
     stack = new Stack(isolation);
-    await stack.migrate();
     base = (await stack.startMessageService()).url;
     // Oldest first: `ok`, a tool error, two failures, one unanswered, another agent's, another caller's.
     const session = await toolCall('ok', { reply: {} });

@@ -1,5 +1,5 @@
 import { BusExceptionFilter, BusServer, NATS_CONNECTION } from '@mcpgw/bus';
-import { Stack, isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
+import { isolatedEnvironment, type Isolation } from '@mcpgw/devstack';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import type { NatsConnection } from 'nats';
@@ -20,8 +20,7 @@ export async function startInProcessMessageService(
   label: string,
   env: Record<string, string> = {},
 ): Promise<InProcessMessageService> {
-  const isolation = await isolatedEnvironment(label);
-  await new Stack(isolation).migrate();
+  const isolation = await isolatedEnvironment(label, { migrated: true });
   Object.assign(process.env, {
     DATABASE_URL: isolation.databaseUrl,
     NATS_URL: isolation.natsUrl,

@@ -35,9 +35,8 @@ describe('how long the message service waits', () => {
   });
 
   beforeAll(async () => {
-    isolation = await isolatedEnvironment('wait-deadline');
+    isolation = await isolatedEnvironment('wait-deadline', { migrated: true });
     stack = new Stack(isolation);
-    await stack.migrate();
     await stack.startMessageService();
     nc = await isolation.connectNats();
   });

@@ -57,9 +57,8 @@ describe('waiting for the reply to a message', () => {
   };
 
   beforeAll(async () => {
-    isolation = await isolatedEnvironment('wait');
+    isolation = await isolatedEnvironment('wait', { migrated: true });
     stack = new Stack(isolation);
-    await stack.migrate();
     replicaA = (await stack.startMessageService()).url;
     replicaB = (await stack.startMessageService()).url;
   });

@@ -32,7 +32,8 @@ export async function postgresAnswers(url: string): Promise<boolean> {
   }
 }
 
-async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+/** One admin connection for `work`, closed after. */
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   await client.connect();
   try {

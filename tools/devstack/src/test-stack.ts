@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensureGrantKeyFile } from './grant-key-file';
 import { createDatabase, dropDatabase, withDatabase } from './databases';
+import { createMigratedDatabase } from './migrated-template';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres';
 import { freePort } from './ports';
 import { startAuthenticatedNats, type AuthenticatedNats } from './nats-auth';
@@ -106,6 +107,8 @@ async function ownPostgres(): Promise<OwnPostgres & { adminUrl: string; remove()
 
 export interface Isolation {
   databaseUrl: string;
+  /** The database is migrated already (asked for with `migrated`, on the shared server). */
+  migrated: boolean;
   natsUrl: string;
   busPrefix: string;
   /** A RuntimeGrant signing key of this run's own (GRANT_SIGNING_KEY_FILE). */
@@ -129,25 +132,30 @@ export interface Isolation {
 /**
  * A database and a bus prefix of one's own on the real servers, so that test
  * runs (and files within a run) cannot collide, and (by default) a nats-server
- * of one's own with NATS auth on. Migrate it with `Stack.migrate`; a `Stack`
+ * of one's own with NATS auth on. Migrate it with `Stack.migrate` (or ask for
+ * it `migrated`: a copy of a migrated template, migrated-template.ts); a `Stack`
  * made from it (`new Stack(isolation)`) gives each app its credentials.
  */
 export async function isolatedEnvironment(
   label = 'run',
-  options: { auth?: boolean; natsNodes?: number; ownPostgres?: boolean } = {},
+  options: { auth?: boolean; natsNodes?: number; ownPostgres?: boolean; migrated?: boolean } = {},
 ): Promise<Isolation> {
   const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
   const database = `mcpgw_test_${tag}`;
   const busPrefix = `test_${tag}`;
   const postgres = options.ownPostgres ? await ownPostgres() : undefined;
   const adminUrl = postgres?.adminUrl ?? ADMIN_URL;
-  await createDatabase(adminUrl, database);
+  // A copy of the shared server's migrated template; an own PostgreSQL has none (Stack.migrate, then).
+  const migrated = Boolean(options.migrated && !postgres);
+  if (migrated) await createMigratedDatabase(adminUrl, database);
+  else await createDatabase(adminUrl, database);
   const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
   if (options.natsNodes && options.auth === false) throw new Error('a NATS cluster of its own comes with auth on');
   const nats =
     (options.auth ?? true) ? await startAuthenticatedNats(busPrefix, { nodes: options.natsNodes }) : undefined;
   return {
     databaseUrl: withDatabase(adminUrl, database),
+    migrated,
     natsUrl: nats?.url ?? NATS_URL,
     busPrefix,
     grantKeyFile,
@@ -176,6 +184,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     auth: options.auth,
     natsNodes: options.natsCluster,
     ownPostgres: options.ownPostgres,
+    migrated: true,
   });
   const stack = new Stack({
     databaseUrl: isolation.databaseUrl,
@@ -196,7 +205,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     await isolation.remove();
   };
   try {
-    await stack.migrate();
+    if (!isolation.migrated) await stack.migrate();
     const ms = await stack.startMessageService();
     for (let i = 1; i < (options.messageServices ?? 1); i++) await stack.startMessageService();
     const gatewayUrls: string[] = [];
