@@ -289,6 +289,20 @@ describe('console login', () => {
       expect(code).not.toBe('');
     });
 
+    it("an ID token whose nonce is not this flow's is refused", async () => {
+      // The flow's cookie with another nonce: state and PKCE still pass, so only the nonce check can refuse.
+      const otherNonce = await oidcLogin('alice', (_query, cookie) => {
+        const at = cookie.indexOf('=');
+        const flow = JSON.parse(Buffer.from(cookie.slice(at + 1), 'base64url').toString()) as Record<string, string>;
+        const forged = Buffer.from(JSON.stringify({ ...flow, nonce: 'N'.repeat(43) })).toString('base64url');
+        return `${cookie.slice(0, at)}=${forged}`;
+      });
+      expect(otherNonce.status).toBe(401);
+      expect(otherNonce.body).toMatchObject({
+        error: { code: 'unauthorized', message: expect.stringContaining('nonce') },
+      });
+    });
+
     it('a code is exchanged once', async () => {
       const first = await oidcLogin('alice');
       expect(first.status).toBe(302);
