@@ -1,7 +1,7 @@
-import { inboxPrefix, type BusIdentity } from '@mcpgw/bus';
+import type { BusIdentity } from '@mcpgw/bus';
 import { AgentPresence, BusPattern, subject } from '@mcpgw/contracts';
 import { freePort, startTestStack, type ServiceProcess, type TestStack } from '@mcpgw/devstack';
-import { connect, credsAuthenticator, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, type AdminJson } from './support/admin-client';
 import { ResponseChecker, loadAdminOpenApi } from './support/admin-openapi';
@@ -35,12 +35,7 @@ describe('agent pods and presence', () => {
     env.stack.processes.filter((p) => p.name.startsWith('agent-pod'))[n - 1];
 
   const connectAs = async (identity: BusIdentity) => {
-    const nc = await connect({
-      servers: env.nats!.url,
-      authenticator: credsAuthenticator(new TextEncoder().encode((await env.nats!.issue(identity)).creds)),
-      inboxPrefix: inboxPrefix(prefix, identity),
-      maxReconnectAttempts: 0,
-    });
+    const nc = await env.nats!.connectAs(identity);
     opened.push(nc);
     return nc;
   };

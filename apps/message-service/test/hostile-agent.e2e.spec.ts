@@ -32,12 +32,7 @@ describe('a hostile agent', () => {
   const PENDING = 3;
 
   const connectAs = async (identity: BusIdentity) => {
-    const nc = await connect({
-      servers: env.nats!.url,
-      authenticator: credsAuthenticator(new TextEncoder().encode((await env.nats!.issue(identity)).creds)),
-      inboxPrefix: inboxPrefix(prefix, identity),
-      maxReconnectAttempts: 0,
-    });
+    const nc = await env.nats!.connectAs(identity);
     opened.push(nc);
     return nc;
   };

@@ -53,6 +53,12 @@ export interface AuthenticatedNats {
    */
   connectUnrestricted(as?: BusIdentity): Promise<NatsConnection>;
   /**
+   * A connection on fresh credentials of `identity` (its permissions, as an app
+   * or a pod of that identity gets them; a hostile agent in tests), its reply
+   * inbox that identity's, and no reconnects (a refusal shows at once).
+   */
+  connectAs(identity: BusIdentity): Promise<NatsConnection>;
+  /**
    * Kill every server (SIGKILL: no goodbye to its clients), stay down `downMs`,
    * and start them again on the same ports with the same stores and resolvers
    * (a crash and a restart, for fault tests).
@@ -177,6 +183,13 @@ export async function startAuthenticatedNats(
     prefix,
     adminEnv,
     issue,
+    connectAs: async (identity) =>
+      connect({
+        servers: natsServers(url),
+        authenticator: credsAuthenticator(new TextEncoder().encode((await issue(identity)).creds)),
+        inboxPrefix: inboxPrefix(prefix, identity),
+        maxReconnectAttempts: 0,
+      }),
     credsFile: (identity) => {
       const name = identity.role === 'agent' ? `agent-${identity.agentId}` : identity.role;
       let file = files.get(name);
