@@ -156,8 +156,15 @@ export function watchCounterRuns(stack: Stack): { runs: CounterRuns; stop(): voi
  * What every fault must leave: own answers run once, or documented errors, none hanging.
  * With `runs` (every pod's, `watchCounterRuns`): no `counter` key ran more than once on
  * all pods together, and each answered one was seen running (the lines are gathered at all).
+ * `acrossPods: 'report'` prints the keys run on two pods instead of failing on them: for the
+ * fault with a known gap (docs/scaling.md, "A reply lost with its pod's NATS server").
  */
-export function expectKeptPromises(outcomes: Outcome[], label: string, runs?: CounterRuns) {
+export function expectKeptPromises(
+  outcomes: Outcome[],
+  label: string,
+  runs?: CounterRuns,
+  acrossPods: 'fail' | 'report' = 'fail',
+) {
   const failed = outcomes.filter((o) => !o.ok);
   const undocumented = failed.filter((o) => o.code === undefined || !DOCUMENTED_ERRORS.has(o.code));
   const twice = outcomes.filter((o) => o.ok && o.tool === 'counter' && o.count !== 1);
@@ -171,8 +178,11 @@ export function expectKeptPromises(outcomes: Outcome[], label: string, runs?: Co
   expect(twice.map((o) => `${o.nonce} ran ${o.count} times`)).toEqual([]);
   if (runs) {
     const counted = outcomes.filter((o) => o.tool === 'counter');
-    const acrossPods = counted.filter((o) => (runs.get(o.nonce)?.length ?? 0) > 1);
-    expect(acrossPods.map((o) => `${o.nonce} ran on ${runs.get(o.nonce)!.join(', ')}`)).toEqual([]);
+    const twiceAcross = counted
+      .filter((o) => (runs.get(o.nonce)?.length ?? 0) > 1)
+      .map((o) => `${o.nonce} ran on ${runs.get(o.nonce)!.join(', ')}`);
+    if (acrossPods === 'fail') expect(twiceAcross).toEqual([]);
+    else console.log(`${label}: ${twiceAcross.length} counter keys ran on two pods (known gap)`, twiceAcross);
     expect(counted.filter((o) => o.ok && !runs.has(o.nonce)).map((o) => `${o.nonce} answered, no run seen`)).toEqual(
       [],
     );
