@@ -50,6 +50,8 @@ export type BusHeaders = Partial<Record<ReplyHeader | (typeof CallHeaders)[keyof
 export interface RequestExtras {
   /** The HTTP request's id (X-Request-Id): in `Mcpgw-Request-Id`, for the receivers' log lines. */
   requestId?: string;
+  /** Headers of the request itself (e.g. `Mcpgw-Ack` on a reply to the replica that delivered its message). */
+  headers?: BusHeaders;
 }
 
 /** A payload that passed its subject's check, as a subscriber gets it. */
@@ -148,8 +150,13 @@ export class BusClient {
    * A request to one subject that also takes requests (e.g. the replies subject
    * of the message service replica that waits for the reply).
    */
-  requestAt<T, R>(to: Address<T, R>, payload: Outgoing<T>, timeoutMs = BUS_REQUEST_TIMEOUT_MS): Promise<R> {
-    return this.call(to.subject(this.options.prefix), to.family, this.sized(bytesOf(payload)), timeoutMs);
+  requestAt<T, R>(
+    to: Address<T, R>,
+    payload: Outgoing<T>,
+    timeoutMs = BUS_REQUEST_TIMEOUT_MS,
+    extras: RequestExtras = {},
+  ): Promise<R> {
+    return this.call(to.subject(this.options.prefix), to.family, this.sized(bytesOf(payload)), timeoutMs, extras);
   }
 
   /** Fire-and-forget (at-most-once): an event, or a per-call subject. */
@@ -247,7 +254,7 @@ export class BusClient {
     timeoutMs: number,
     extras: RequestExtras = {},
   ): Promise<R> {
-    const given = withRequestId(undefined, extras.requestId);
+    const given = withRequestId(extras.headers && toNatsHeaders(extras.headers), extras.requestId);
     const traced = traceSend('request', operation, given);
     const headers = traced?.headers ?? given;
     const options: RequestOptions = headers ? { timeout: timeoutMs, headers } : { timeout: timeoutMs };

@@ -40,7 +40,7 @@ class Stand:
         self.subjects = Subjects(prefix, AGENT)
         self.prefix = prefix
         self.replica = f"{prefix}.ms.replicas.r1.replies.{AGENT}"
-        self.direct: list[dict[str, Any]] = []  # replies published to the replica (with Mcpgw-Ack)
+        self.direct: list[dict[str, Any]] = []  # first-delivery replies to the replica (with Mcpgw-Ack)
         self.requested: list[tuple[str, dict[str, Any]]] = []  # replies sent as requests (subject, reply)
         self.registrations: list[dict[str, Any]] = []
         self.ack_direct = True
@@ -76,15 +76,18 @@ class Stand:
 
     async def on_replica(self, msg: Any) -> None:
         reply = json.loads(msg.data)
-        if msg.reply:
+        ack = (msg.headers or {}).get("Mcpgw-Ack")
+        if ack is None:  # a retry by request: stored, answered, the agent acks
             if not self.replica_up:
                 return
             self.requested.append((msg.subject, reply))
             await msg.respond(self.stored(reply))
             return
-        self.direct.append({"reply": reply, "ack": (msg.headers or {}).get("Mcpgw-Ack")})
-        if self.ack_direct:
-            await self.nc.publish(msg.headers["Mcpgw-Ack"], b"+ACK")
+        # A first delivery's reply: stored, acked for the agent, then answered.
+        self.direct.append({"reply": reply, "ack": ack, "request": bool(msg.reply)})
+        if self.ack_direct:  # else the reply was lost: nothing stored, acked or answered
+            await self.nc.publish(ack, b"+ACK")
+            await msg.respond(self.stored(reply))
 
     async def on_store(self, msg: Any) -> None:
         if self.store_failures > 0:
@@ -220,20 +223,23 @@ async def test_registers_then_replies_straight_to_the_replica_which_acks(stand: 
     assert sent["reply"]["in_reply_to"] == message["id"]
     assert sent["reply"]["content"] == [{"type": "text", "text": "hi"}]
     assert sent["ack"].startswith(f"$JS.ACK.{stand.subjects.stream}.{stand.subjects.consumer}.1.")
+    assert sent["request"]  # answered once stored and acked, so the agent knows it arrived
     await stand.settled()
     assert stand.requested == []
 
 
-async def test_a_lost_reply_is_sent_again_by_request_without_running_the_skill(stand: Stand, running: Any) -> None:
+async def test_a_reply_its_replica_never_confirms_is_stored_at_any_replica_without_running_the_skill(
+    stand: Stand, running: Any
+) -> None:
     agent, runs = running
-    stand.ack_direct = False  # the replica died before storing it
+    stand.ack_direct = False  # lost with a NATS server, or the replica died before storing it
     message = call(stand, "echo", text="once")
     await stand.post(message)
-    await until("the reply, sent again by request", lambda: stand.requested, timeout=10)
+    await until("the reply, stored by request", lambda: stand.requested, timeout=10)
     subject, reply = stand.requested[0]
-    assert subject == stand.replica  # the same replica first
+    assert subject == stand.subjects.store_reply  # any replica: the delivering one did not answer
     assert reply == stand.direct[0]["reply"]  # the same reply (same id)
-    await stand.settled()
+    await stand.settled()  # acked by the agent, well before the ack wait
     assert runs.count["once"] == 1
 
 

@@ -156,15 +156,8 @@ export function watchCounterRuns(stack: Stack): { runs: CounterRuns; stop(): voi
  * What every fault must leave: own answers run once, or documented errors, none hanging.
  * With `runs` (every pod's, `watchCounterRuns`): no `counter` key ran more than once on
  * all pods together, and each answered one was seen running (the lines are gathered at all).
- * `acrossPods: 'report'` prints the keys run on two pods instead of failing on them: for the
- * fault with a known gap (docs/scaling.md, "A reply lost with its pod's NATS server").
  */
-export function expectKeptPromises(
-  outcomes: Outcome[],
-  label: string,
-  runs?: CounterRuns,
-  acrossPods: 'fail' | 'report' = 'fail',
-) {
+export function expectKeptPromises(outcomes: Outcome[], label: string, runs?: CounterRuns) {
   const failed = outcomes.filter((o) => !o.ok);
   const undocumented = failed.filter((o) => o.code === undefined || !DOCUMENTED_ERRORS.has(o.code));
   const twice = outcomes.filter((o) => o.ok && o.tool === 'counter' && o.count !== 1);
@@ -181,8 +174,7 @@ export function expectKeptPromises(
     const twiceAcross = counted
       .filter((o) => (runs.get(o.nonce)?.length ?? 0) > 1)
       .map((o) => `${o.nonce} ran on ${runs.get(o.nonce)!.join(', ')}`);
-    if (acrossPods === 'fail') expect(twiceAcross).toEqual([]);
-    else console.log(`${label}: ${twiceAcross.length} counter keys ran on two pods (known gap)`, twiceAcross);
+    expect(twiceAcross).toEqual([]);
     expect(counted.filter((o) => o.ok && !runs.has(o.nonce)).map((o) => `${o.nonce} answered, no run seen`)).toEqual(
       [],
     );

@@ -34,8 +34,12 @@ const HOLD_MAX_REPLIES = 1_000;
  * A reply is stored (group-committed with others), the waiter here is woken,
  * and only then is the pod's inbox message acked on its behalf, with the ack
  * subject the pod sent along; while the database is away the message is held
- * (`+WPI`) and the store retried, so that no other pod gets it (`storeHolding`). Sent as a request (a pod's retry after a
- * redelivery), the reply is answered instead and the pod acks itself.
+ * (`+WPI`) and the store retried, so that no other pod gets it (`storeHolding`).
+ * Sent as a request with that subject (a first delivery's reply), it is
+ * answered after the ack, so the pod knows its reply arrived; sent as a
+ * request without it (a pod's retry after a redelivery), it is answered once
+ * stored and the pod acks itself. Published with it (an agent that wants no
+ * answer), it is only acked.
  *
  * Verified envelopes: the subject's last token is the sending agent (only its
  * NATS credentials may publish there); the reply is stored only when it is
@@ -83,11 +87,15 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
         throw new ForeignReplyError(`agent ${sender} sent an ack subject that is not one of its own consumer's`);
       }
       const store = () => this.messages.postReplyFrom(sender, received.payload, received.raw);
-      // A request (the pod acks itself) is answered; a reply with the pod's ack subject is held until stored.
-      if (respond) return respond({ ok: true, data: await store() });
-      if (ack === undefined) return void (await store());
-      await this.storeHolding(store, ack);
+      // Without the pod's ack subject the pod acks itself: a request is answered once stored.
+      if (ack === undefined) {
+        const data = await store();
+        return respond?.({ ok: true, data });
+      }
+      // With it, the message is held until the reply is stored, acked for the pod, and then a request is answered.
+      const data = await this.storeHolding(store, ack);
       this.inboxes.ackFor(ack);
+      respond?.({ ok: true, data });
     } catch (error) {
       if (error instanceof ForeignReplyError) {
         refuseOnBus(ReplicaReplies.family, 'reply from another agent', error.message);
@@ -115,10 +123,9 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
    * replica's shutdown; then the last error is thrown and the message is left
    * to be delivered again, as before.
    */
-  private async storeHolding(store: () => Promise<unknown>, ack: string): Promise<void> {
+  private async storeHolding<T>(store: () => Promise<T>, ack: string): Promise<T> {
     try {
-      await store();
-      return;
+      return await store();
     } catch (error) {
       if (!isRetryable(error) || this.held >= HOLD_MAX_REPLIES || this.stopHolding.signal.aborted) throw error;
       this.inboxes.workingFor(ack);
@@ -127,7 +134,7 @@ export class DirectRepliesService implements OnModuleInit, OnModuleDestroy {
     // Only now the bounds' timer: a reply stored at once (every reply, normally) costs none.
     this.held++;
     try {
-      await retry(store, {
+      return await retry(store, {
         firstDelayMs: HOLD_FIRST_RETRY_MS,
         maxDelayMs: HOLD_MAX_RETRY_MS,
         signal: AbortSignal.any([this.stopHolding.signal, AbortSignal.timeout(HOLD_MAX_MS)]),

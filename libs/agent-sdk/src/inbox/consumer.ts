@@ -1,5 +1,5 @@
-import { ATTEMPTS_EXHAUSTED, isRetryable, type AgentReply } from '@mcpgw/contracts';
-import type { BoundInbox, InboxConsumerState, InboxDelivery, InboxReader } from '@mcpgw/bus/core';
+import { ATTEMPTS_EXHAUSTED, BUS_REQUEST_TIMEOUT_MS, isRetryable, type AgentReply } from '@mcpgw/contracts';
+import type { BoundInbox, InboxConsumerState, InboxDelivery, InboxReader, ReplicaAddress } from '@mcpgw/bus/core';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SkillStoppedError } from '../cancellation/cancellations';
 import type { AgentLogger } from '../logger';
@@ -34,13 +34,24 @@ function fetchExpiresMs(ackWaitMs: number): number {
 }
 
 /**
+ * How long a first delivery's reply waits for the delivering replica's word
+ * that it is stored: the bus timeout, and no more than half the ack wait, so
+ * that a lost reply is stored again before JetStream could hand the message to
+ * another instance (a new consumer leader, after a NATS server's loss, may
+ * redeliver what was delivered an ack wait ago, heartbeats or not).
+ */
+function confirmWithinMs(ackWaitMs: number): number {
+  return Math.max(250, Math.min(BUS_REQUEST_TIMEOUT_MS, Math.floor(ackWaitMs / 2)));
+}
+
+/**
  * Pulls the agent's chat messages from JetStream. All instances of one agent
  * share one durable consumer, so each message goes to one of them (JetStream's
  * queue group). A message is acked only after its reply is stored; while a
  * skill runs the instance tells JetStream it is still working, so a live
  * instance keeps its message and a dead one's is redelivered after the ack
  * wait. The bus checks each message first (a malformed one is terminated
- * there). See ../../README.md, "Delivery and replies".
+ * there). See ./README.md.
  */
 export class InboxConsumer {
   /** Messages finished here, with their reply (null: cancelled or out of time, no reply), to answer a copy without running it again. */
@@ -252,21 +263,36 @@ export class InboxConsumer {
   }
 
   /**
-   * First delivery: straight to the replica that delivered the message; it
-   * acks once the reply is stored (if it never does, the message comes back
-   * and is answered from `completed`). A redelivery: stored by request, acked here.
+   * First delivery: straight to the replica that delivered the message, which
+   * stores the reply, acks the message for us and answers. Without that answer
+   * (`confirmWithinMs`: the replica died, or the reply was lost with a NATS server) the reply is
+   * stored here like a redelivery's, and acked here: it lives in this
+   * instance's memory only, so another instance that got the message after
+   * the ack wait would run the skill again (docs/scaling.md, "A reply lost with
+   * its pod's NATS server"). A refusal is met again there, and logged.
    */
   private async sendReply(msg: InboxDelivery, reply: AgentReply): Promise<void> {
     const replica = msg.replyTo;
-    if (replica && !msg.redelivered) return this.replier.sendDirect(reply, replica, msg.ackSubject);
-    await this.storeHeld(msg, reply);
+    if (replica && !msg.redelivered) {
+      try {
+        return await this.replier.storeDirect(reply, replica, msg.ackSubject, confirmWithinMs(this.settings.ackWaitMs));
+      } catch (error) {
+        this.logger.warn({
+          msg: 'the delivering replica did not confirm the reply; storing it by request',
+          message_id: msg.message.id,
+          error: `${error}`,
+        });
+      }
+      return this.storeHeld(msg, reply, undefined); // at any replica: that one did not answer
+    }
+    await this.storeHeld(msg, reply, replica);
   }
 
   /** A copy of a message finished here: its reply again (storing it is idempotent), never the skill. */
   private async answerCopy(msg: InboxDelivery, messageId: string): Promise<void> {
     this.logger.log({ msg: 'duplicate dropped', message_id: messageId }); // the skill does not run again
     const reply = this.completed.get(messageId);
-    if (reply) return this.storeHeld(msg, reply);
+    if (reply) return this.storeHeld(msg, reply, msg.replyTo);
     msg.ack();
   }
 
@@ -323,7 +349,7 @@ export class InboxConsumer {
     const answer = this.replier.toReply(message, { content: [text(note)], isError: true });
     const reply = { ...answer, meta: { ...answer.meta, outcome: ATTEMPTS_EXHAUSTED } };
     this.completed.add(message.id, reply);
-    await this.storeHeld(msg, reply);
+    await this.storeHeld(msg, reply, msg.replyTo);
   }
 
   /**
@@ -332,9 +358,10 @@ export class InboxConsumer {
    * never the skill. A reply the service refuses is logged and the message
    * acked (retrying cannot help). Past the drain's grace the message is naked
    * unstored: the reply lived in this instance's memory only, so the instance
-   * that gets it next runs the skill again.
+   * that gets it next runs the skill again. Tried first at `replica` (the one
+   * that delivered the message: it may hold the waiter), then at any replica.
    */
-  private async storeHeld(msg: InboxDelivery, reply: AgentReply): Promise<void> {
+  private async storeHeld(msg: InboxDelivery, reply: AgentReply, replica: ReplicaAddress | undefined): Promise<void> {
     const message_id = msg.message.id;
     const onRetry = (error: unknown, attempt: number) => {
       if (attempt === 1 || attempt % 10 === 0) {
@@ -342,7 +369,7 @@ export class InboxConsumer {
       }
     };
     try {
-      await this.replier.store(reply, msg.replyTo, this.stopStoring.signal, onRetry);
+      await this.replier.store(reply, replica, this.stopStoring.signal, onRetry);
       msg.ack();
     } catch (error) {
       if (isRetryable(error)) {

@@ -20,10 +20,11 @@ const MAX_RETRY_MS = 3_000;
 
 /**
  * Turns a skill's output into an `agent_reply` and gets it stored by the
- * message service, one of two ways: straight to the
- * replica that delivered the message, which acks the message once the reply is
- * stored; or, after a redelivery, as a request, and the agent acks itself
- * (libs/agent-sdk/README.md, "Delivery and replies").
+ * message service, one of two ways: straight to the replica that delivered
+ * the message, which acks the message once the reply is stored and then
+ * answers; or, after a redelivery (or when that answer did not come), stored
+ * at any replica, and the agent acks itself (../inbox/README.md, "The reply
+ * path").
  */
 export class Replier {
   constructor(
@@ -49,14 +50,23 @@ export class Replier {
     };
   }
 
-  /** Fire and forget: the replica stores the reply, then acks `ackSubject` for us. */
-  sendDirect(reply: AgentReply, replica: ReplicaAddress, ackSubject: string): void {
-    const send = (answer: AgentReply) => this.bus.publish(replica, answer, { [ReplyHeaders.ack]: ackSubject });
+  /**
+   * A first delivery's reply, to the replica that delivered the message, with
+   * its ack subject: the replica stores it, acks the message for us, and only
+   * then answers. Resolves on that answer; throws when it does not come (the
+   * replica died, or the reply or its answer was lost with a NATS server), and
+   * the caller stores the reply itself (`store`). Without the answer a lost
+   * reply would be found only after the ack wait, by whichever instance gets
+   * the message next: one that never ran the skill would run it again.
+   */
+  async storeDirect(reply: AgentReply, replica: ReplicaAddress, ackSubject: string, timeoutMs: number): Promise<void> {
+    const send = (answer: AgentReply) =>
+      this.bus.requestAt(replica, answer, timeoutMs, { headers: { [ReplyHeaders.ack]: ackSubject } });
     try {
-      send(reply);
+      await send(reply);
     } catch (error) {
       if (!(error instanceof PayloadTooLargeError)) throw error;
-      send(tooLargeToDeliver(reply, error));
+      await send(tooLargeToDeliver(reply, error));
     }
   }
 

@@ -1,9 +1,10 @@
 """The agent: skills, resources and prompts served from its JetStream inbox (docs/asyncapi.yaml).
 
 The SDK owns the whole delivery contract (see README.md): the durable
-consumer, heartbeats (``+WPI``) while a skill runs, the reply (published to the
-delivering replica with ``Mcpgw-Ack``, or stored by request and acked on a
-redelivery, retried with backoff without running the skill again), duplicate
+consumer, heartbeats (``+WPI``) while a skill runs, the reply (a request to the
+delivering replica with ``Mcpgw-Ack``, answered once stored and acked; or, on a
+redelivery or without that answer, stored by request and acked here, retried
+with backoff without running the skill again), duplicate
 suppression, the give-up reply on the last delivery, cancellation and
 deadlines, registration (again after every reconnect) and the drain on stop.
 """
@@ -565,11 +566,17 @@ class Agent:
             raise AgentError("the agent is not started")
         return self._nc
 
-    async def _request(self, subject: str, payload: Any, timeout: float = BUS_REQUEST_TIMEOUT) -> Any:
+    async def _request(
+        self,
+        subject: str,
+        payload: Any,
+        timeout: float = BUS_REQUEST_TIMEOUT,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         """A request answered with a frame: its data, or a BusError."""
         data = payload if isinstance(payload, bytes) else _encode(payload)
         try:
-            answer = await self.nc.request(subject, data, timeout=timeout)
+            answer = await self.nc.request(subject, data, timeout=timeout, headers=headers or None)
         except nats.errors.NoRespondersError:
             raise BusError("unavailable", f"{subject}: no service is listening") from None
         except (nats.errors.TimeoutError, asyncio.TimeoutError):
@@ -786,7 +793,7 @@ class Agent:
                 reply = await self._run(msg, message, headers)
                 if reply is not None:
                     if reply_to and delivered == 1 and self.subjects.valid_ack(msg.reply):
-                        await self._publish(reply_to, reply, {**headers, "Mcpgw-Ack": msg.reply})
+                        await self._store_direct(msg, reply, reply_to, headers)
                     else:
                         await self._store_held(msg, reply, reply_to, headers)
         finally:
@@ -957,6 +964,28 @@ class Agent:
         reply = self._to_reply(message, Result([text(note)], is_error=True), {"outcome": ATTEMPTS_EXHAUSTED})
         self._completed.remember(message["id"], reply)
         await self._store_held(msg, reply, reply_to, headers)
+
+    async def _store_direct(
+        self, msg: Msg, reply: dict[str, Any], reply_to: str, headers: dict[str, str]
+    ) -> None:
+        """A first delivery's reply, to the replica that delivered it, with the ack subject.
+
+        The replica stores it, acks the message for the agent, then answers. No
+        answer (the replica died, or the reply was lost with a NATS server): the
+        reply lives in this pod's memory only, and another pod that got the
+        message after the ack wait would run the skill again, so store it at any
+        replica and ack here.
+        """
+        # No longer than half the ack wait: a lost reply is stored again before JetStream could hand
+        # the message to another pod (a new consumer leader may redeliver, heartbeats or not).
+        within = max(0.25, min(BUS_REQUEST_TIMEOUT, self.settings.ack_wait_ms / 2000))
+        try:
+            await self._request(reply_to, reply, timeout=within, headers={**headers, "Mcpgw-Ack": msg.reply})
+            return
+        except BusError as error:
+            log.warning("the delivering replica did not confirm the reply to %s (%s); storing it by request",
+                        reply["in_reply_to"], error)
+        await self._store_held(msg, reply, None, headers)
 
     async def _store_held(
         self, msg: Msg, reply: dict[str, Any], reply_to: str | None, headers: dict[str, str]
