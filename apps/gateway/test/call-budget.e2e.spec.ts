@@ -11,6 +11,7 @@ import {
 import { AgentPresence, GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CALL_BUDGET } from './support/call-budget';
 
 /**
  * What one tools/call costs on the bus and in PostgreSQL, counted by the apps
@@ -19,23 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * fails here. Pull requests of the pods' fetch loop are background work, not
  * per call, and are left out.
  */
-const BUDGET = {
-  /**
-   * Messages the apps publish per call: the gateway's request, the inbox
-   * publish, the pod's reply, the ack, the reply-stored notice, the answer,
-   * and the replica's word to the pod that its reply is stored (without it a
-   * reply lost with a NATS server went unseen until the ack wait, and another
-   * pod ran the call again).
-   */
-  published: 7,
-  /**
-   * Messages the apps are delivered per call: the request, the inbox message,
-   * the reply, the answer, the pod's word that its reply is stored.
-   */
-  delivered: 5,
-  sqlStatements: 2,
-  sqlCommits: 2,
-};
+const BUDGET = CALL_BUDGET;
 const CALLS = 40;
 /** Background traffic a run may see besides the calls (pull expiries, heartbeats). */
 const SLACK = 4;

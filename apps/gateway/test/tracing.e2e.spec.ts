@@ -10,6 +10,7 @@ import {
 import { CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
+import { CALL_BUDGET } from './support/call-budget';
 
 /**
  * Traces (libs/observability/src/tracing/README.md): every app exports to a
@@ -94,7 +95,7 @@ describe('traces across the three apps', () => {
       'process ms.replicas.*.replies.*',
       'publish agents.*.inbox',
     ]);
-    expect(named('agent-pod')).toEqual(['process agents.*.inbox', 'publish ms.replicas.*.replies.*', 'skill echo']);
+    expect(named('agent-pod')).toEqual(['process agents.*.inbox', 'send ms.replicas.*.replies.*', 'skill echo']);
 
     // The skill descends from the message service's inbox publish, which descends from the gateway's request.
     const skill = spans.find((s) => s.name === 'skill echo')!;
@@ -129,13 +130,13 @@ describe('traces across the three apps', () => {
   });
 
   it('adds headers, not messages: a traced call costs the bus what an untraced one does', async () => {
-    // The budget of call-budget.e2e.spec.ts (run there with tracing off): 6 published, 4 delivered per call.
+    // The budget of call-budget.e2e.spec.ts (run there with tracing off).
     const urls = env.stack.processes.map((p) => p.managementUrl!);
     const before = await scrapeAll(urls);
     for (let i = 0; i < 10; i++) await mcp.client.callTool({ name: 'echo', arguments: { text: `count ${i}` } });
     const spent = counterDelta(before, await scrapeAll(urls));
-    expect(busTotal(spent, 'out', ['js.pull', 'js.api'])).toBeLessThanOrEqual(6 * 10 + 4);
-    expect(busTotal(spent, 'in', ['js.pull', 'js.api'])).toBeLessThanOrEqual(4 * 10 + 4);
+    expect(busTotal(spent, 'out', ['js.pull', 'js.api'])).toBeLessThanOrEqual(CALL_BUDGET.published * 10 + 4);
+    expect(busTotal(spent, 'in', ['js.pull', 'js.api'])).toBeLessThanOrEqual(CALL_BUDGET.delivered * 10 + 4);
     // Every span of the eleven calls so far arrives (before the next test counts from here).
     const count = (name: string) => receiver.spans.filter((s) => s.name === name).length;
     const names = ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies.*'];
