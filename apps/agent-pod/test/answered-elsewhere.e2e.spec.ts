@@ -1,16 +1,9 @@
-import { ensureAgentConsumer } from '@mcpgw/bus';
 import { AgentInbox, type AgentReply, type ChatMessage } from '@mcpgw/contracts';
-import {
-  agentInboxState,
-  messageServiceRest,
-  startTestStack,
-  toolCallMessage,
-  type ServiceProcess,
-  type TestStack,
-} from '@mcpgw/devstack';
-import type { JsMsg, NatsConnection } from 'nats';
+import { toolCallMessage, type ServiceProcess } from '@mcpgw/devstack';
+import type { JsMsg } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInboxStand, type InboxStand } from './support/inbox-stand';
 
 const ACK_WAIT_MS = 1_500;
 
@@ -23,46 +16,28 @@ const ACK_WAIT_MS = 1_500;
  * reply, and never acks.
  */
 describe('a redelivery answered on another pod', () => {
-  let env: TestStack;
-  let nc: NatsConnection;
-  let prefix: string;
-
-  const post = (path: string, body: unknown) =>
-    messageServiceRest(() => env.messageServiceUrl, env.stack.messageServiceToken).post(path, body);
-
-  const acknowledged = async () => (await agentInboxState(nc, prefix, env.agentId)).ackFloor;
+  let stand: InboxStand;
+  const post = (path: string, body: unknown) => stand.rest.post(path, body);
 
   /** A `counter` call posted to the agent's inbox, and its first delivery, taken by the test and never acked. */
   const deliveredOnce = async (): Promise<{ message: ChatMessage; first: JsMsg }> => {
-    const channel = await post('/channels', { agent_id: env.agentId });
-    const message = toolCallMessage(channel.id, env.agentId, 'counter', { key: randomUUID() });
+    const channel = await post('/channels', { agent_id: stand.env.agentId });
+    const message = toolCallMessage(channel.id, stand.env.agentId, 'counter', { key: randomUUID() });
     await post(`/channels/${channel.id}/messages`, message);
-    const consumer = await nc
+    const consumer = await stand.nc
       .jetstream()
-      .consumers.get(AgentInbox.streamName(prefix), AgentInbox.consumerName(env.agentId));
+      .consumers.get(AgentInbox.streamName(stand.prefix), AgentInbox.consumerName(stand.env.agentId));
     const first = await consumer.next({ expires: 5_000 });
     expect(first?.info.redeliveryCount).toBe(1);
     return { message, first: first! };
   };
-
-  const skillRuns = (messageId: string) =>
-    env.stack.processes
-      .filter((p) => p.name.startsWith('agent-pod'))
-      .flatMap((p) => p.logs)
-      .filter((l) => l.msg === 'skill started' && l.message_id === messageId);
 
   let answered: { message: ChatMessage; first: JsMsg };
   let unanswered: { message: ChatMessage; first: JsMsg };
   let pod: ServiceProcess;
 
   beforeAll(async () => {
-    env = await startTestStack({ pods: 0 });
-    nc = await env.connectNats();
-    prefix = env.stack.settings.busPrefix;
-    await ensureAgentConsumer(await nc.jetstreamManager(), prefix, env.agentId, {
-      ackWaitMs: ACK_WAIT_MS,
-      maxDeliver: 6,
-    });
+    stand = await startInboxStand(ACK_WAIT_MS);
     // Both taken before any pod runs; only the first gets a reply, as if from the pod that took it.
     answered = await deliveredOnce();
     unanswered = await deliveredOnce();
@@ -71,14 +46,14 @@ describe('a redelivery answered on another pod', () => {
       type: 'agent_reply',
       id: randomUUID(),
       channel_id: message.channel_id!,
-      agent_id: env.agentId,
+      agent_id: stand.env.agentId,
       in_reply_to: message.id,
       created_at: new Date().toISOString(),
       content: [{ type: 'text', text: 'answered by the first pod' }],
       meta: { pod_id: 'first-pod' },
     };
     await post(`/channels/${message.channel_id}/messages`, reply);
-    pod = await env.stack.startPod({
+    pod = await stand.env.stack.startPod({
       POD_ID: 'second-pod',
       LOG_LEVEL: 'debug',
       INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS),
@@ -86,14 +61,13 @@ describe('a redelivery answered on another pod', () => {
   });
 
   afterAll(async () => {
-    await nc?.close();
-    await env?.stop();
+    await stand?.stop();
   });
 
   it('is acked by the pod that gets it, without running the skill; the caller gets the stored reply', async () => {
     const { message, first } = answered;
-    await expect.poll(acknowledged, { timeout: 15_000 }).toBeGreaterThanOrEqual(first.seq);
-    expect(skillRuns(message.id)).toHaveLength(0);
+    await expect.poll(stand.acknowledged, { timeout: 15_000 }).toBeGreaterThanOrEqual(first.seq);
+    expect(stand.skillRuns(message.id)).toHaveLength(0);
     expect(pod.logs.some((l) => /answered elsewhere/.test(String(l.msg)) && l.message_id === message.id)).toBe(true);
     const waited = await post(`/channels/${message.channel_id}/wait`, { message_id: message.id, timeout_ms: 1_000 });
     expect(waited).toMatchObject({ status: 'replied', reply: { content: [{ text: 'answered by the first pod' }] } });
@@ -101,9 +75,9 @@ describe('a redelivery answered on another pod', () => {
 
   it('a redelivery nobody answered runs, once', async () => {
     const { message, first } = unanswered;
-    await expect.poll(acknowledged, { timeout: 15_000 }).toBeGreaterThanOrEqual(first.seq);
+    await expect.poll(stand.acknowledged, { timeout: 15_000 }).toBeGreaterThanOrEqual(first.seq);
     const waited = await post(`/channels/${message.channel_id}/wait`, { message_id: message.id, timeout_ms: 5_000 });
     expect(waited).toMatchObject({ status: 'replied', reply: { meta: { pod_id: 'second-pod' } } });
-    expect(skillRuns(message.id)).toHaveLength(1);
+    expect(stand.skillRuns(message.id)).toHaveLength(1);
   });
 });

@@ -1,16 +1,9 @@
-import { ensureAgentConsumer } from '@mcpgw/bus';
 import { AgentInbox, ReplicaReplies, ReplyHeaders, type ChatMessage } from '@mcpgw/contracts';
-import {
-  agentInboxState,
-  messageServiceRest,
-  startTestStack,
-  toolCallMessage,
-  type ServiceProcess,
-  type TestStack,
-} from '@mcpgw/devstack';
-import { headers, type Msg, type NatsConnection } from 'nats';
+import { toolCallMessage, type ServiceProcess } from '@mcpgw/devstack';
+import { headers, type Msg } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInboxStand, type InboxStand } from './support/inbox-stand';
 
 /** Long, so that an ack before it can only be the pod's own, not a redelivery's. */
 const ACK_WAIT_MS = 60_000;
@@ -31,25 +24,16 @@ const ACK_WAIT_MS = 60_000;
  * keeps the first copy) to the message service so that it is stored.
  */
 describe('a first-delivery reply the delivering replica never confirms', () => {
-  let env: TestStack;
-  let nc: NatsConnection;
-  let prefix: string;
+  let stand: InboxStand;
   let pod: ServiceProcess;
   const heardByTheBlackHole: Msg[] = [];
   let message: ChatMessage;
   let seq = 0;
-
-  const post = (path: string, body: unknown) =>
-    messageServiceRest(() => env.messageServiceUrl, env.stack.messageServiceToken).post(path, body);
+  const post = (path: string, body: unknown) => stand.rest.post(path, body);
 
   beforeAll(async () => {
-    env = await startTestStack({ pods: 0 });
-    nc = await env.connectNats();
-    prefix = env.stack.settings.busPrefix;
-    await ensureAgentConsumer(await nc.jetstreamManager(), prefix, env.agentId, {
-      ackWaitMs: ACK_WAIT_MS,
-      maxDeliver: 6,
-    });
+    stand = await startInboxStand(ACK_WAIT_MS);
+    const { env, nc, prefix } = stand;
     const blackHole = ReplicaReplies.subject(prefix, 'gone-replica', env.agentId);
     nc.subscribe(blackHole, { callback: (_error, msg) => heardByTheBlackHole.push(msg) });
     await nc.flush();
@@ -68,13 +52,11 @@ describe('a first-delivery reply the delivering replica never confirms', () => {
   });
 
   afterAll(async () => {
-    await nc?.close();
-    await env?.stop();
+    await stand?.stop();
   });
 
   it('is stored by the pod at any replica and acked by the pod, long before the ack wait, with one run', async () => {
-    const acknowledged = async () => (await agentInboxState(nc, prefix, env.agentId)).ackFloor;
-    await expect.poll(acknowledged, { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(seq);
+    await expect.poll(stand.acknowledged, { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(seq);
 
     // The reply went to the black hole first, as a request carrying the delivery's ack subject.
     expect(heardByTheBlackHole).toHaveLength(1);
@@ -86,7 +68,6 @@ describe('a first-delivery reply the delivering replica never confirms', () => {
 
     const waited = await post(`/channels/${message.channel_id}/wait`, { message_id: message.id, timeout_ms: 1_000 });
     expect(waited).toMatchObject({ status: 'replied', reply: { meta: { pod_id: 'only-pod' } } });
-    const runs = pod.logs.filter((l) => l.msg === 'skill started' && l.message_id === message.id);
-    expect(runs).toHaveLength(1);
+    expect(stand.skillRuns(message.id)).toHaveLength(1);
   });
 });
