@@ -60,14 +60,9 @@ export class Replier {
    * the message next: one that never ran the skill would run it again.
    */
   async storeDirect(reply: AgentReply, replica: ReplicaAddress, ackSubject: string, timeoutMs: number): Promise<void> {
-    const send = (answer: AgentReply) =>
-      this.bus.requestAt(replica, answer, timeoutMs, { headers: { [ReplyHeaders.ack]: ackSubject } });
-    try {
-      await send(reply);
-    } catch (error) {
-      if (!(error instanceof PayloadTooLargeError)) throw error;
-      await send(tooLargeToDeliver(reply, error));
-    }
+    await fitted(reply, (answer) =>
+      this.bus.requestAt(replica, answer, timeoutMs, { headers: { [ReplyHeaders.ack]: ackSubject } }),
+    );
   }
 
   /**
@@ -83,17 +78,13 @@ export class Replier {
     stop?: AbortSignal,
     onRetry?: (error: unknown, attempt: number) => void,
   ): Promise<void> {
-    return retry(
-      async (attempt) => {
-        try {
-          await this.storeOnce(reply, replica, attempt);
-        } catch (error) {
-          if (!(error instanceof PayloadTooLargeError)) throw error;
-          await this.storeOnce(tooLargeToDeliver(reply, error), replica, attempt);
-        }
-      },
-      { firstDelayMs: FIRST_RETRY_MS, maxDelayMs: MAX_RETRY_MS, signal: stop, retryIf: isRetryable, onRetry },
-    );
+    return retry((attempt) => fitted(reply, (answer) => this.storeOnce(answer, replica, attempt)), {
+      firstDelayMs: FIRST_RETRY_MS,
+      maxDelayMs: MAX_RETRY_MS,
+      signal: stop,
+      retryIf: isRetryable,
+      onRetry,
+    });
   }
 
   private async storeOnce(reply: AgentReply, replica: ReplicaAddress | undefined, attempt: number): Promise<void> {
@@ -149,6 +140,16 @@ function unstorable(): SkillOutput {
     content: [{ type: 'text', text: `the tool's result cannot be stored: ${UNSTORABLE_TEXT_REFUSAL}` }],
     isError: true,
   };
+}
+
+/** Send `reply`; one the bus refuses as too large is sent instead as the error that says so. */
+async function fitted(reply: AgentReply, send: (reply: AgentReply) => Promise<unknown>): Promise<void> {
+  try {
+    await send(reply);
+  } catch (error) {
+    if (!(error instanceof PayloadTooLargeError)) throw error;
+    await send(tooLargeToDeliver(reply, error));
+  }
 }
 
 /**
