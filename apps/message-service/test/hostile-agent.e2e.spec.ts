@@ -1,6 +1,6 @@
 import { ensureAgentConsumer, inboxPrefix, type BusIdentity } from '@mcpgw/bus';
 import { AgentInbox, BusPattern, ReplyHeaders, subject, type AgentReply, type ChatMessage } from '@mcpgw/contracts';
-import { parsePrometheus, startTestStack, type TestStack } from '@mcpgw/devstack';
+import { parsePrometheus, startTestStack, toolCallMessage, type TestStack } from '@mcpgw/devstack';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AckPolicy, connect, credsAuthenticator, headers, type JsMsg, type NatsConnection } from 'nats';
@@ -87,16 +87,7 @@ describe('a hostile agent', () => {
 
   /** A chat message for an agent, posted by "the gateway" (the test, asking as the gateway would). */
   const chat = (agentId: string, channelId: string): ChatMessage =>
-    ({
-      type: 'chat_message',
-      id: randomUUID(),
-      channel_id: channelId,
-      agent_id: agentId,
-      sender: { kind: 'user', id: 'tester' },
-      created_at: new Date().toISOString(),
-      text: 'hello',
-      tool_call: { name: 'anything', arguments: {} },
-    }) as ChatMessage;
+    toolCallMessage(channelId, agentId, 'anything', {}, { text: 'hello' });
 
   const replyTo = (message: ChatMessage): AgentReply => ({
     type: 'agent_reply',
