@@ -4,6 +4,7 @@ export * from './pg-notifications';
 export * from './sql-meter';
 export * from './group-commit';
 export * from './metered-dialect';
+export * from './prepared';
 export * from './database-errors';
 export * from './kysely.module';
 export * from './column-types';

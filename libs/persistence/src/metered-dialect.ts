@@ -9,6 +9,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { asDatabaseError } from './database-errors';
+import { preparedName } from './prepared';
 import { sqlMeter, type SqlMeter } from './sql-meter';
 
 /**
@@ -47,7 +48,7 @@ class MeteredConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     this.meter.statement(query.sql, this.inTransaction);
     try {
-      return await this.inner.executeQuery<R>(query);
+      return await this.inner.executeQuery<R>(named(query));
     } catch (error) {
       // The text, never the parameters: they may be secrets.
       log.error({ msg: 'query failed', error: (error as Error).message, query: query.sql.slice(0, 200) });
@@ -59,6 +60,17 @@ class MeteredConnection implements DatabaseConnection {
     this.meter.statement(query.sql, this.inTransaction);
     return this.inner.streamQuery<R>(query, chunkSize);
   }
+}
+
+/**
+ * A statement marked `PREPARED` goes to node-postgres as `{ text, name }`: a
+ * named statement, parsed and planned once per connection, then only bound and
+ * executed. Kysely hands `sql` to `client.query` as it is, and node-postgres
+ * takes a config object there (`prepared-statements.e2e.spec.ts` holds both).
+ */
+function named(query: CompiledQuery): CompiledQuery {
+  const name = preparedName(query.sql);
+  return name ? { ...query, sql: { text: query.sql, name } as unknown as string } : query;
 }
 
 class MeteredDriver implements Driver {
