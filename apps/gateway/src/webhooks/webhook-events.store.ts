@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectKysely } from '@mcpgw/persistence';
+import { InjectKysely, PREPARED } from '@mcpgw/persistence';
 import { sql, type RawBuilder } from 'kysely';
 import { createHash } from 'node:crypto';
 import { OUTBOX_CHANNEL } from '../database/database';
@@ -15,6 +15,12 @@ export interface OutcomeRow {
   payload: string;
   /** Written leased to this replica, which sends it itself (direct send); absent: any dispatcher fans it out. */
   direct?: boolean;
+  /**
+   * Every webhook that hears it is failing (backing off): no notice for it. The dispatchers' poll
+   * fans it out within WEBHOOK_POLL_INTERVAL_MS, many rows a statement, where a notice would wake a
+   * pass per commit for deliveries that wait for the endpoint's next probe anyway.
+   */
+  quiet?: boolean;
 }
 
 /** A lease on the rows written `direct`: the writing replica's token, and how long it holds them. */
@@ -70,12 +76,13 @@ export class WebhookEventsStore {
   /**
    * The outbox write: one row per outcome, in one statement, with the executor
    * given (the caller's transaction, or the group commit's). Rows marked
-   * `direct` are leased to `lease`; the others send a notice to every
-   * dispatcher, delivered on commit. Returns the rows' ids, in order.
+   * `direct` are leased to `lease`; any other row not `quiet` sends a notice
+   * to every dispatcher, delivered on commit. Returns the rows' ids, in order.
    */
   async insertEvents(executor: GatewayDb, rows: OutcomeRow[], lease?: DirectLease): Promise<string[]> {
     const col = <T>(pick: (r: OutcomeRow) => T) => rows.map(pick);
-    const { rows: result } = await sql<{ ids: string[] }>`
+    const wake = rows.some((r) => !(lease !== undefined && r.direct === true) && r.quiet !== true);
+    const { rows: result } = await sql<{ ids: string[] }>`${PREPARED}
       WITH input AS MATERIALIZED (
         SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id, t.*
         FROM unnest(${col((r) => r.agentId)}::text[], ${col((r) => r.callerId)}::text[], ${col((r) => r.type)}::text[],
@@ -86,11 +93,9 @@ export class WebhookEventsStore {
         SELECT id, agent_id, caller_id, event_type, payload,
                CASE WHEN direct THEN ${lease?.token ?? null}::uuid END,
                CASE WHEN direct THEN now() + make_interval(secs => ${(lease?.ms ?? 0) / 1000}) END
-        FROM input
-        RETURNING lease_token)
+        FROM input)
       SELECT (SELECT array_agg(id::text ORDER BY ord) FROM input) AS ids,
-             CASE WHEN (SELECT count(*) FROM recorded WHERE lease_token IS NULL) > 0
-                  THEN pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '') END AS notified`.execute(executor);
+             CASE WHEN ${wake}::bool THEN pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '') END AS notified`.execute(executor);
     return result[0].ids;
   }
 
@@ -124,7 +129,7 @@ export class WebhookEventsStore {
 
   /** Rows this replica held but will not send (it is stopping, or has no room): any dispatcher's now. */
   async release(token: string, ids: string[]): Promise<void> {
-    await sql`
+    await sql`${PREPARED}
       WITH released AS (
         UPDATE webhook_events SET lease_token = NULL, lease_until = NULL
         WHERE id = ANY (${ids}::bigint[]) AND lease_token = ${token}::uuid RETURNING 1)
@@ -159,7 +164,7 @@ export class WebhookEventsStore {
    */
   private async fanOut(taken: RawBuilder<unknown>, attempts: DirectAttempt[]): Promise<Set<string>> {
     const col = <T>(pick: (a: DirectAttempt) => T) => attempts.map(pick);
-    const { rows } = await sql<{ id: string }>`
+    const { rows } = await sql<{ id: string }>`${PREPARED}
       WITH taken AS (${taken}),
       r AS (
         SELECT * FROM unnest(
