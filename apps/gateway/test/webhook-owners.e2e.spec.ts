@@ -1,5 +1,5 @@
 import { connectMcp, freePort, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
-import { Client } from 'pg';
+import { Client, type Notification } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookReceiver, eventOf } from './support/webhook-receiver';
 
@@ -28,6 +28,8 @@ const GATEWAY_ENV = {
   QUOTA_CONCURRENT_CALLS: '0',
 };
 const EVENTS = ['tool_call.completed', 'tool_call.failed'];
+/** The dispatchers' wake-up channel (apps/gateway/src/database/database.ts). */
+const OUTBOX_CHANNEL = 'mcpgw_webhook_outbox';
 
 /**
  * Webhooks belong to their owner: a key's webhook hears only that key's calls
@@ -173,6 +175,9 @@ describe('webhooks per owner, and endpoints that fail', () => {
 
   it('a dead endpoint costs one probe per backoff step, is disabled after the window saying why, and `webhook enable` brings it back', async () => {
     const dead = await addAsOperator('/dead', DEAD_PORT);
+    const deliveriesOf = async (id: string) =>
+      (await db.query(`SELECT count(*)::int AS n FROM gateway.webhook_deliveries WHERE webhook_id = $1`, [id])).rows[0]
+        .n as number;
     const attempts = async () =>
       Number(
         (
@@ -183,10 +188,19 @@ describe('webhooks per owner, and endpoints that fail', () => {
           )
         ).rows[0].n,
       );
+    // An outcome that only failing webhooks hear wakes no dispatcher: their poll fans it out.
+    let notices = 0;
+    const onNotice = ({ channel }: Notification) => void (channel === OUTBOX_CHANNEL && notices++);
+    db.on('notification', onNotice);
+    await db.query(`LISTEN ${OUTBOX_CHANNEL}`);
     for (let i = 0; i < 20; i++) await echoAs(env.apiKey, `to the dead ${i}`);
     await expect
       .poll(async () => (await hookOf(dead.id))?.failing_since, { timeout: 5_000 })
       .toEqual(expect.any(String));
+    await expect.poll(() => deliveriesOf(dead.id), { timeout: 5_000 }).toBe(20);
+    await db.query(`UNLISTEN ${OUTBOX_CHANNEL}`);
+    db.off('notification', onNotice);
+    expect(notices).toBe(0);
     // 20 calls, and the endpoint tried about once per step (300-600 ms) since it failed, not 20 times more.
     await expect
       .poll(async () => (await hookOf(dead.id))?.disabled_at, { timeout: 15_000 })

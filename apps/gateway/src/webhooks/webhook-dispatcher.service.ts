@@ -22,8 +22,9 @@ import { WebhookOutbox } from './webhook-outbox.service';
 
 /**
  * An idle pump (nothing in flight) waits this long after a wake-up, so that the notices of
- * many calls make one pass: a stream of calls to a dead endpoint costs a pass per 20 ms, not one
- * per commit. A pump with deliveries in flight refills at once.
+ * many calls make one pass: a stream of notices costs a pass per 20 ms, not one per commit (the
+ * outcomes of a dead endpoint send none: they are quiet, for the poll). A pump with deliveries in
+ * flight refills at once.
  */
 const COALESCE_MS = 20;
 /** Outcomes fanned out to deliveries per statement. */

@@ -102,7 +102,8 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
     const direct = this.direct;
     const sendsIt = direct !== undefined && direct.open && hearers.every((hook) => hook.healthy);
     const heldUntil = Date.now() + (direct?.lease.ms ?? 0);
-    const outcome = { ...row(agentId, callerId, event), direct: sendsIt };
+    const quiet = !sendsIt && hearers.every((hook) => !hook.healthy);
+    const outcome = { ...row(agentId, callerId, event), direct: sendsIt, quiet };
     const id = await this.group.add(outcome);
     if (sendsIt) direct.take({ id, agentId, payload: outcome.payload, hearers, heldUntil });
   }
