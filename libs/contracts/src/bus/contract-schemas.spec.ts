@@ -44,3 +44,17 @@ describe('contractSchemas: RegisterAgentRequest', () => {
     expect(validate(sample)).toBe(parseAs(RegisterAgentRequest, sample).ok);
   });
 });
+
+/**
+ * The checks compile their schemas at first use (`lazyValidator`), not at start: this is what
+ * stops a schema ajv refuses before it ships, where a bus subscription's callback would meet it.
+ */
+describe('contractSchemas: every schema compiles', () => {
+  it.each(Object.entries(contractSchemas()))('%s', (_name, schema) => {
+    expect(() => compileSchema(schema)).not.toThrow();
+  });
+
+  it('a schema ajv refuses is caught here', () => {
+    expect(() => compileSchema({ type: 'object', properties: { a: { type: 'strnig' } } })).toThrow();
+  });
+});

@@ -10,7 +10,7 @@ import {
   type InputResponse,
 } from '../envelopes/call-events';
 import { ChatMessage } from '../envelopes/chat-message';
-import { compileSchema, describeErrors } from '../envelopes/schemas';
+import { describeErrors, lazyValidator } from '../envelopes/schemas';
 import { parseAs, parseEnvelope, type Parsed } from '../envelopes/validate';
 import type { PayloadCheck } from './define';
 
@@ -260,9 +260,9 @@ export function payloadSchemas(): Record<string, SchemaObject> {
   });
 }
 
-/** A check by a schema of its own, compiled when the module loads (see `compiledValidator`). */
+/** A check by a schema of its own, compiled at its first use (see `lazyValidator`). */
 function bySchema<T>(schema: SchemaObject): PayloadCheck<T> {
-  const validate = compileSchema(schema);
+  const validate = lazyValidator(schema);
   return (plain) =>
     validate(plain) ? { ok: true, value: plain as T } : { ok: false, errors: describeErrors(validate.errors) };
 }

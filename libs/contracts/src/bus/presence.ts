@@ -1,5 +1,5 @@
 import type { SchemaObject } from 'ajv';
-import { compileSchema, describeErrors } from '../envelopes/schemas';
+import { describeErrors, lazyValidator } from '../envelopes/schemas';
 import { defineSubject, type PayloadCheck } from './define';
 import { POD_ID_PATTERN } from './subjects';
 
@@ -32,7 +32,7 @@ const presenceSchema: SchemaObject = {
   },
 };
 
-const validate = compileSchema(presenceSchema);
+const validate = lazyValidator(presenceSchema);
 
 export const checkPresence: PayloadCheck<PresenceEvent> = (plain) =>
   validate(plain)

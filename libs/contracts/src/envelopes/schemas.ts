@@ -164,15 +164,35 @@ export function compileSchema(schema: SchemaObject): ValidateFunction {
   return ajv.compile(schema);
 }
 
-/**
- * Every contract class's validator, compiled when this module loads: a schema
- * ajv refuses stops the process at start, never a check inside a bus
- * subscription's callback (which would end that subscription's reader).
- */
-const compiled = new Map<unknown, ValidateFunction>([...schemas].map(([cls, schema]) => [cls, compileSchema(schema)]));
+/** A validator as the checks use it: call it, then read `errors` when it said no. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
 
-/** The compiled validator of a contract class; undefined for classes without a schema. */
-export function compiledValidator(cls: unknown): ValidateFunction | undefined {
+/**
+ * A validator compiled at its first use, not when the module loads: every
+ * process that imports the contracts (each admin CLI run too) would otherwise
+ * compile all of them, about 150 ms of CPU. That every schema of the contract
+ * compiles is held by `contract-schemas.spec.ts`, so a schema ajv refuses
+ * fails CI, never a check inside a bus subscription's callback.
+ */
+export function lazyValidator(schema: SchemaObject): Validator {
+  let validate: ValidateFunction | undefined;
+  const lazy: Validator = (data) => {
+    validate ??= compileSchema(schema);
+    const ok = validate(data) as boolean;
+    lazy.errors = validate.errors;
+    return ok;
+  };
+  return lazy;
+}
+
+/** Every contract class's validator (compiled at its first use). */
+const compiled = new Map<unknown, Validator>([...schemas].map(([cls, schema]) => [cls, lazyValidator(schema)]));
+
+/** The validator of a contract class; undefined for classes without a schema. */
+export function compiledValidator(cls: unknown): Validator | undefined {
   return compiled.get(cls);
 }
 
