@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { readConfig, type SystemId } from './config';
 import { measureMachineFloor, type MachineFloor } from './floor/machine-floor';
+import { measureWebhookFloor } from './floor/webhook-floor';
 import { measure, prime, PRIME_CLIENTS, type Measurement } from './measure';
 import { describeMachine } from './report/machine';
 import { deliveryLine, render } from './report/print';
@@ -30,6 +31,12 @@ async function main(): Promise<void> {
   if (config.systems.includes('stack') && !config.external) {
     floor = await measureMachineFloor();
     process.stderr.write(`machine floor: (a)'s critical path without its work ${fixed(floor.pathMs, 2)} ms\n`);
+    if (config.systems.includes('stack-webhook-live')) {
+      floor.webhook = await measureWebhookFloor();
+      process.stderr.write(
+        `webhook floor: one signed POST, sender + receiver ${fixed(floor.webhook.totalMs, 3)} ms of CPU\n`,
+      );
+    }
   }
   for (const id of config.systems) {
     // The scaled-out stack is compared with the single replica at the highest concurrency only.

@@ -5,6 +5,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LatencyRecorder } from '../load/latency';
+import type { WebhookFloor } from './webhook-floor';
 
 /**
  * What this machine charges for one step of a call, with no application work:
@@ -25,6 +26,8 @@ export interface MachineFloor {
    * chat message before it is delivered, the reply before it is answered).
    */
   pathMs: number;
+  /** The least a live webhook's delivery costs the machine's CPU (webhook-floor.ts), when a webhook system runs. */
+  webhook?: WebhookFloor;
 }
 
 const ROUNDS = 1000;

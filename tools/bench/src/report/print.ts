@@ -191,6 +191,26 @@ function floorLines(floor: MachineFloor): string[] {
     'Machine floor (1 client, sequential round trips between two processes, p50, no application work):',
     `  HTTP ${fixed(floor.httpMs, 3)} ms, NATS request ${fixed(floor.natsMs, 3)} ms, PostgreSQL one-row insert + commit ${fixed(floor.commitMs, 3)} ms`,
     `  (a)'s critical path of these alone (1 HTTP + 2 NATS + 2 commits): ${fixed(floor.pathMs, 2)} ms`,
+    ...(floor.webhook
+      ? [
+          `  a webhook delivery alone (one signed POST as the gateway sends it, to the live system's receiver, ${floor.webhook.inFlight} in flight, no outcome row): CPU ${fixed(floor.webhook.senderMs, 3)} ms sending + ${fixed(floor.webhook.receiverMs, 3)} ms receiving = ${fixed(floor.webhook.totalMs, 3)} ms`,
+        ]
+      : []),
+  ];
+}
+
+/**
+ * The best the live webhook system can do here: the stack's CPU per call against that plus the
+ * delivery's floor, as if the outcome row, its settle and all the rest of a webhook were free. Two
+ * cores serve the calls, the load and the receiver alike, so this is a ceiling, not an estimate.
+ */
+function webhookCeiling(all: Measurement[], floor?: MachineFloor): string[] {
+  const stack = find(all, 'stack', 64);
+  const live = find(all, 'stack-webhook-live', 64);
+  if (!floor?.webhook || !stack?.cpuMsPerCall || !live) return [];
+  const ceiling = stack.cpuMsPerCall / (stack.cpuMsPerCall + floor.webhook.totalMs);
+  return [
+    `Ceiling of ${live.label} on this machine, at 64 clients: the stack's ${fixed(stack.cpuMsPerCall, 3)} ms of CPU per call against ${fixed(stack.cpuMsPerCall, 3)} + ${fixed(floor.webhook.totalMs, 3)} (the delivery alone, above) = ${fixed(ceiling, 2)}x, were every other cost of a webhook zero; measured ${ratio(live.callsPerSecond, stack.callsPerSecond)}`,
   ];
 }
 
@@ -216,5 +236,7 @@ export function render(all: Measurement[], floor?: MachineFloor): string {
   if (floor) out.push('', ...floorLines(floor));
   const t = targets(all);
   if (t) out.push('', 'Targets:', t);
+  const ceiling = webhookCeiling(all, floor);
+  if (ceiling.length) out.push('', ...ceiling);
   return out.join('\n');
 }
