@@ -64,8 +64,7 @@ class MeteredConnection implements DatabaseConnection {
 
 /**
  * A statement marked `PREPARED` goes to node-postgres as `{ text, name }`: a
- * named statement, parsed and planned once per connection, then only bound and
- * executed. Kysely hands `sql` to `client.query` as it is, and node-postgres
+ * named statement, parsed once per connection, then only bound and executed. Kysely hands `sql` to `client.query` as it is, and node-postgres
  * takes a config object there (`prepared-statements.e2e.spec.ts` holds both).
  */
 function named(query: CompiledQuery): CompiledQuery {
