@@ -81,12 +81,13 @@ export class WebhookEventsStore {
    */
   async insertEvents(executor: GatewayDb, rows: OutcomeRow[], lease?: DirectLease): Promise<string[]> {
     const col = <T>(pick: (r: OutcomeRow) => T) => rows.map(pick);
-    const wake = rows.some((r) => !(lease !== undefined && r.direct === true) && r.quiet !== true);
+    const leased = (r: OutcomeRow) => lease !== undefined && r.direct === true;
+    const wake = rows.some((r) => !leased(r) && r.quiet !== true);
     const { rows: result } = await sql<{ ids: string[] }>`${PREPARED}
       WITH input AS MATERIALIZED (
         SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id, t.*
         FROM unnest(${col((r) => r.agentId)}::text[], ${col((r) => r.callerId)}::text[], ${col((r) => r.type)}::text[],
-                    ${col((r) => r.payload)}::text[], ${col((r) => lease !== undefined && r.direct === true)}::bool[])
+                    ${col((r) => r.payload)}::text[], ${col(leased)}::bool[])
              WITH ORDINALITY AS t(agent_id, caller_id, event_type, payload, direct, ord)),
       recorded AS (
         INSERT INTO webhook_events (id, agent_id, caller_id, event_type, payload, lease_token, lease_until)
