@@ -253,6 +253,14 @@ describe('access control: every endpoint refuses every credential that does not 
       expect(refused.status).toBe(401);
       expect(codeOf(refused.text)).toBe(-32001);
       expect(refused.text).toContain('this agent takes no API keys');
+      // The files endpoint names no agent: the key's own agent's switch holds there too.
+      const presign = await fetch(`${env.gatewayUrls[0]}/api/v1/files/presign-upload`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey },
+        body: JSON.stringify({ filename: 'off.txt', content_type: 'text/plain', size: 1 }),
+      });
+      expect(presign.status).toBe(401);
+      expect(await presign.text()).toContain('this agent takes no API keys');
     } finally {
       await env.stack.admin('agent', 'auth', '--agent', env.agentId, '--api-keys', 'on');
     }

@@ -40,9 +40,13 @@ export class FilesController {
   private async owner(req: FastifyRequest): Promise<FileOwner> {
     const key = req.headers['x-agent-api-key'];
     if (key !== undefined) {
-      const auth = await this.apiKeys.identify(typeof key === 'string' ? key : undefined);
-      if (!auth.ok) throw fileErrors.unauthorized(auth.reason);
-      return { agentId: auth.principal.agentId, caller: auth.principal.callerId };
+      // The key names its agent; whether that agent takes keys now (`agent auth --api-keys off`)
+      // is the agent authenticator's to say, as on every other route.
+      const identified = await this.apiKeys.identify(typeof key === 'string' ? key : undefined);
+      if (!identified.ok) throw fileErrors.unauthorized(identified.reason);
+      const byKey = await this.agentAuth.authenticate(identified.principal.agentId, req.headers);
+      if (!byKey.ok) throw fileErrors.unauthorized(byKey.reason);
+      return { agentId: byKey.principal.agentId, caller: byKey.principal.callerId };
     }
     const auth = await this.grants.verify(req.raw.rawHeaders);
     if (auth.ok) return { agentId: auth.grant.agentId, caller: taskCaller(auth.grant) };
