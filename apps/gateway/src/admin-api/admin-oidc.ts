@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { AdminOidcConfig } from '../config/admin-api.env';
+import { secureTransport } from '../oauth/issuer-urls';
 import { AdminApiError } from './admin-api-errors';
 import { sameSecret } from './session-cookies';
 
@@ -142,13 +143,24 @@ async function discover(issuer: string): Promise<Discovery> {
   if (
     !metadata ||
     metadata.issuer?.replace(/\/$/, '') !== issuer ||
-    ![metadata.authorization_endpoint, metadata.token_endpoint, metadata.jwks_uri].every(
-      (url) => typeof url === 'string' && /^https?:\/\//.test(url),
-    )
+    ![metadata.authorization_endpoint, metadata.token_endpoint, metadata.jwks_uri].every(secureEndpoint)
   ) {
     throw new AdminApiError(503, 'unavailable', `the OIDC provider ${issuer} gave no usable metadata`);
   }
   return metadata as Discovery;
+}
+
+/**
+ * An endpoint of the provider's: https, or http on a loopback address only, as
+ * for OAuth issuers (the client secret, the code and the signing keys travel there).
+ */
+function secureEndpoint(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    return secureTransport(new URL(value));
+  } catch {
+    return false;
+  }
 }
 
 /** The flow cookie: HttpOnly, this host only, sent back on the provider's redirect (Lax) to the callback's path. */

@@ -1,4 +1,5 @@
 import { IsString, Matches } from 'class-validator';
+import { unsafeUrl } from '../oauth/issuer-urls';
 
 /** The management API (apps/gateway/src/admin-api/README.md). */
 export class AdminApiSettings {
@@ -62,6 +63,8 @@ export interface AdminOidcConfig {
 /** The OIDC login's settings when an issuer is set (undefined: off); an issuer without a client or an allow list is refused. */
 export function adminOidc(env: AdminOidcSettings & AdminApiSettings): AdminOidcConfig | undefined {
   if (!env.ADMIN_OIDC_ISSUER) return undefined;
+  const unsafe = unsafeUrl(env.ADMIN_OIDC_ISSUER);
+  if (unsafe) throw new Error(`ADMIN_OIDC_ISSUER: ${env.ADMIN_OIDC_ISSUER}: ${unsafe}`);
   const list = (value: string) =>
     new Set(
       value

@@ -25,9 +25,12 @@ export function unsafeUrl(value: string): string | undefined {
   }
   if (url.search || url.hash) return 'must have no query or fragment';
   if (url.username || url.password) return 'must hold no credentials';
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && isLoopback(url.hostname)) return undefined;
-  return 'must be https (http only on a loopback address)';
+  return secureTransport(url) ? undefined : 'must be https (http only on a loopback address)';
+}
+
+/** https, or http to a loopback address: a transport an issuer's answers may come over. */
+export function secureTransport(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname));
 }
 
 function isLoopback(hostname: string): boolean {
