@@ -110,6 +110,36 @@ describe('console', () => {
     expect((await fetch(`${ORIGIN}/console/../admin/v1/agents`)).status).toBe(401);
   });
 
+  it('names its icon, so a page load asks for nothing the server does not have', async () => {
+    const missing: string[] = [];
+    const errors: string[] = [];
+    const onResponse = (response: { status(): number; url(): string }) => {
+      if (response.status() === 404) missing.push(response.url());
+    };
+    const onConsole = (message: { type(): string; text(): string }) => {
+      // (The login page's own probe of the session is a 401, by design: not what this is about.)
+      if (message.type() === 'error' && /\b404\b/.test(message.text())) errors.push(message.text());
+    };
+    page.on('response', onResponse);
+    page.on('console', onConsole);
+    try {
+      await page.goto('/console/');
+      await page.getByRole('heading', { name: 'MCP gateway console' }).waitFor();
+      const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+      expect(icon).toBe('/console/favicon.svg');
+      const served = await fetch(`${ORIGIN}${icon}`);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toBe('image/svg+xml');
+      expect(served.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+      await page.waitForLoadState('networkidle');
+    } finally {
+      page.off('response', onResponse);
+      page.off('console', onConsole);
+    }
+    expect(missing).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('blocks an inline script injected into a page, and the browser reports it', async () => {
     await page.goto('/console/');
     await page.getByRole('heading', { name: 'MCP gateway console' }).waitFor();
