@@ -36,6 +36,8 @@ import { GrantRevocationsStore } from '../grants/grant-revocations.store';
 import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.store';
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { OperatorRecordsStore } from '../admin/operations/records';
+import { ToolChangesStore } from '../tool-pinning/tool-changes.store';
+import { ToolChangesController } from './controllers/tool-changes.controller';
 
 /** Every controller of the management API: the OpenAPI test reads its routes from here. */
 export const ADMIN_CONTROLLERS = [
@@ -51,6 +53,7 @@ export const ADMIN_CONTROLLERS = [
   GrantsController,
   NatsCredentialsController,
   RecordsController,
+  ToolChangesController,
 ];
 
 /**
@@ -87,6 +90,7 @@ export class AdminHttpModule {
         PersonalAccessTokensStore,
         NatsCredentialsStore,
         OperatorRecordsStore,
+        ToolChangesStore,
         { provide: ADMIN_OIDC, useValue: oidcOf(shared.env) },
         { provide: APP_GUARD, useClass: AdminTokenGuard },
         LiveStreams,

@@ -16,6 +16,7 @@ import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
+import { ToolChangesStore } from '../tool-pinning/tool-changes.store';
 
 /**
  * What the admin CLI needs: the stores and the grant keys, over the gateway's
@@ -39,6 +40,7 @@ import { IdempotencyStore } from '../idempotency/idempotency.store';
     AdminLoginCodesStore,
     OperatorRecordsStore,
     IdempotencyStore,
+    ToolChangesStore,
   ],
 })
 export class AdminModule {}

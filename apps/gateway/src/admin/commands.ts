@@ -19,6 +19,8 @@ import { QUOTA_MAX, agentQuotas } from './operations/quotas';
 import { callList, callShow } from './calls.command';
 import { createPat, mintGrant, revokeGrant } from './operations/grants';
 import { RECORD_COMMANDS } from './records.command';
+import { TOOL_CHANGE_COMMANDS } from './tool-changes.command';
+import type { ToolChangesStore } from '../tool-pinning/tool-changes.store';
 import type { OperatorRecordsStore } from './operations/records';
 import type { IdempotencyStore } from '../idempotency/idempotency.store';
 import type { DeliveryView, WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
@@ -43,8 +45,10 @@ export interface AdminDeps {
   /** The agents' pods (agent_pods): `agent list` counts those online. */
   pods: PodsStore;
   idempotency: IdempotencyStore;
+  toolChanges: ToolChangesStore;
   env: Pick<
     GatewayEnv,
+    | 'TOOL_CHANGES'
     | 'NATS_URL'
     | 'NATS_CREDS'
     | 'BUS_PREFIX'
@@ -83,6 +87,15 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               show or set how callers may authenticate at the
                                               agent's endpoint (both by default; OAuth needs
                                               OAUTH_ISSUERS on the gateways)
+  agent update --agent <agent> --tool-changes accept|hold|reject|default
+                                              what a registration that changes the approved tool
+                                              definitions does (default: TOOL_CHANGES)
+  tools changes [--agent <agent>] [--status pending|approved|rejected|superseded|all] [--limit N]
+                                              tool-definition changes, pending by default, each
+                                              with its diff against the approved definitions
+  tools approve --agent <agent> --version N   serve a pending change's definitions from now on
+                                              (clients watching the tool list hear of it)
+  tools reject --agent <agent> --version N    keep serving the approved definitions
   apikey create --agent <agent> [--label L]   mint an API key; the key is printed once
   apikey list [--agent <agent>]               list keys (ids only, never secrets)
   apikey revoke <key-id>                      revoke a key at once on every gateway
@@ -330,6 +343,7 @@ export const COMMANDS: Record<string, Command> = {
   'console token': consoleToken,
   'console login-link': consoleLoginLink,
   ...RECORD_COMMANDS,
+  ...TOOL_CHANGE_COMMANDS,
   'pat create': async ({ pats }, { flags }) => {
     const created = await createPat(pats, optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };

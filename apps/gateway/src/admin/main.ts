@@ -20,6 +20,7 @@ import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
+import { ToolChangesStore } from '../tool-pinning/tool-changes.store';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 import { npmStartDefaults } from './local-stack';
 
@@ -59,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
       records: app.get(OperatorRecordsStore),
       pods: app.get(PodsStore),
       idempotency: app.get(IdempotencyStore),
+      toolChanges: app.get(ToolChangesStore),
       env,
     };
     const output = await command(deps, parsed);
@@ -113,6 +115,8 @@ const FLAGS = {
   key: { type: 'string' },
   status: { type: 'string' },
   open: { type: 'boolean' },
+  'tool-changes': { type: 'string' },
+  version: { type: 'string' },
 } as const;
 
 function parse(argv: string[]): Parsed | undefined {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ToolPinningModule } from '../tool-pinning/tool-pinning.module';
 import { AgentsStore } from './agents.store';
 import { PodsStore } from './pods.store';
 import { PresenceRecorder } from './presence.recorder';
@@ -7,6 +8,7 @@ import { RegistryService } from './registry.service';
 
 /** Agents and their registered skills; pods register over the bus and say they are up (presence). */
 @Module({
+  imports: [ToolPinningModule],
   controllers: [RegistryMsController],
   providers: [AgentsStore, PodsStore, RegistryService, PresenceRecorder],
   exports: [AgentsStore, PodsStore],

@@ -80,17 +80,23 @@ export class AgentsStore {
   }
 
   /**
-   * Make the agent's tools exactly `skills`. A tool keeps its id across
-   * registrations while its name stays; dropped skills are removed.
+   * Make the agent's tools exactly `skills`, or what `admit` makes of them: it
+   * runs in the same transaction, after the agent's row is locked, with the
+   * tools served until now (tool pinning: ../tool-pinning/README.md), and
+   * answers the tools to serve. A tool keeps its id across registrations while
+   * its name stays; dropped tools are removed. Answers the tools served.
    */
   async replaceTools(
     agentId: string,
     workspaceId: string,
     skills: SkillDefinition[],
     extras: AgentExtras = NO_EXTRAS,
-  ): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
+    admit?: (tx: GatewayDb, served: SkillDefinition[]) => Promise<SkillDefinition[]>,
+  ): Promise<SkillDefinition[]> {
+    return this.db.transaction().execute(async (tx) => {
+      // The upsert locks the agent's row: registrations of one agent decide one after the other.
       await upsertAgent(tx, agentId, workspaceId);
+      const served = admit ? await admit(tx, await toolDefinitions(tx, agentId)) : skills;
       await tx
         .updateTable('agents')
         .set({
@@ -101,18 +107,15 @@ export class AgentsStore {
         })
         .where('id', '=', agentId)
         .execute();
-      const names = skills.map((skill) => skill.name);
+      const names = served.map((skill) => skill.name);
       await tx
         .deleteFrom('tools')
         .where('agent_id', '=', agentId)
         .where((eb) => eb.not(eb('name', '=', eb.fn.any(sql<string[]>`${names}::text[]`))))
         .execute();
-      // One statement for every skill: its rows come out of the JSON array.
-      await sql`
-        INSERT INTO tools (agent_id, name, definition)
-        SELECT ${agentId}, skill->>'name', skill FROM jsonb_array_elements(${JSON.stringify(skills)}::jsonb) AS skill
-        ON CONFLICT (agent_id, name) DO UPDATE SET definition = EXCLUDED.definition, registered_at = now()`.execute(tx);
+      await upsertTools(tx, agentId, served);
       await notifyChange('agent', agentId).execute(tx);
+      return served;
     });
   }
 
@@ -160,6 +163,26 @@ export class AgentsStore {
       .orderBy('name')
       .execute();
   }
+}
+
+/** The agent's tools as served now (on `db` or inside a transaction), by name. */
+export async function toolDefinitions(db: GatewayDb, agentId: string): Promise<SkillDefinition[]> {
+  const rows = await db
+    .selectFrom('tools')
+    .select('definition')
+    .where('agent_id', '=', agentId)
+    .orderBy('name')
+    .execute();
+  return rows.map((row) => row.definition);
+}
+
+/** Write these definitions of the agent's tools, each in one statement (its rows come out of the JSON array). */
+export async function upsertTools(db: GatewayDb, agentId: string, skills: SkillDefinition[]): Promise<void> {
+  if (skills.length === 0) return;
+  await sql`
+    INSERT INTO tools (agent_id, name, definition)
+    SELECT ${agentId}, skill->>'name', skill FROM jsonb_array_elements(${JSON.stringify(skills)}::jsonb) AS skill
+    ON CONFLICT (agent_id, name) DO UPDATE SET definition = EXCLUDED.definition, registered_at = now()`.execute(db);
 }
 
 /** On `db` or inside a transaction (a `Transaction` is a `Kysely`). */

@@ -17,6 +17,7 @@ import { schemaLimitsFrom } from '../catalogue/schema-limits';
 import { validatorCache } from '../catalogue/validator-cache';
 import { UriTemplate } from '../catalogue/uri-template';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { ToolPinning } from '../tool-pinning/tool-pinning.service';
 import { AgentsStore, type AgentExtras } from './agents.store';
 import { PodsStore } from './pods.store';
 
@@ -35,6 +36,7 @@ export class RegistryService {
     private readonly agents: AgentsStore,
     private readonly pods: PodsStore,
     private readonly bus: BusClient,
+    private readonly pinning: ToolPinning,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -99,10 +101,24 @@ export class RegistryService {
     }
     const before = await this.lists(agent_id);
     const extras = { resources, resource_templates, prompts, completions };
-    await this.agents.replaceTools(agent_id, workspace_id, skills, extras);
+    // What is served: the approved definitions, under the agent's tool-change policy (../tool-pinning/).
+    const served = await this.agents.replaceTools(
+      agent_id,
+      workspace_id,
+      skills,
+      extras,
+      this.pinning.admitting(agent_id, skills),
+    );
     await this.pods.registered(agent_id, pod_id);
-    this.announce(agent_id, before, listsOf(skills, extras));
-    this.logger.log({ msg: 'agent registered', agent_id, workspace_id, pod_id, skills: skills.length });
+    this.announce(agent_id, before, listsOf(served, extras));
+    this.logger.log({
+      msg: 'agent registered',
+      agent_id,
+      workspace_id,
+      pod_id,
+      skills: skills.length,
+      served: served.length,
+    });
     // For the live consoles (admin-api/live/): a pod came (a pod registers at every start).
     const came: ActivityEvent = { kind: 'registration', agent_id, pod_id, tools: skills.length, at: now() };
     this.bus.publish(GatewayActivity, came);

@@ -14,6 +14,7 @@ import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 
 import { AdminApiSettings, AdminOidcSettings } from './admin-api.env';
 import { OAuthSettings } from './oauth.env';
 import { WebhookSettings } from './webhook.env';
+import { TOOL_CHANGE_POLICIES, type ToolChangePolicy } from '../tool-pinning/tool-definitions';
 
 export class GatewaySettings {
   /** Admin CLI, NATS credentials: the deployment's NATS account public key, or a file holding it (libs/bus/src/auth). */
@@ -143,6 +144,15 @@ export class GatewaySettings {
   @IsInt()
   @Min(60)
   CONVERSATION_HANDLE_TTL_SECONDS: number = 86_400;
+
+  /**
+   * What a registration whose tool definitions differ from the approved ones
+   * does (tool-pinning/README.md): `accept` serves them, `hold` keeps serving
+   * the approved ones until an operator approves, `reject` refuses the
+   * registration. Per agent: `agent update --tool-changes`.
+   */
+  @IsIn(TOOL_CHANGE_POLICIES)
+  TOOL_CHANGES: ToolChangePolicy = 'accept';
 
   /** How long an idempotency key is remembered. */
   @IsInt()

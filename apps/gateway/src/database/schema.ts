@@ -25,6 +25,8 @@ export interface AgentsTable {
   completions: Generated<boolean>;
   api_keys_enabled: Generated<boolean>;
   oauth_enabled: Generated<boolean>;
+  /** The agent's tool-change policy; null: TOOL_CHANGES (migration 1764719000000). */
+  tool_changes: 'accept' | 'hold' | 'reject' | null;
 }
 
 export interface ToolsTable {
@@ -33,6 +35,25 @@ export interface ToolsTable {
   name: string;
   definition: Json<SkillDefinition>;
   registered_at: Generated<Timestamp>;
+}
+
+export type ToolChangeStatus = 'pending' | 'approved' | 'rejected' | 'superseded';
+
+/** A version of an agent's catalogue that a registration proposed (tool-pinning/README.md). */
+export interface ToolChangesTable {
+  agent_id: string;
+  version: number;
+  status: ToolChangeStatus;
+  /** Of the proposed definitions, in any order (`proposalDigest`). */
+  digest: string;
+  /** The new and changed definitions. */
+  proposed: Json<SkillDefinition[]>;
+  /** The approved definitions of the changed tools when it was proposed (the diff's left side). */
+  approved_before: Json<SkillDefinition[]>;
+  created_at: Generated<Timestamp>;
+  decided_at: Timestamp | null;
+  /** Who decided: `admin:<token id>`, `cli`, or `policy:accept`. */
+  decided_by: string | null;
 }
 
 /** One pod of an agent: registered, last heard (registration or presence), leaving (migration 1764717000000). */
@@ -273,6 +294,7 @@ export interface McpTasksTable {
 export interface GatewayTables {
   agents: AgentsTable;
   tools: ToolsTable;
+  tool_changes: ToolChangesTable;
   agent_pods: AgentPodsTable;
   api_keys: ApiKeysTable;
   mcp_sessions: McpSessionsTable;

@@ -4,6 +4,7 @@ import { BusClient, refuseOnBus, type BusSubscription } from '@mcpgw/bus';
 import { Draining } from '@mcpgw/runtime';
 import type { JsonRpcId } from '../protocol/json-rpc';
 import type { SseStream } from '../transport/sse-stream';
+import { CacheInvalidationService } from '../../cache/cache-invalidation.service';
 import { TaskService } from '../../tasks/tasks.service';
 import { NoticeRate } from './notice-rate';
 import { SUBSCRIPTION_ID_META, type SubscriptionFilter } from './subscription-filter';
@@ -34,7 +35,9 @@ export type ListChangeHook = (agentId: string, method: string) => void;
  * agent. Every replica hears every agent's notices on NATS (`GatewayNotices`:
  * list changes announced by the gateway that stored a registration, task
  * states; `AgentNotices`: resource updates published by the agent, at most
- * `NoticeRate` of them per agent) and writes each to the streams whose
+ * `NoticeRate` of them per agent; and from PostgreSQL, on every replica, the
+ * `tools:<agent>` notice of an operator's approval of a tool change, which
+ * comes from the admin CLI too: ../../tool-pinning/) and writes each to the streams whose
  * filter asks for it, tagged with the stream's subscription id. When the
  * replica drains, every stream is closed gracefully: the listen request's
  * result, then the end of the stream.
@@ -56,7 +59,10 @@ export class ListenStreams implements OnModuleInit, OnApplicationShutdown {
     private readonly bus: BusClient,
     private readonly tasks: TaskService,
     draining: Draining,
+    invalidation: CacheInvalidationService,
   ) {
+    // Each replica hears it and tells its own streams (no bus hop: the CLI that approves has no bus).
+    invalidation.on('tools', (agentId) => agentId && this.deliver(agentId, { kind: 'tools_list_changed' }));
     draining.register({
       name: 'listen-streams',
       endStreams: () => this.closeAll(),
