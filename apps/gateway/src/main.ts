@@ -3,7 +3,7 @@ import { exitOnStartupFailure, runService } from '@mcpgw/runtime';
 import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module';
 import { isUpload } from './files/files.service';
-import { GATEWAY_ENV, loadEnv, type GatewayEnv } from './config/gateway.env';
+import { GATEWAY_ENV, loadEnv, trustedProxies, type GatewayEnv } from './config/gateway.env';
 import { mcpBodyLimit } from './mcp/transport/body-limit';
 import { McpHttpErrorFilter } from './mcp/transport/mcp-http-error.filter';
 
@@ -14,6 +14,7 @@ runService({
   port: (e: GatewayEnv) => e.GATEWAY_PORT,
   busQueue: 'gateway',
   bodyLimit: (e: GatewayEnv) => e.MCP_MAX_BODY_BYTES,
+  trustedProxies: (e: GatewayEnv) => trustedProxies(e.GATEWAY_TRUSTED_PROXIES),
   bodyParser: false,
   httpErrorFilter: new McpHttpErrorFilter(),
   // An upload may take minutes over a slow link; every other request keeps HTTP_REQUEST_TIMEOUT_MS.

@@ -11,6 +11,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { request as httpRequest } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -21,6 +22,24 @@ const SCOPE = 'mcp:tools';
 function bearerChallenge(header: string | null): Record<string, string> {
   expect(header).toMatch(/^Bearer\b/);
   return Object.fromEntries([...header!.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+}
+
+/** A POST from another loopback address than 127.0.0.1: another client, as the gateway sees it. */
+function postFrom(localAddress: string, url: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const req = httpRequest(url, {
+      method: 'POST',
+      localAddress,
+      headers: { ...HEADERS, authorization: `Bearer ${token}` },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /**
@@ -37,8 +56,8 @@ describe('OAuth resource-server mode', () => {
   /** The agent's MCP URL, which is also its resource identifier (RFC 8707). */
   let resource: string;
   let metadataUrl: string;
-  /** The origin of the gateway that introspects opaque tokens (set by its test). */
-  let opaqueBase = '';
+  /** The origins of the gateways that introspect opaque tokens (added by their tests). */
+  const opaqueBases: string[] = [];
   let unique = 0;
   const fresh = (label: string) => `${label}-${Date.now()}-${unique++}`;
 
@@ -87,7 +106,7 @@ describe('OAuth resource-server mode', () => {
     as = await startAuthorizationServer({
       discovery: 'openid',
       // The introspecting gateway's resources get opaque tokens (RFC 7662); the rest JWTs.
-      opaqueFor: (resource) => opaqueBase !== '' && resource.startsWith(`${opaqueBase}/`),
+      opaqueFor: (resource) => opaqueBases.some((base) => resource.startsWith(`${base}/`)),
     });
     foreign = await startAuthorizationServer();
     const port = await freePort();
@@ -416,7 +435,8 @@ describe('OAuth resource-server mode', () => {
 
   it('OAUTH_INTROSPECTION_ISSUER: an opaque token is asked about at its issuer and held to the same rules', async () => {
     const port = await freePort();
-    opaqueBase = `http://127.0.0.1:${port}`;
+    const opaqueBase = `http://127.0.0.1:${port}`;
+    opaqueBases.push(opaqueBase);
     const gatewayClient = await as.registerMachineClient();
     await env.stack.startGateway({
       GATEWAY_PORT: String(port),
@@ -459,6 +479,182 @@ describe('OAuth resource-server mode', () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"');
       expect(await answer.text()).toContain(reason);
+    }
+
+    // The gateway's own secrets (a real API key of the agent, a PAT's shape) are refused as they are,
+    // and never posted to the issuer's introspection endpoint.
+    const asked = as.introspected.length;
+    for (const secret of [env.apiKey, `pat_${'A'.repeat(12)}_${'b'.repeat(43)}`]) {
+      expect(secret).toMatch(/^(bak|pat)_/);
+      const answer = await raw(secret);
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect(await answer.text()).toContain('of this gateway, not an access token');
+    }
+    expect(as.introspected.slice(asked)).toEqual([]);
+    // The control: a made-up token of no such shape is asked about.
+    expect((await raw('made-up-opaque-token-2')).status).toBe(401);
+    expect(as.introspected.slice(asked)).toEqual(['made-up-opaque-token-2']);
+  });
+
+  it('a flood of made-up opaque tokens from one address is stopped there: the issuer is not asked, others get in', async () => {
+    const port = await freePort();
+    const floodBase = `http://127.0.0.1:${port}`;
+    opaqueBases.push(floodBase);
+    const gatewayClient = await as.registerMachineClient();
+    await env.stack.startGateway({
+      GATEWAY_PORT: String(port),
+      PUBLIC_BASE_URL: floodBase,
+      OAUTH_ISSUERS: as.issuer,
+      OAUTH_INTROSPECTION_ISSUER: as.issuer,
+      OAUTH_INTROSPECTION_CLIENT_ID: gatewayClient.client_id,
+      OAUTH_INTROSPECTION_CLIENT_SECRET: gatewayClient.client_secret!,
+      OAUTH_INTROSPECTION_PER_SOURCE_PER_MINUTE: '5',
+      // Active answers are kept 1 s: the token seen valid is asked about again during the flood.
+      OAUTH_INTROSPECTION_CACHE_SECONDS: '1',
+    });
+    const url = `${floodBase}/${env.agentId}/mcp`;
+    const status = async (token: string) =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { ...HEADERS, authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        })
+      ).status;
+    const timesAsked = (token: string) => as.introspected.filter((t) => t === token).length;
+
+    const valid = (await as.clientCredentialsToken(url)).access_token;
+    expect(await status(valid)).toBe(200);
+    expect(timesAsked(valid)).toBe(1);
+
+    const asked = as.introspected.length;
+    const flood = Array.from({ length: 40 }, (_, i) => `made-up-${Date.now()}-${i}`);
+    const answers = await Promise.all(flood.map(status));
+    const reachedIssuer = as.introspected.slice(asked).filter((t) => flood.includes(t));
+    expect(reachedIssuer.length).toBeLessThanOrEqual(5);
+    expect(answers.filter((s) => s === 429)).toHaveLength(flood.length - reachedIssuer.length);
+    expect(answers.filter((s) => s === 401)).toHaveLength(reachedIssuer.length);
+
+    // The same address, still flooding: a new made-up token is refused before the issuer is asked,
+    // while the token seen valid before is asked about again once its answer expires, and gets in.
+    expect(await status(`made-up-${Date.now()}-late`)).toBe(429);
+    const seen: number[] = [];
+    await expect
+      .poll(
+        async () => {
+          seen.push(await status(valid));
+          return timesAsked(valid);
+        },
+        { timeout: 15_000, interval: 250 },
+      )
+      .toBe(2);
+    expect(new Set(seen)).toEqual(new Set([200]));
+
+    // Another address is not locked out: its new token is asked about and taken.
+    const other = (await as.clientCredentialsToken(url)).access_token;
+    expect(await postFrom('127.0.0.2', url, other)).toBe(200);
+    expect(timesAsked(other)).toBe(1);
+  });
+
+  it('OAUTH_POLICY: several issuers, each with its own scopes, tools by claim and agents', async () => {
+    const partner = await startAuthorizationServer({ resourceScopes: ['partner:mcp'] });
+    const corpOnly = fresh('corp-only').slice(0, 40);
+    await env.addAgent(corpOnly);
+    try {
+      const port = await freePort();
+      const policyBase = `http://127.0.0.1:${port}`;
+      await env.stack.startGateway({
+        GATEWAY_PORT: String(port),
+        PUBLIC_BASE_URL: policyBase,
+        OAUTH_POLICY: JSON.stringify({
+          issuers: [
+            {
+              issuer: as.issuer,
+              agents: '*',
+              scopes: [SCOPE],
+              tools_claim: 'groups',
+              tools_by_claim: { admins: ['*'], support: ['echo'] },
+            },
+            {
+              issuer: partner.issuer,
+              agents: [env.agentId],
+              scopes: ['partner:mcp'],
+              tools_claim: 'groups',
+              tools_by_claim: { support: ['echo'] },
+            },
+          ],
+        }),
+      });
+      const urlOf = (agent: string) => `${policyBase}/${agent}/mcp`;
+      const url = urlOf(env.agentId);
+      const toolsOf = async (token: string) => {
+        const client = new Client({ name: 'oauth-e2e-policy', version: '1.0.0' });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(url), {
+            requestInit: { headers: { authorization: `Bearer ${token}` } },
+          }),
+        );
+        try {
+          return (await client.listTools()).tools.map((t) => t.name);
+        } finally {
+          await client.close();
+        }
+      };
+      const raw = async (agent: string, token: string) => {
+        const response = await fetch(urlOf(agent), {
+          method: 'POST',
+          headers: { ...HEADERS, authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+        return {
+          status: response.status,
+          challenge: response.headers.get('www-authenticate'),
+          text: await response.text(),
+        };
+      };
+
+      // groups=admins opens every tool for the corporate issuer's users, not for the partner's.
+      const corpAdmin = await as.mintToken({ aud: url, scope: SCOPE, claims: { groups: ['admins'] } });
+      expect(await toolsOf(corpAdmin)).toEqual(expect.arrayContaining(['echo', 'counter', 'sleep']));
+      const partnerAdmin = await partner.mintToken({ aud: url, scope: 'partner:mcp', claims: { groups: ['admins'] } });
+      expect(await toolsOf(partnerAdmin)).toEqual([]);
+      const partnerSupport = await partner.mintToken({
+        aud: url,
+        scope: 'partner:mcp',
+        claims: { groups: ['support'] },
+      });
+      expect(await toolsOf(partnerSupport)).toEqual(['echo']);
+
+      // Scopes per issuer: the partner's tokens need partner:mcp (the corporate scope is not enough), and the
+      // challenge names it.
+      const partnerWrongScope = await partner.mintToken({ aud: url, scope: SCOPE, claims: { groups: ['support'] } });
+      const short = await raw(env.agentId, partnerWrongScope);
+      expect(short.status).toBe(403);
+      expect(bearerChallenge(short.challenge)).toMatchObject({ error: 'insufficient_scope', scope: 'partner:mcp' });
+      const corpWrongScope = await as.mintToken({ aud: url, scope: 'partner:mcp', claims: { groups: ['admins'] } });
+      expect((await raw(env.agentId, corpWrongScope)).status).toBe(403);
+
+      // An agent the partner's entry does not list: its tokens are refused there as an untrusted issuer's,
+      // and the agent's metadata names only the corporate issuer.
+      const partnerOnCorpOnly = await partner.mintToken({ aud: urlOf(corpOnly), scope: 'partner:mcp' });
+      const refused = await raw(corpOnly, partnerOnCorpOnly);
+      expect(refused.status).toBe(401);
+      expect(bearerChallenge(refused.challenge)).toMatchObject({ error: 'invalid_token' });
+      expect(refused.text).toContain('the access token is not from a trusted issuer');
+      const corpOnCorpOnly = await as.mintToken({ aud: urlOf(corpOnly), scope: SCOPE, claims: { groups: ['admins'] } });
+      expect((await raw(corpOnly, corpOnCorpOnly)).status).toBe(200);
+
+      const metadata = async (agent: string) =>
+        (await (await fetch(`${policyBase}/.well-known/oauth-protected-resource/${agent}/mcp`)).json()) as {
+          authorization_servers: string[];
+          scopes_supported?: string[];
+        };
+      expect((await metadata(corpOnly)).authorization_servers).toEqual([as.issuer]);
+      expect((await metadata(corpOnly)).scopes_supported).toEqual([SCOPE]);
+      expect((await metadata(env.agentId)).authorization_servers).toEqual([as.issuer, partner.issuer]);
+    } finally {
+      await partner.stop();
     }
   });
 

@@ -49,6 +49,11 @@ export interface ServiceSpec<Env extends BaseEnv = BaseEnv> {
   busQueue?: string;
   /** Body size limit for HTTP requests, in bytes. */
   bodyLimit?: (env: Env) => number;
+  /**
+   * The reverse proxies (addresses or CIDRs) whose `X-Forwarded-For` names the
+   * client (Fastify `request.ip`); none: `request.ip` is the TCP peer.
+   */
+  trustedProxies?: (env: Env) => string[];
   /** How HTTP errors outside handlers are answered; default: the REST form of ServiceError. */
   httpErrorFilter?: ExceptionFilter;
   /** False when the app parses request bodies itself (configure then adds its parsers). */
@@ -90,6 +95,7 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
     spec.module,
     new FastifyAdapter({
       bodyLimit: spec.bodyLimit?.(env) ?? 1_048_576,
+      ...(spec.trustedProxies?.(env).length && { trustProxy: spec.trustedProxies(env) }),
       return503OnClosing: true,
       // `request.id`: the caller's X-Request-Id when safe, else a UUID (request-ids.ts).
       genReqId: requestIdOf,

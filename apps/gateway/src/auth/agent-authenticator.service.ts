@@ -12,12 +12,13 @@ export const API_KEY_HEADER = 'x-agent-api-key';
 export type AgentAuthResult =
   | { ok: true; principal: AgentPrincipal }
   /** `challenge`: the `WWW-Authenticate` to send (OAuth on). */
-  | { ok: false; status: 401 | 403 | 503; reason: string; challenge?: string };
+  | { ok: false; status: 401 | 403 | 429 | 503; reason: string; challenge?: string };
 
 /**
  * Who calls an agent's endpoint: its API key (`X-Agent-API-Key`), or, with
- * OAuth on, a bearer token of a trusted issuer for the agent's resource
- * (../oauth/), each as the agent allows (`agent auth`: both by default). A
+ * OAuth on for the agent (an issuer of the policy may reach it), a bearer token
+ * of such an issuer for the agent's resource (../oauth/), each as the agent
+ * allows (`agent auth`: both by default). A
  * request that brings both is judged by its API key. What each agent allows
  * is held in memory, dropped when the agent's row changes (on any replica).
  */
@@ -34,9 +35,10 @@ export class AgentAuthenticator {
     invalidation.on('agent', (agentId) => (agentId ? this.methods.delete(agentId) : this.methods.clear()));
   }
 
-  async authenticate(agentId: string, headers: IncomingHttpHeaders): Promise<AgentAuthResult> {
+  /** `source`: the client's address (Fastify `request.ip`), which unknown opaque tokens are counted against. */
+  async authenticate(agentId: string, headers: IncomingHttpHeaders, source: string): Promise<AgentAuthResult> {
     if (!AGENT_ID_PATTERN.test(agentId)) return { ok: false, status: 401, reason: 'unknown agent' };
-    const oauth = this.oauth.enabled;
+    const oauth = this.oauth.issuersOf(agentId).length > 0;
     const refuse = (reason: string): AgentAuthResult => ({
       ok: false,
       status: 401,
@@ -56,7 +58,7 @@ export class AgentAuthenticator {
       if (!byKey.ok) return refuse(byKey.reason);
       return (await this.allowed(agentId)).api_keys ? byKey : refuse('this agent takes no API keys');
     }
-    const byToken = await this.oauth.authenticate(bearer, agentId);
+    const byToken = await this.oauth.authenticate(bearer, agentId, source);
     if (!byToken.ok) {
       return {
         ok: false,

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Who calls an agent's endpoint (surface A): one of its API keys, or a user of
  * an OAuth issuer. Either way the same isolation: `id` is what sessions bind
@@ -23,6 +25,7 @@ export interface OAuthPrincipal {
   callerId: string;
   agentId: string;
   issuer: string;
+  /** The token's `sub`; for a machine client's opaque token without one, `client:<client_id>`. */
   subject: string;
   scopes: string[];
   /** The tools it may see and call (OAUTH_TOOLS_CLAIM); undefined: every tool. */
@@ -38,6 +41,19 @@ export function apiKeyPrincipal(id: string, agentId: string): ApiKeyPrincipal {
 /** The caller id of a session's principal (`id`): API key ids hold no colon, OAuth ids start `oauth:`. */
 export function callerIdOf(principalId: string): string {
   return principalId.startsWith(OAUTH_PREFIX) ? principalId : `apikey:${principalId}`;
+}
+
+/** Who a token speaks for: a subject (`sub`), or a machine client (`client_id`) when it names no subject. */
+export type OAuthCaller = { sub: string } | { clientId: string };
+
+/**
+ * 22 characters of SHA-256 of the issuer and the caller: a user's `iss\nsub`
+ * (a `sub` holds no newline), a client's `iss\nclient\n<client_id>`, so that a
+ * machine client never shares the caller id of a user whose `sub` is its id.
+ */
+export function oauthCallerDigest(issuer: string, caller: OAuthCaller): string {
+  const name = 'sub' in caller ? caller.sub : `client\n${caller.clientId}`;
+  return createHash('sha256').update(`${issuer}\n${name}`).digest('base64url').slice(0, 22);
 }
 
 export function oauthPrincipalId(digest: string): string {

@@ -10,7 +10,8 @@ import {
   TracingEnv,
   validateEnv,
 } from '@mcpgw/config';
-import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import { isIP } from 'node:net';
 import { AdminApiSettings, AdminOidcSettings } from './admin-api.env';
 import { OAuthSettings } from './oauth.env';
 import { WebhookSettings } from './webhook.env';
@@ -114,6 +115,21 @@ export class GatewaySettings {
   @IsInt()
   @Min(64)
   RESOURCE_URI_MAX_CHARS: number = 2048;
+
+  /**
+   * The reverse proxies in front of the gateway (IP addresses or CIDRs,
+   * comma-separated): the client address of a request they pass on is the one
+   * their X-Forwarded-For names (what the introspection limit per address
+   * counts). Empty: the TCP peer's address.
+   */
+  @ValidateBy({
+    name: 'trustedProxies',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && trustedProxies(value).every(isAddressOrCidr),
+      defaultMessage: () => 'GATEWAY_TRUSTED_PROXIES must be IP addresses or CIDRs, comma-separated',
+    },
+  })
+  GATEWAY_TRUSTED_PROXIES: string = '';
 
   /** Origins browsers may call the MCP endpoints from (comma list; `*` any; `:*` any port). */
   @IsString()
@@ -319,6 +335,22 @@ export class FilesSettings {
   @IsString()
   @NoPlaceholderInProduction()
   FILES_S3_SECRET_ACCESS_KEY: string = '';
+}
+
+/** GATEWAY_TRUSTED_PROXIES as a list. */
+export function trustedProxies(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function isAddressOrCidr(item: string): boolean {
+  const [address, bits, extra] = item.split('/');
+  if (extra !== undefined || !isIP(address)) return false;
+  if (bits === undefined) return true;
+  const max = isIP(address) === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
 }
 
 export function loadEnv(env: NodeJS.ProcessEnv = process.env) {

@@ -1,6 +1,7 @@
 import { NoPlaceholderInProduction } from '@mcpgw/config';
 import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { parseIssuers } from '../oauth/issuer-urls';
+import { loadPolicy } from '../oauth/oauth-policy';
 import { parseToolsByClaim } from '../oauth/tools-by-claim';
 
 /** OAUTH_ISSUERS parses (https, or http on a loopback address), so a typo stops the start. */
@@ -27,22 +28,49 @@ function IssuerList(): PropertyDecorator {
   });
 }
 
-/** OAUTH_INTROSPECTION_ISSUER is one of OAUTH_ISSUERS (a token is only ever shown to a trusted issuer). */
+/**
+ * The issuers and what each may do read together (oauth-policy.ts): a policy
+ * that does not parse, or global settings it cannot stand beside (several
+ * OAUTH_ISSUERS without one), stop the start, saying what is wrong.
+ */
+function IssuerPolicies(): PropertyDecorator {
+  return ValidateBy({
+    name: 'issuerPolicies',
+    validator: {
+      validate: (_value: unknown, args) => policyProblem(args?.object as OAuthSettings) === undefined,
+      defaultMessage: (args) => policyProblem(args?.object as OAuthSettings) ?? 'the OAuth policy is not accepted',
+    },
+  });
+}
+
+function policyProblem(settings: OAuthSettings): string | undefined {
+  try {
+    loadPolicy(settings);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** OAUTH_INTROSPECTION_ISSUER is one of the trusted issuers (a token is only ever shown to a trusted issuer). */
 function OneOfIssuers(): PropertyDecorator {
   return ValidateBy({
     name: 'oneOfIssuers',
     validator: {
       validate: (value: unknown, args) => {
         try {
-          return parseIssuers(String((args?.object as OAuthSettings).OAUTH_ISSUERS)).includes(String(value));
+          return loadPolicy(args?.object as OAuthSettings).some(({ issuer }) => issuer === value);
         } catch {
           return false;
         }
       },
-      defaultMessage: () => 'OAUTH_INTROSPECTION_ISSUER must be one of OAUTH_ISSUERS',
+      defaultMessage: () => 'OAUTH_INTROSPECTION_ISSUER must be one of the issuers (OAUTH_ISSUERS, or the policy)',
     },
   });
 }
+
+const oauthOn = (env: OAuthSettings) =>
+  env.OAUTH_ISSUERS !== '' || env.OAUTH_POLICY !== '' || env.OAUTH_POLICY_FILE !== '';
 
 /** OAUTH_TOOLS_BY_CLAIM parses, so a typo stops the start. */
 function ToolsByClaim(): PropertyDecorator {
@@ -73,23 +101,40 @@ export class OAuthSettings {
   /**
    * Issuers whose access tokens the agent endpoints take, comma-separated
    * (`https://…`; `http://` only on a loopback address). Empty: OAuth is off and
-   * only API keys are taken.
+   * only API keys are taken. One issuer only: several need a policy (OAUTH_POLICY).
    */
   @IssuerList()
   OAUTH_ISSUERS: string = '';
+
+  /**
+   * The trusted issuers, each with its own scopes, tools by claim and the agents
+   * it may reach, as inline JSON `{"issuers": [{"issuer", "agents", "scopes",
+   * "tools_claim", "tools_by_claim"}, …]}` (apps/gateway/src/oauth/README.md).
+   * Instead of OAUTH_ISSUERS and the global OAUTH_TOOLS_* settings.
+   */
+  @IssuerPolicies()
+  OAUTH_POLICY: string = '';
+
+  /** The same policy, read from this JSON file at the start. */
+  @IsString()
+  OAUTH_POLICY_FILE: string = '';
 
   /**
    * The gateway's public origin as MCP clients reach it (e.g. https://mcp.example.com,
    * no path): an agent's resource identifier is PUBLIC_BASE_URL/{agent}/mcp, the
    * audience its tokens must name. Required with OAUTH_ISSUERS.
    */
-  @ValidateIf((env: OAuthSettings) => env.OAUTH_ISSUERS !== '' || env.PUBLIC_BASE_URL !== '')
+  @ValidateIf((env: OAuthSettings) => oauthOn(env) || env.PUBLIC_BASE_URL !== '')
   @Matches(/^https?:\/\/[^\s/?#@]+$/, {
     message: 'PUBLIC_BASE_URL must be an http(s) origin without a path (required with OAUTH_ISSUERS)',
   })
   PUBLIC_BASE_URL: string = '';
 
-  /** Scopes a token needs for the agent endpoints (space- or comma-separated); a token without them gets 403. */
+  /**
+   * Scopes a token needs for the agent endpoints (space- or comma-separated); a
+   * token without them gets 403. With a policy: the scopes of an issuer whose
+   * entry names none.
+   */
   @Matches(/^[\x21\x23-\x5B\x5D-\x7E]+([ ,]+[\x21\x23-\x5B\x5D-\x7E]+)*$/, {
     message: 'OAUTH_SCOPES must be scope names, separated by spaces or commas',
   })
@@ -152,4 +197,19 @@ export class OAuthSettings {
   @MinLength(1, { message: 'OAUTH_INTROSPECTION_CLIENT_SECRET must be set with OAUTH_INTROSPECTION_ISSUER' })
   @NoPlaceholderInProduction()
   OAUTH_INTROSPECTION_CLIENT_SECRET: string = '';
+
+  /** How long an active introspection answer is kept: a revocation at the issuer is heard within it. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  OAUTH_INTROSPECTION_CACHE_SECONDS: number = 60;
+
+  /**
+   * Opaque tokens never seen active that one client address (IPv6: its /64) may
+   * have introspected per minute; a token found active is not counted. Over it:
+   * 429, and the issuer is not asked.
+   */
+  @IsInt()
+  @Min(1)
+  OAUTH_INTROSPECTION_PER_SOURCE_PER_MINUTE: number = 30;
 }

@@ -54,7 +54,7 @@ export class FilesController {
     const token = this.oauth.enabled ? bearerToken(req.headers.authorization) : undefined;
     const agentId = token && this.oauth.agentOf(token);
     if (agentId) {
-      const byToken = await this.agentAuth.authenticate(agentId, req.headers);
+      const byToken = await this.agentAuth.authenticate(agentId, req.headers, req.ip);
       if (!byToken.ok) throw fileErrors.unauthorized(byToken.reason);
       return { agentId, caller: byToken.principal.callerId };
     }

@@ -1,59 +1,79 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AGENT_ID_PATTERN } from '@mcpgw/contracts';
-import { createHash } from 'node:crypto';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
-import { oauthPrincipalId, type OAuthPrincipal } from '../auth/principal';
+import { oauthPrincipalId, type OAuthCaller, oauthCallerDigest, type OAuthPrincipal } from '../auth/principal';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { gatewaySecretKind } from './gateway-secrets';
 import { IssuerKeys } from './issuer-keys';
-import { parseIssuers } from './issuer-urls';
+import { issuersReaching, loadPolicy, type IssuerPolicy } from './oauth-policy';
 import { TokenIntrospection } from './token-introspection';
-import { parseToolsByClaim, toolsOf, type ToolsByClaim } from './tools-by-claim';
+import { toolsOf } from './tools-by-claim';
 
 export type OAuthResult =
   | { ok: true; principal: OAuthPrincipal }
-  /** 401 `invalid_token`, 403 `insufficient_scope`, or 503 when the issuer's keys cannot be read. */
+  /**
+   * 401 `invalid_token`, 403 `insufficient_scope` (`scopes`: the issuer's, to
+   * ask for), 503 when the issuer's keys cannot be read, 429 when the client's
+   * address has had too many unknown tokens introspected.
+   */
   | {
       ok: false;
-      status: 401 | 403 | 503;
+      status: 401 | 403 | 429 | 503;
       error: 'invalid_token' | 'insufficient_scope' | 'temporarily_unavailable';
       reason: string;
+      scopes?: readonly string[];
     };
 
 /**
  * Resource-server mode (README.md here): an `Authorization: Bearer` JWT access
- * token (RFC 9068) of a trusted issuer, for this agent's resource identifier
- * (RFC 8707 audience), with the scopes the agent endpoints need. The token
- * itself is never kept, logged or passed on: the principal is its issuer and
- * subject.
+ * token (RFC 9068) of an issuer the policy lets reach this agent, for this
+ * agent's resource identifier (RFC 8707 audience), with the scopes that issuer
+ * must grant. The token itself is never kept, logged or passed on: the
+ * principal is its issuer and subject.
  */
 @Injectable()
 export class OAuthAuthenticator {
   private readonly logger = new Logger(OAuthAuthenticator.name);
   readonly enabled: boolean;
-  readonly issuers: string[];
-  readonly scopes: string[];
+  private readonly policy: IssuerPolicy[];
   private readonly algorithms: string[];
   private readonly keys: IssuerKeys;
-  private readonly toolsByClaim?: ToolsByClaim;
   private readonly introspection?: TokenIntrospection;
 
   constructor(@Inject(GATEWAY_ENV) private readonly env: GatewayEnv) {
-    this.issuers = parseIssuers(env.OAUTH_ISSUERS);
-    this.enabled = this.issuers.length > 0;
-    this.scopes = env.OAUTH_SCOPES.split(/[ ,]+/).filter(Boolean);
+    this.policy = loadPolicy(env);
+    this.enabled = this.policy.length > 0;
     this.algorithms = env.OAUTH_ALGORITHMS.split(',');
     this.keys = new IssuerKeys(env.OAUTH_JWKS_REFETCH_MS);
-    if (env.OAUTH_TOOLS_CLAIM) this.toolsByClaim = parseToolsByClaim(env.OAUTH_TOOLS_BY_CLAIM);
     if (env.OAUTH_INTROSPECTION_ISSUER) {
       this.introspection = new TokenIntrospection(
         {
           issuer: env.OAUTH_INTROSPECTION_ISSUER,
           clientId: env.OAUTH_INTROSPECTION_CLIENT_ID,
           clientSecret: env.OAUTH_INTROSPECTION_CLIENT_SECRET,
+          activeForMs: env.OAUTH_INTROSPECTION_CACHE_SECONDS * 1000,
+          perSourcePerMinute: env.OAUTH_INTROSPECTION_PER_SOURCE_PER_MINUTE,
         },
         this.keys,
       );
     }
+  }
+
+  /** The issuers whose tokens may open this agent's endpoint (none: OAuth is off for it). */
+  issuersOf(agentId: string): string[] {
+    return issuersReaching(this.policy, agentId).map((p) => p.issuer);
+  }
+
+  /**
+   * The scopes a token for this agent needs, when every issuer reaching it
+   * needs the same; undefined when they differ (a client then learns its
+   * issuer's from the 403 `insufficient_scope` that names them).
+   */
+  scopesOf(agentId: string): readonly string[] | undefined {
+    const [first, ...rest] = issuersReaching(this.policy, agentId).map((p) => p.scopes);
+    const same = (a: readonly string[], b: readonly string[]) =>
+      a.length === b.length && a.every((scope) => b.includes(scope));
+    return first && rest.every((scopes) => same(first, scopes)) ? first : undefined;
   }
 
   /** The agent's resource identifier: the audience its tokens name. */
@@ -87,26 +107,36 @@ export class OAuthAuthenticator {
   }
 
   /** The `WWW-Authenticate` of a refusal (RFC 6750 §3, RFC 9728 §5.1): where to learn how to get a token. */
-  challenge(agentId: string, refusal?: { error: string; reason: string }): string {
+  challenge(agentId: string, refusal?: { error: string; reason: string; scopes?: readonly string[] }): string {
+    const scopes = refusal?.scopes ?? this.scopesOf(agentId);
     const params = [
       ...(refusal && refusal.error !== 'temporarily_unavailable'
         ? [`error="${refusal.error}"`, `error_description="${refusal.reason}"`]
         : []),
-      `scope="${this.scopes.join(' ')}"`,
+      ...(scopes ? [`scope="${scopes.join(' ')}"`] : []),
       `resource_metadata="${this.metadataUrlOf(agentId)}"`,
     ];
     return `Bearer ${params.join(', ')}`;
   }
 
-  async authenticate(token: string, agentId: string): Promise<OAuthResult> {
+  /**
+   * The caller a bearer token names on this agent's endpoint. `source`: the
+   * client's address, which an opaque token's introspection is counted against.
+   */
+  async authenticate(token: string, agentId: string, source: string): Promise<OAuthResult> {
+    const secret = gatewaySecretKind(token);
+    if (secret) return invalid(`the bearer token is ${secret} of this gateway, not an access token`);
     let issuer: string | undefined;
     try {
       issuer = decodeJwt(token).iss;
     } catch {
-      if (this.introspection) return this.opaque(token, agentId);
+      const introspection = this.introspection && this.policyOf(this.introspection.issuer, agentId);
+      if (introspection) return this.opaque(token, agentId, source, introspection);
       return invalid('the access token is not a JWT');
     }
-    if (!issuer || !this.issuers.includes(issuer)) return invalid('the access token is not from a trusted issuer');
+    // An issuer the policy does not let reach this agent is, here, as untrusted as any other.
+    const policy = issuer ? this.policyOf(issuer, agentId) : undefined;
+    if (!issuer || !policy) return invalid('the access token is not from a trusted issuer');
     let keys: Awaited<ReturnType<IssuerKeys['forIssuer']>>;
     try {
       keys = await this.keys.forIssuer(issuer);
@@ -126,7 +156,11 @@ export class OAuthAuthenticator {
     } catch (error) {
       return invalid(refusalOf(error));
     }
-    return this.principalOf(issuer, payload.sub!, payload, agentId);
+    return this.principalOf(policy, { sub: payload.sub! }, payload, agentId);
+  }
+
+  private policyOf(issuer: string, agentId: string): IssuerPolicy | undefined {
+    return issuersReaching(this.policy, agentId).find((p) => p.issuer === issuer);
   }
 
   /**
@@ -135,10 +169,13 @@ export class OAuthAuthenticator {
    * resource in `aud`, unexpired; its subject `sub` (or, for a machine
    * client's token without one, `client_id`).
    */
-  private async opaque(token: string, agentId: string): Promise<OAuthResult> {
+  private async opaque(token: string, agentId: string, source: string, policy: IssuerPolicy): Promise<OAuthResult> {
     const introspection = this.introspection!;
-    const answer = await introspection.introspect(token);
+    const answer = await introspection.introspect(token, source);
     if ('unavailable' in answer) {
+      if (answer.status === 429) {
+        return { ok: false, status: 429, error: 'temporarily_unavailable', reason: answer.unavailable };
+      }
       this.logger.warn({ msg: 'token introspection failed', issuer: introspection.issuer, error: answer.unavailable });
       return unavailable('the issuer cannot be asked about the access token now');
     }
@@ -154,35 +191,45 @@ export class OAuthAuthenticator {
     if (typeof claims.exp === 'number' && claims.exp + tolerance <= now) return invalid('the access token expired');
     if (typeof claims.nbf === 'number' && claims.nbf - tolerance > now)
       return invalid('the access token is not valid yet');
-    const subject = typeof claims.sub === 'string' ? claims.sub : claims.client_id;
-    if (typeof subject !== 'string' || !subject) return invalid('the access token names no subject');
-    return this.principalOf(introspection.issuer, subject, claims, agentId);
+    // A machine client's token without `sub` is the client's, never a user's of the same name.
+    const caller: OAuthCaller | undefined =
+      typeof claims.sub === 'string'
+        ? { sub: claims.sub }
+        : typeof claims.client_id === 'string' && claims.client_id
+          ? { clientId: claims.client_id }
+          : undefined;
+    if (!caller || ('sub' in caller && !caller.sub)) return invalid('the access token names no subject');
+    return this.principalOf(policy, caller, claims, agentId);
   }
 
-  /** The caller a verified token names: its scopes checked, its tools chosen. */
-  private principalOf(issuer: string, subject: string, claims: JWTPayload, agentId: string): OAuthResult {
+  /** The caller a verified token names: its subject checked, its issuer's scopes checked, its tools chosen. */
+  private principalOf(policy: IssuerPolicy, caller: OAuthCaller, claims: JWTPayload, agentId: string): OAuthResult {
+    // Control characters in `sub` are refused: they are no one's name, and keep callers' digests apart.
+    if ('sub' in caller && /[\x00-\x1f\x7f]/.test(caller.sub))
+      return invalid("the access token's sub claim is not accepted");
     const scopes = scopesOf(claims);
-    const missing = this.scopes.filter((scope) => !scopes.includes(scope));
+    const missing = policy.scopes.filter((scope) => !scopes.includes(scope));
     if (missing.length) {
       return {
         ok: false,
         status: 403,
         error: 'insufficient_scope',
         reason: `the access token lacks ${missing.join(' ')}`,
+        scopes: policy.scopes,
       };
     }
-    const digest = createHash('sha256').update(`${issuer}\n${subject}`).digest('base64url').slice(0, 22);
+    const id = oauthPrincipalId(oauthCallerDigest(policy.issuer, caller));
     return {
       ok: true,
       principal: {
         kind: 'oauth',
-        id: oauthPrincipalId(digest),
-        callerId: oauthPrincipalId(digest),
+        id,
+        callerId: id,
         agentId,
-        issuer,
-        subject,
+        issuer: policy.issuer,
+        subject: 'sub' in caller ? caller.sub : `client:${caller.clientId}`,
         scopes,
-        ...(this.toolsByClaim && { tools: toolsOf(this.toolsByClaim, claims[this.env.OAUTH_TOOLS_CLAIM]) }),
+        ...(policy.tools && { tools: toolsOf(policy.tools.byValue, claims[policy.tools.claim]) }),
       },
     };
   }

@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto';
+import { IntrospectionAdmission } from './introspection-admission';
 import { FETCH_TIMEOUT_MS, type IssuerKeys } from './issuer-keys';
 import { unsafeUrl } from './issuer-urls';
 
-/** Introspections of tokens not in the cache, per second: a flood of made-up tokens is not a flood at the issuer. */
-const INTROSPECTIONS_PER_SECOND = 50;
-/** An active token is asked about again after this long at most (a revocation is heard within it). */
-const ACTIVE_FOR_MS = 60_000;
 /** An inactive or unknown token is answered from the cache this long. */
 const INACTIVE_FOR_MS = 10_000;
 const CACHE_MAX = 10_000;
@@ -14,46 +11,57 @@ export interface IntrospectionSettings {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** An active token is asked about again after this long at most (a revocation is heard within it). */
+  activeForMs: number;
+  /** Tokens not seen active one client address may have asked about per minute. */
+  perSourcePerMinute: number;
 }
 
 export type Introspected =
   | { active: true; claims: Record<string, unknown> }
   | { active: false }
-  /** The issuer could not be asked (down, or over the per-second budget). */
-  | { unavailable: string };
+  /** The issuer could not be asked: down (503), over the per-second budget (503), or the source over its allowance (429). */
+  | { unavailable: string; status: 429 | 503 };
 
 /**
  * Opaque access tokens, read by asking their issuer (RFC 7662) as a
  * confidential client. Answers are kept by the token's SHA-256 (never the
- * token): an active one until it expires or for a minute, whichever is
- * sooner; an inactive one for 10 s.
+ * token): an active one until it expires or for `activeForMs`, whichever is
+ * sooner; an inactive one for 10 s. A token not in the cache is asked about
+ * only as IntrospectionAdmission admits it (per client address, per second).
  */
 export class TokenIntrospection {
   private readonly cache = new Map<string, { answer: Introspected; until: number }>();
-  private budget = { second: 0, count: 0 };
+  private readonly admission: IntrospectionAdmission;
 
   constructor(
     private readonly settings: IntrospectionSettings,
     private readonly issuers: IssuerKeys,
-  ) {}
+  ) {
+    this.admission = new IntrospectionAdmission({ perSourcePerMinute: settings.perSourcePerMinute });
+  }
 
   get issuer(): string {
     return this.settings.issuer;
   }
 
-  async introspect(token: string): Promise<Introspected> {
+  /** What the issuer says of the token, asked for by `source` (the client's address). */
+  async introspect(token: string, source: string): Promise<Introspected> {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.answer;
-    if (!this.takeBudget()) return { unavailable: 'too many unknown tokens to ask the issuer about' };
+    const admitted = this.admission.admit(key, source);
+    if (!admitted.ok) return { unavailable: admitted.reason, status: admitted.status };
     let answer: { active: true; claims: Record<string, unknown> } | { active: false; claims?: undefined };
     try {
       answer = await this.ask(token);
     } catch (error) {
-      return { unavailable: (error as Error).message };
+      admitted.settle('unanswered');
+      return { unavailable: (error as Error).message, status: 503 };
     }
     const exp = answer.claims && typeof answer.claims.exp === 'number' ? answer.claims.exp * 1000 : Infinity;
-    const until = answer.claims ? Math.min(Date.now() + ACTIVE_FOR_MS, exp) : Date.now() + INACTIVE_FOR_MS;
+    admitted.settle(answer.active ? 'active' : 'inactive', exp);
+    const until = answer.claims ? Math.min(Date.now() + this.settings.activeForMs, exp) : Date.now() + INACTIVE_FOR_MS;
     if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, { answer, until });
     return answer;
@@ -82,11 +90,5 @@ export class TokenIntrospection {
     if (!response.ok) throw new Error(`introspection answered HTTP ${response.status}`);
     const claims = (await response.json()) as Record<string, unknown>;
     return claims.active === true ? { active: true, claims } : { active: false };
-  }
-
-  private takeBudget(): boolean {
-    const second = Math.floor(Date.now() / 1000);
-    if (second !== this.budget.second) this.budget = { second, count: 0 };
-    return ++this.budget.count <= INTROSPECTIONS_PER_SECOND;
   }
 }

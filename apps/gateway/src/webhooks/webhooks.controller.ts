@@ -7,6 +7,8 @@ import {
   Headers,
   HttpCode,
   HttpException,
+  HttpStatus,
+  Ip,
   Param,
   Post,
   ServiceUnavailableException,
@@ -42,16 +44,21 @@ export class WebhooksController {
   async add(
     @Param('agentId') agentId: string,
     @Headers() headers: IncomingHttpHeaders,
+    @Ip() ip: string,
     @Body() body: unknown,
   ): Promise<WebhookView & { secret: string }> {
-    const scope = await this.authenticate(headers, agentId);
+    const scope = await this.authenticate(headers, agentId, ip);
     const { url, events } = parseBody(body);
     return this.webhooks.add(agentId, url, events, scope.owner);
   }
 
   @Get()
-  async list(@Param('agentId') agentId: string, @Headers() headers: IncomingHttpHeaders): Promise<WebhookView[]> {
-    return this.webhooks.list(await this.authenticate(headers, agentId));
+  async list(
+    @Param('agentId') agentId: string,
+    @Headers() headers: IncomingHttpHeaders,
+    @Ip() ip: string,
+  ): Promise<WebhookView[]> {
+    return this.webhooks.list(await this.authenticate(headers, agentId, ip));
   }
 
   @Delete(':id')
@@ -59,8 +66,9 @@ export class WebhooksController {
     @Param('agentId') agentId: string,
     @Param('id') id: string,
     @Headers() headers: IncomingHttpHeaders,
+    @Ip() ip: string,
   ): Promise<WebhookView> {
-    return this.webhooks.remove(id, await this.authenticate(headers, agentId));
+    return this.webhooks.remove(id, await this.authenticate(headers, agentId, ip));
   }
 
   @Post(':id/rotate-secret')
@@ -69,8 +77,9 @@ export class WebhooksController {
     @Param('agentId') agentId: string,
     @Param('id') id: string,
     @Headers() headers: IncomingHttpHeaders,
+    @Ip() ip: string,
   ): Promise<WebhookView & { secret: string }> {
-    return this.webhooks.rotateSecret(id, await this.authenticate(headers, agentId));
+    return this.webhooks.rotateSecret(id, await this.authenticate(headers, agentId, ip));
   }
 
   @Post(':id/enable')
@@ -79,8 +88,9 @@ export class WebhooksController {
     @Param('agentId') agentId: string,
     @Param('id') id: string,
     @Headers() headers: IncomingHttpHeaders,
+    @Ip() ip: string,
   ): Promise<WebhookView> {
-    return this.webhooks.enable(id, await this.authenticate(headers, agentId));
+    return this.webhooks.enable(id, await this.authenticate(headers, agentId, ip));
   }
 
   @Get(':id/deliveries')
@@ -88,8 +98,9 @@ export class WebhooksController {
     @Param('agentId') agentId: string,
     @Param('id') id: string,
     @Headers() headers: IncomingHttpHeaders,
+    @Ip() ip: string,
   ): Promise<DeliveryView[]> {
-    return this.deliveryLog.deliveries(id, await this.authenticate(headers, agentId));
+    return this.deliveryLog.deliveries(id, await this.authenticate(headers, agentId, ip));
   }
 
   @Post('deliveries/:deliveryId/redeliver')
@@ -98,21 +109,23 @@ export class WebhooksController {
     @Param('agentId') agentId: string,
     @Param('deliveryId') deliveryId: string,
     @Headers() headers: IncomingHttpHeaders,
+    @Ip() ip: string,
   ): Promise<DeliveryView> {
-    return this.deliveryLog.redeliver(deliveryId, await this.authenticate(headers, agentId));
+    return this.deliveryLog.redeliver(deliveryId, await this.authenticate(headers, agentId, ip));
   }
 
   /** The caller's scope: its own webhooks of this agent. */
-  private async authenticate(headers: IncomingHttpHeaders, agentId: string): Promise<WebhookScope> {
-    const result = await this.auth.authenticate(agentId, headers);
+  private async authenticate(headers: IncomingHttpHeaders, agentId: string, ip: string): Promise<WebhookScope> {
+    const result = await this.auth.authenticate(agentId, headers, ip);
     if (!result.ok) throw refusal(result);
     // The principal as calls name it (CallRequest.callerId), so that its webhooks hear its calls.
     return { agentId, owner: result.principal.callerId };
   }
 }
 
-/** A refused caller: 401, 403 (a token short of scopes) or 503. */
+/** A refused caller: 401, 403 (a token short of scopes), 429 (too many unknown tokens from its address) or 503. */
 function refusal(result: Extract<AgentAuthResult, { ok: false }>): HttpException {
+  if (result.status === 429) return new HttpException(result.reason, HttpStatus.TOO_MANY_REQUESTS);
   const Exception =
     result.status === 403
       ? ForbiddenException

@@ -233,5 +233,30 @@ describe('test authorization server (oidc-provider) with the SDK OAuth client', 
     expect(none.endsWith('.')).toBe(true);
     await expect(verify(none)).rejects.toThrow();
     expect(decodeJwt(await as.mintToken({ aud: resource(), scope: null })).scope).toBeUndefined();
+    expect(decodeJwt(await as.mintToken({ aud: resource(), claims: { groups: ['admins'] } })).groups).toEqual([
+      'admins',
+    ]);
+  });
+
+  it('records every token its introspection endpoint is asked about, known or not', async () => {
+    const client = await as.registerMachineClient();
+    const introspect = async (token: string) => {
+      const endpoint = (
+        (await (await fetch(`${as.issuer}/.well-known/openid-configuration`)).json()) as {
+          introspection_endpoint: string;
+        }
+      ).introspection_endpoint;
+      const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+        body: new URLSearchParams({ token }),
+      });
+      return ((await response.json()) as { active: boolean }).active;
+    };
+    const before = as.introspected.length;
+    expect(await introspect('made-up-token')).toBe(false);
+    expect(await introspect('bak_another-made-up-token')).toBe(false);
+    expect(as.introspected.slice(before)).toEqual(['made-up-token', 'bak_another-made-up-token']);
   });
 });

@@ -54,6 +54,8 @@ export interface MintOptions {
   notBefore?: number;
   /** Which key signs: the one the server signs with now (default), one it never published, or none at all (`alg: none`). */
   key?: 'current' | 'unpublished' | 'none';
+  /** More claims (e.g. `groups`), beside the ones above. */
+  claims?: Record<string, unknown>;
 }
 
 export interface AuthorizationServer {
@@ -65,6 +67,8 @@ export interface AuthorizationServer {
   accessTokenTtlSeconds: number;
   /** The public keys it publishes at its JWKS URI. */
   publishedKids(): string[];
+  /** Every token its introspection endpoint (RFC 7662) was asked about, in order, whatever the answer. */
+  readonly introspected: readonly string[];
   /**
    * A new signing key with a new `kid` becomes the one used; the old ones stay
    * published (`keepOld`, default) or are dropped. The server keeps its clients,
@@ -242,10 +246,16 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     },
   });
 
+  const introspected: string[] = [];
   let provider!: ProviderType;
   let handle!: (req: IncomingMessage, res: ServerResponse) => void;
   const build = () => {
     provider = new Provider(issuer, configuration());
+    provider.use(async (ctx, next) => {
+      await next();
+      const token = ctx.oidc?.route === 'introspection' ? ctx.oidc.params?.token : undefined;
+      if (typeof token === 'string') introspected.push(token);
+    });
     handle = provider.callback();
   };
   build();
@@ -379,6 +389,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       client_id: mint.client_id ?? 'minted',
       iss: mint.iss ?? issuer,
       aud: mint.aud,
+      ...mint.claims,
     };
     if (mint.scope !== null) payload.scope = mint.scope ?? resourceScopes.join(' ');
     if (mint.notBefore !== undefined) payload.nbf = now + mint.notBefore;
@@ -404,6 +415,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       ttl = seconds;
     },
     publishedKids: () => keys.map((k) => k.kid),
+    introspected,
     rotateKeys: async ({ keepOld = true } = {}) => {
       const next = await newSigningKey();
       keys = keepOld ? [next, ...keys] : [next];

@@ -42,6 +42,13 @@ declare module 'oidc-provider' {
       find(id: string): Promise<Grant | undefined>;
     };
     on(event: string, listener: (...args: unknown[]) => void): this;
+    /** A Koa middleware around every request (`ctx.oidc` is set once `next` returns, for routed requests). */
+    use(
+      middleware: (
+        ctx: { oidc?: { route?: string; params?: Record<string, unknown> } },
+        next: () => Promise<void>,
+      ) => Promise<void>,
+    ): void;
   }
 
   export const errors: {

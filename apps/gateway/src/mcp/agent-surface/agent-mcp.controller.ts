@@ -69,7 +69,7 @@ export class AgentMcpController {
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         return send(415, null, AgentSurfaceCode.InvalidRequest, 'Content-Type must be application/json');
       }
-      const principal = await this.auth.authenticate(agentId, req.headers);
+      const principal = await this.auth.authenticate(agentId, req.headers, req.ip);
       if (!principal.ok) return refuseCaller(reply, accept, principal);
 
       let body: unknown;
@@ -281,7 +281,7 @@ export class AgentMcpController {
   /** A server-to-client stream for the session: notifications/tools/list_changed. */
   @Get()
   async get(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const principal = await this.auth.authenticate(agentId, req.headers);
+    const principal = await this.auth.authenticate(agentId, req.headers, req.ip);
     if (!principal.ok) return refuseCaller(reply, undefined, principal);
     const sessionId = header(req, SESSION_HEADER);
     if (!acceptsSse(req.headers.accept) || !sessionId) {
@@ -311,7 +311,7 @@ export class AgentMcpController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const principal = await this.auth.authenticate(agentId, req.headers);
+    const principal = await this.auth.authenticate(agentId, req.headers, req.ip);
     if (!principal.ok) return refuseCaller(reply, undefined, principal);
     const sessionId = header(req, SESSION_HEADER);
     if (!sessionId) {
@@ -336,7 +336,12 @@ function refuseCaller(
   refusal: Extract<AgentAuthResult, { ok: false }>,
 ): void {
   if (refusal.challenge) void reply.header('www-authenticate', refusal.challenge);
-  const message = refusal.status === 403 ? `Forbidden: ${refusal.reason}` : `Unauthorized: ${refusal.reason}`;
+  const message =
+    refusal.status === 403
+      ? `Forbidden: ${refusal.reason}`
+      : refusal.status === 429
+        ? `Too many requests: ${refusal.reason}`
+        : `Unauthorized: ${refusal.reason}`;
   sendRpc(reply, accept, refusal.status, failure(null, AgentSurfaceCode.Unauthorized, message));
 }
 
