@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -7,7 +7,13 @@ import type { AgentLogger } from '../logger';
 
 /** The MCP server behind the bridge: a command it runs (stdio), or a Streamable HTTP endpoint. */
 export type UpstreamSpec =
-  | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string> }
+  | {
+      kind: 'stdio';
+      command: string;
+      args: string[];
+      /** The server's environment beyond the SDK's safe default (`PATH`, `HOME`, …): `--env`. */
+      env?: Record<string, string>;
+    }
   | { kind: 'http'; url: string; headers: Record<string, string> };
 
 /** How long a stdio server that exits waits before it is started again: doubling, capped. */
@@ -94,10 +100,11 @@ export class Upstream {
         requestInit: { headers: this.spec.headers },
       });
     }
+    // Not the bridge's own environment (its NATS credentials, its cloud tokens): only what is named.
     return new StdioClientTransport({
       command: this.spec.command,
       args: this.spec.args,
-      env: { ...(process.env as Record<string, string>), ...this.spec.env },
+      env: { ...getDefaultEnvironment(), ...this.spec.env },
       stderr: 'inherit',
     });
   }
