@@ -49,8 +49,7 @@ export class Bridge {
     this.logger = options.logger ?? jsonLinesLogger(`bridge ${options.agentId}`);
     this.upstream = new Upstream(
       options.upstream,
-      (client) => this.configure(client),
-      (client) => this.connected(client),
+      { configure: (client) => this.configure(client), connected: (client) => this.connected(client) },
       this.logger,
     );
     this.agent = createAgent({ ...options, logger: this.logger, skills: [] });
