@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AgentLogger } from '../logger';
 
@@ -16,12 +16,14 @@ export type UpstreamSpec =
     }
   | { kind: 'http'; url: string; headers: Record<string, string> };
 
-/** What the bridge does with each connection. */
+/** What the bridge does with each connection, and how it reaches a Streamable HTTP server. */
 export interface UpstreamHooks {
   /** Sets the client's handlers, before each connection. */
   configure(client: Client): void;
   /** Told of each new connection (the bridge lists the server's catalogue then). */
   connected(client: Client): Promise<void>;
+  /** The HTTP transport's `fetch` (the bridge reads which call a server's request arrives under). */
+  fetch?: FetchLike;
 }
 
 /** How long a stdio server that exits waits before it is started again: doubling, capped. */
@@ -104,6 +106,7 @@ export class Upstream {
       const { url, headers } = credentialsAsHeader(this.spec.url, this.spec.headers);
       return new StreamableHTTPClientTransport(url, {
         requestInit: { headers },
+        ...(this.hooks.fetch && { fetch: this.hooks.fetch }),
       });
     }
     // Not the bridge's own environment (its NATS credentials, its cloud tokens): only what is named.
