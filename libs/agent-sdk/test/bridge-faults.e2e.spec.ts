@@ -31,10 +31,15 @@ describe('the bridge under faults', () => {
   const bridges: ChildProcess[] = [];
 
   const startBridge = async (): Promise<ChildProcess> => {
-    const bridge = await startBridgeProcess(env, AGENT, [process.execPath, SERVER], {
-      INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS),
-      MARKERS: markers,
-    });
+    const bridge = await startBridgeProcess(
+      env,
+      AGENT,
+      { command: [process.execPath, SERVER], env: ['MARKERS'] },
+      {
+        INBOX_ACK_WAIT_MS: String(ACK_WAIT_MS),
+        MARKERS: markers,
+      },
+    );
     bridges.push(bridge);
     return bridge;
   };

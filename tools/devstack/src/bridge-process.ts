@@ -8,13 +8,19 @@ export interface HttpUpstream {
   headers?: string[];
 }
 
+/** A stdio server: its command line, and `--env` for each `NAME` (or `NAME=value`) of its environment. */
+export interface StdioUpstream {
+  command: string[];
+  env: string[];
+}
+
 export type BridgeProcess = ChildProcess & {
   /** All the bridge printed so far (stdout and stderr). */
   output(): string;
 };
 
 /**
- * `npm run bridge -- --agent <agent> -- <server…>` (or `--url <url> --header …`)
+ * `npm run bridge -- --agent <agent> [--env …] -- <server…>` (or `--url <url> --header …`)
  * as the README runs it, on the agent's own NATS credentials; resolves once it
  * serves. Its own process group (`process.kill(-bridge.pid)` stops npm, the
  * bridge and its stdio server together).
@@ -22,13 +28,15 @@ export type BridgeProcess = ChildProcess & {
 export async function startBridgeProcess(
   env: TestStack,
   agentId: string,
-  server: string[] | HttpUpstream,
+  server: string[] | StdioUpstream | HttpUpstream,
   extraEnv: Record<string, string> = {},
 ): Promise<BridgeProcess> {
   let output = '';
   const upstream = Array.isArray(server)
     ? ['--', ...server]
-    : ['--url', server.url, ...(server.headers ?? []).flatMap((header) => ['--header', header])];
+    : 'command' in server
+      ? [...server.env.flatMap((name) => ['--env', name]), '--', ...server.command]
+      : ['--url', server.url, ...(server.headers ?? []).flatMap((header) => ['--header', header])];
   const bridge = spawn('npm', ['run', '-s', 'bridge', '--', '--agent', agentId, ...upstream], {
     cwd: workspaceRoot(),
     env: {

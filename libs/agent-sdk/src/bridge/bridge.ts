@@ -11,17 +11,26 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientRequestMethod, ContentItem, LogLevel, SkillDefinition } from '@mcpgw/contracts';
 import { createAgent, type Agent, type AgentOptions } from '../agent';
 import { jsonLinesLogger, type AgentLogger } from '../logger';
 import type { PromptProvider, ResourceProvider } from '../skills/catalogue';
-import { RedeliverError, ToolError, type Skill, type SkillContext, type SkillOutput } from '../skills/skill';
+import { RedeliverError, ToolError, type Skill, type SkillOutput } from '../skills/skill';
+import { CallsInFlight } from './calls-in-flight';
 import { readCatalogue, type ServerCatalogue } from './catalogue';
 import { Upstream, type UpstreamSpec } from './upstream';
 
 /** A call's time when the gateway gave none (it always does): the MCP SDK's own default is 60 s. */
 const NO_DEADLINE_TIMEOUT_MS = 10 * 60_000;
+
+/** The server's requests to its client that the bridge passes on, each to the MCP client of the call it is for. */
+const QUESTIONS = [
+  'sampling/createMessage',
+  'elicitation/create',
+  'roots/list',
+] as const satisfies readonly ClientRequestMethod[];
 
 export interface BridgeOptions extends Omit<AgentOptions, 'skills' | 'resources' | 'prompts'> {
   /** The MCP server: a command (stdio) or a Streamable HTTP URL with headers. */
@@ -39,8 +48,8 @@ export class Bridge {
   readonly agent: Agent;
   private readonly logger: AgentLogger;
   private readonly upstream: Upstream;
-  /** The calls running on the server now, oldest first: whom its logs and questions are for. */
-  private readonly inFlight: SkillContext[] = [];
+  /** The calls running on the server now: whom its logs and questions are for. */
+  private readonly calls = new CallsInFlight(QUESTIONS);
   /** The resources subscribed to on each connection (a restarted server knows none). */
   private readonly subscribed = new WeakMap<Client, Set<string>>();
   private started = false;
@@ -49,8 +58,11 @@ export class Bridge {
     this.logger = options.logger ?? jsonLinesLogger(`bridge ${options.agentId}`);
     this.upstream = new Upstream(
       options.upstream,
-      (client) => this.configure(client),
-      (client) => this.connected(client),
+      {
+        configure: (client) => this.configure(client),
+        connected: (client) => this.connected(client),
+        fetch: this.calls.related.fetch(),
+      },
       this.logger,
     );
     this.agent = createAgent({ ...options, logger: this.logger, skills: [] });
@@ -101,18 +113,20 @@ export class Bridge {
   }
 
   private configure(client: Client): void {
-    // The server asks its client: the call it belongs to asks the MCP client at the gateway.
-    const ask = (method: ClientRequestMethod) => async (request: { params?: Record<string, unknown> }) => {
-      const call = this.callToAsk(method);
-      const { _meta: _dropped, ...params } = request.params ?? {};
-      return call.ask(method, params) as never;
-    };
+    // The server asks its client: the call it is for asks the MCP client at the gateway, or it is refused.
+    const ask =
+      (method: (typeof QUESTIONS)[number]) =>
+      async (request: { params?: Record<string, unknown> }, extra: { requestId: RequestId }) => {
+        const call = this.calls.asking(method, extra.requestId);
+        const { _meta: _dropped, ...params } = request.params ?? {};
+        return call.ask(method, params) as never;
+      };
     client.setRequestHandler(CreateMessageRequestSchema, ask('sampling/createMessage'));
     client.setRequestHandler(ElicitRequestSchema, ask('elicitation/create'));
     client.setRequestHandler(ListRootsRequestSchema, ask('roots/list'));
     client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
-      // stdio carries no request a log line belongs to: it goes to the call when only one runs.
-      if (this.inFlight.length === 1) this.inFlight[0].log(params.level as LogLevel, params.data, params.logger);
+      // No transport says which request a log line belongs to: it goes to the call when only one runs.
+      this.calls.logging()?.log(params.level as LogLevel, params.data, params.logger);
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) =>
       this.agent.resourceUpdated(params.uri),
@@ -129,16 +143,6 @@ export class Bridge {
     } catch (error) {
       this.logger.warn({ msg: 'registering the changed lists failed', error: (error as Error).message });
     }
-  }
-
-  /**
-   * A request of the server to its client belongs to a call, but stdio does not
-   * say which: the only call running, or else the one that started last.
-   */
-  private callToAsk(method: string): SkillContext {
-    const call = this.inFlight.at(-1);
-    if (!call) throw new McpError(ErrorCode.InvalidRequest, `${method}: no call is running to ask the client through`);
-    return call;
   }
 
   private agentCatalogue(server: ServerCatalogue): {
@@ -192,22 +196,22 @@ export class Bridge {
           );
         }
         const client = await this.upstream.client();
-        this.inFlight.push(ctx);
         try {
-          const result = (await client.callTool({ name: definition.name, arguments: args }, undefined, {
-            signal: ctx.signal,
-            timeout: ctx.deadline ? Math.max(1, ctx.deadline - Date.now()) : NO_DEADLINE_TIMEOUT_MS,
-            onprogress: ({ progress, total, message }) => ctx.progress(progress, total, message),
-          })) as CallToolResult;
-          // The SDK client hands a response over at once but a notification a tick later: a progress
-          // or log line the server sent just before its result is still queued. Let it out first.
-          await new Promise((resolve) => setImmediate(resolve));
+          const result = await this.calls.run(ctx, async () => {
+            const result = (await client.callTool({ name: definition.name, arguments: args }, undefined, {
+              signal: ctx.signal,
+              timeout: ctx.deadline ? Math.max(1, ctx.deadline - Date.now()) : NO_DEADLINE_TIMEOUT_MS,
+              onprogress: ({ progress, total, message }) => ctx.progress(progress, total, message),
+            })) as CallToolResult;
+            // The SDK client hands a response over at once but a notification a tick later: a progress
+            // or log line the server sent just before its result is still queued. Let it out first.
+            await new Promise((resolve) => setImmediate(resolve));
+            return result;
+          });
           return toOutput(result);
         } catch (error) {
           if (ctx.signal.aborted) throw error;
           throw this.failure(definition, error);
-        } finally {
-          this.inFlight.splice(this.inFlight.indexOf(ctx), 1);
         }
       },
     };

@@ -1,14 +1,30 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AgentLogger } from '../logger';
 
 /** The MCP server behind the bridge: a command it runs (stdio), or a Streamable HTTP endpoint. */
 export type UpstreamSpec =
-  | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string> }
+  | {
+      kind: 'stdio';
+      command: string;
+      args: string[];
+      /** The server's environment beyond the SDK's safe default (`PATH`, `HOME`, …): `--env`. */
+      env?: Record<string, string>;
+    }
   | { kind: 'http'; url: string; headers: Record<string, string> };
+
+/** What the bridge does with each connection, and how it reaches a Streamable HTTP server. */
+export interface UpstreamHooks {
+  /** Sets the client's handlers, before each connection. */
+  configure(client: Client): void;
+  /** Told of each new connection (the bridge lists the server's catalogue then). */
+  connected(client: Client): Promise<void>;
+  /** The HTTP transport's `fetch` (the bridge reads which call a server's request arrives under). */
+  fetch?: FetchLike;
+}
 
 /** How long a stdio server that exits waits before it is started again: doubling, capped. */
 const FIRST_RESTART_MS = 250;
@@ -19,8 +35,6 @@ const STABLE_AFTER_MS = 30_000;
 /**
  * One connection to the MCP server with the official SDK client, made again
  * when it closes (a stdio server that exits is started again, with backoff).
- * `configure` sets the client's handlers before each connection; `connected`
- * is told of each new one (the bridge lists the server's catalogue then).
  */
 export class Upstream {
   private current?: Client;
@@ -30,8 +44,7 @@ export class Upstream {
 
   constructor(
     private readonly spec: UpstreamSpec,
-    private readonly configure: (client: Client) => void,
-    private readonly connected: (client: Client) => Promise<void>,
+    private readonly hooks: UpstreamHooks,
     private readonly logger: AgentLogger,
   ) {}
 
@@ -54,15 +67,15 @@ export class Upstream {
         { name: 'mcpgw-bridge', version: '0.1.0' },
         { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: false } } },
       );
-      this.configure(client);
+      this.hooks.configure(client);
       const startedAt = Date.now();
       try {
         await client.connect(this.transport());
         client.onclose = () => this.closed(client, startedAt);
-        await this.connected(client);
+        await this.hooks.connected(client);
         this.current = client;
         this.ready = undefined;
-        this.logger.log({ msg: 'connected to the MCP server', server: this.describe() });
+        this.logger.log({ msg: 'connected to the MCP server', server: describeServer(this.spec) });
         return client;
       } catch (error) {
         await client.close().catch(() => undefined);
@@ -78,7 +91,7 @@ export class Upstream {
     this.current = undefined;
     if (this.stopped) return;
     if (Date.now() - startedAt > STABLE_AFTER_MS) this.restartDelay = FIRST_RESTART_MS;
-    this.logger.warn({ msg: 'the MCP server connection closed; starting it again', server: this.describe() });
+    this.logger.warn({ msg: 'the MCP server connection closed; starting it again', server: describeServer(this.spec) });
     this.ready = this.backoff().then(() => this.connect());
     this.ready.catch(() => undefined);
   }
@@ -90,19 +103,51 @@ export class Upstream {
 
   private transport(): Transport {
     if (this.spec.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(this.spec.url), {
-        requestInit: { headers: this.spec.headers },
+      const { url, headers } = credentialsAsHeader(this.spec.url, this.spec.headers);
+      return new StreamableHTTPClientTransport(url, {
+        requestInit: { headers },
+        ...(this.hooks.fetch && { fetch: this.hooks.fetch }),
       });
     }
+    // Not the bridge's own environment (its NATS credentials, its cloud tokens): only what is named.
     return new StdioClientTransport({
       command: this.spec.command,
       args: this.spec.args,
-      env: { ...(process.env as Record<string, string>), ...this.spec.env },
+      env: { ...getDefaultEnvironment(), ...this.spec.env },
       stderr: 'inherit',
     });
   }
+}
 
-  private describe(): string {
-    return this.spec.kind === 'http' ? this.spec.url : [this.spec.command, ...this.spec.args].join(' ');
+/**
+ * A URL's `user:password@` as the Basic credentials it means (unless an
+ * `Authorization` header is given), and the URL without them: fetch refuses a
+ * URL holding credentials, with an error quoting it whole.
+ */
+function credentialsAsHeader(
+  given: string,
+  headers: Record<string, string>,
+): { url: URL; headers: Record<string, string> } {
+  const url = new URL(given);
+  if (!url.username && !url.password) return { url, headers };
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString(
+    'base64',
+  );
+  const authorized = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  url.username = url.password = '';
+  return { url, headers: authorized ? headers : { ...headers, Authorization: `Basic ${basic}` } };
+}
+
+/**
+ * The server as logs name it: a URL without what may be a secret (userinfo,
+ * query, fragment: `?token=…`), or the command line.
+ */
+export function describeServer(spec: UpstreamSpec): string {
+  if (spec.kind === 'stdio') return [spec.command, ...spec.args].join(' ');
+  try {
+    const url = new URL(spec.url);
+    return `${url.origin}${url.pathname}${url.search || url.hash ? '?…' : ''}`;
+  } catch {
+    return 'a Streamable HTTP server (its URL does not parse)';
   }
 }
