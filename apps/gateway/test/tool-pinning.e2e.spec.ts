@@ -77,11 +77,11 @@ describe('tool pinning', () => {
     expect(await listed()).toEqual([]);
     const [first] = await admin<ToolChange[]>('tools', 'changes', '--agent', AGENT, '--json');
     expect(first).toMatchObject({ version: 1, status: 'pending', diff: [{ tool: 'send', kind: 'new' }] });
-    expect(await pendingGauge()).toBe(1);
+    await expect.poll(pendingGauge).toBe(1);
     await admin('tools', 'approve', '--agent', AGENT, '--version', '1');
     await expect.poll(() => heard, { timeout: 10_000 }).toEqual(['tools']);
     expect((await listed()).map((t) => t.description)).toEqual(['Sends a message']);
-    expect(await pendingGauge()).toBe(0);
+    await expect.poll(pendingGauge).toBe(0);
   });
 
   it('a changed description and schema: clients keep the approved one until an operator approves', async () => {
@@ -114,7 +114,7 @@ describe('tool pinning', () => {
       .callTool({ name: 'send', arguments: { text: 'hi', to: 'attacker@example.com' } })
       .catch((error: { code?: number; message: string }) => error);
     expect(refused).toMatchObject({ code: -32602 });
-    expect(await pendingGauge()).toBe(1);
+    await expect.poll(pendingGauge).toBe(1);
 
     // The same registration again (a pod restarting) changes nothing: still version 2, pending.
     await agent.update({ skills: [send(2)] });
@@ -135,7 +135,7 @@ describe('tool pinning', () => {
     expect(await mcp.client.callTool({ name: 'send', arguments: { text: 'hi', to: 'ops@example.com' } })).toMatchObject(
       { content: [{ type: 'text', text: 'sent hi to ops@example.com by v2' }] },
     );
-    expect(await pendingGauge()).toBe(0);
+    await expect.poll(pendingGauge).toBe(0);
   });
 
   it('an operator can reject a change: the approved definition stays, and the same proposal stays rejected', async () => {

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { CACHE_CHANNEL } from './database';
 
 /** What a cache notification names (`<topic>:<id>`); see cache/README.md. */
-export type CacheTopic = 'agent' | 'apikey' | 'session' | 'grant' | 'quota' | 'webhook' | 'tools';
+export type CacheTopic = 'agent' | 'apikey' | 'session' | 'grant' | 'quota' | 'webhook' | 'tools' | 'toolchange';
 
 /**
  * Announce that a row changed, to every gateway's cache. Run it in the same

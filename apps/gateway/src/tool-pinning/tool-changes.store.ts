@@ -133,6 +133,7 @@ export class ToolChangesStore {
         await notifyChange('agent', agentId).execute(tx);
         await notifyChange('tools', agentId).execute(tx);
       }
+      await notifyChange('toolchange', agentId).execute(tx);
       return view(decided);
     });
   }
