@@ -94,6 +94,9 @@ export function restProblem(
       });
     case 'idempotency_key_reused':
       return problem(422, 'idempotency-key-reused', 'Idempotency key reused', JsonRpcCode.InvalidParams, error.message);
+    case 'conversation_gone':
+      // A retry on REST of a key whose call's conversation retention has since deleted.
+      return problem(410, 'conversation-gone', 'Gone', JsonRpcCode.InvalidParams, error.message);
     case 'agent_timeout':
       return problem(504, 'agent-timeout', 'Agent reply timeout', AGENT_REPLY_TIMEOUT_CODE, 'Agent reply timeout');
     case 'backend_unavailable':
