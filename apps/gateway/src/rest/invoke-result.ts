@@ -1,3 +1,4 @@
+import type { ContentItem } from '@mcpgw/contracts';
 import type { CallOutcome } from '../calls/call-shapes';
 
 /**
@@ -9,7 +10,7 @@ export function toInvokeResult(outcome: CallOutcome, tool: string) {
   return {
     call_id: outcome.callId,
     tool,
-    output: outcome.structuredContent ?? { text: textOf(outcome) },
+    output: outputOf(outcome.structuredContent, outcome.content),
     content: outcome.content,
     is_error: outcome.isError,
     created_at: outcome.reply.created_at,
@@ -18,6 +19,12 @@ export function toInvokeResult(outcome: CallOutcome, tool: string) {
 
 export type InvokeResult = ReturnType<typeof toInvokeResult>;
 
-function textOf(outcome: CallOutcome): string {
-  return outcome.content.flatMap((item) => (item.type === 'text' ? [item.text] : [])).join('\n');
+/** The structured result, or the text of a text-only answer. */
+export function outputOf(
+  structured: Record<string, unknown> | undefined,
+  content: Pick<ContentItem, 'type'>[],
+): Record<string, unknown> {
+  if (structured) return structured;
+  const texts = content.flatMap((item) => ('text' in item && item.type === 'text' ? [String(item.text)] : []));
+  return { text: texts.join('\n') };
 }

@@ -1,42 +1,35 @@
 import { Controller, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AgentAuthenticator } from '../auth/agent-authenticator.service';
 import { whenClientLeaves } from '../cancellation/client-disconnect';
-import { RuntimeGrantAuthenticator } from '../grants/runtime-grant-authenticator.service';
 import { REPLAYED_HEADER } from '../idempotency/replay';
+import { InvokeEventStream } from './event-stream';
 import { parseInvokeBody } from './invoke-request';
 import { preferences } from './prefer';
-import { sendProblem, type RestFailure } from './problems';
-import { agentCaller, grantCaller, type RestCaller } from './rest-caller';
+import { restProblem, sendProblem } from './problems';
+import { RestAuthenticator, type Authenticated } from './rest-authenticator.service';
+import { RestCalls } from './rest-calls.service';
 import { RestInvoke } from './rest-invoke.service';
-
-type Authenticated = { ok: true; caller: RestCaller } | { ok: false; failure: RestFailure };
 
 /**
  * `POST /api/v1/agents/{agent_id}/invoke` (an agent API key, or an OAuth token)
  * and its RuntimeGrant twin `POST /workspaces/{ws}/agents/{agent_id}/invoke`:
- * authenticate, read the body, invoke, answer. Everything else is RestInvoke's.
+ * authenticate, read the body, then one of three answers: the result (JSON),
+ * the call as a task (`Prefer: respond-async`: 202 and Location), or the
+ * agent's events then the result (`Accept: text/event-stream`).
  */
 @Controller()
 export class InvokeController {
   private readonly logger = new Logger(InvokeController.name);
 
   constructor(
-    private readonly agentAuth: AgentAuthenticator,
-    private readonly grantAuth: RuntimeGrantAuthenticator,
+    private readonly auth: RestAuthenticator,
     private readonly invoker: RestInvoke,
+    private readonly calls: RestCalls,
   ) {}
 
   @Post('api/v1/agents/:agentId/invoke')
   async byKey(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    await this.answer(req, reply, async () => {
-      const auth = await this.agentAuth.authenticate(agentId, req.headers);
-      if (auth.ok) return { ok: true, caller: agentCaller(auth.principal) };
-      return {
-        ok: false,
-        failure: { kind: 'unauthorized', status: auth.status, reason: auth.reason, challenge: auth.challenge },
-      };
-    });
+    await this.answer(req, reply, () => this.auth.ofAgent(agentId, req));
   }
 
   @Post('workspaces/:workspaceId/agents/:agentId/invoke')
@@ -46,13 +39,7 @@ export class InvokeController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    await this.answer(req, reply, async () => {
-      if (!this.grantAuth.configured)
-        return { ok: false, failure: { kind: 'unconfigured', detail: 'this gateway takes no RuntimeGrants' } };
-      const auth = await this.grantAuth.authenticate(req.raw.rawHeaders, workspaceId, agentId);
-      if (auth.ok) return { ok: true, caller: grantCaller(auth.grant) };
-      return { ok: false, failure: { kind: 'unauthorized', status: 401, reason: auth.reason } };
-    });
+    await this.answer(req, reply, () => this.auth.ofGrant(workspaceId, agentId, req));
   }
 
   private async answer(req: FastifyRequest, reply: FastifyReply, authenticate: () => Promise<Authenticated>) {
@@ -60,18 +47,31 @@ export class InvokeController {
       const auth = await authenticate();
       if (!auth.ok) return sendProblem(reply, auth.failure, req.id);
       const parsed = parseInvokeBody(String(req.body ?? ''));
-      if (!parsed.ok)
-        return sendProblem(
-          reply,
-          { kind: parsed.malformed ? 'malformed' : 'invalid_request', detail: parsed.detail },
-          req.id,
-        );
+      if (!parsed.ok) {
+        const kind = parsed.malformed ? 'malformed' : 'invalid_request';
+        return sendProblem(reply, { kind, detail: parsed.detail }, req.id);
+      }
+      const request = parsed.request;
       const prefer = preferences(req.headers.prefer);
-      const answer = await this.invoker.invoke(auth.caller, parsed.request, {
-        requestId: req.id,
-        timeoutMs: prefer.waitMs,
-        signal: whenClientLeaves(reply),
-      });
+      const options = { requestId: req.id, timeoutMs: prefer.waitMs };
+      // A keyed call answers synchronously: its key is what makes retrying it safe (RFC 7240 lets a server ignore a preference).
+      if (prefer.respondAsync && request.idempotencyKey === undefined) {
+        const started = await this.calls.start(auth.caller, request, options);
+        if (!started.ok) return sendProblem(reply, started.failure, req.id);
+        void reply
+          .status(202)
+          .headers({ location: `/api/v1/calls/${started.state.call_id}`, 'preference-applied': 'respond-async' })
+          .send(started.state);
+        return;
+      }
+      const signal = whenClientLeaves(reply);
+      if (streams(req.headers.accept)) {
+        const stream = new InvokeEventStream(reply);
+        const answer = await this.invoker.invoke(auth.caller, request, { ...options, signal, onEvent: stream.relay });
+        if (answer.ok) return stream.end('result', answer.text);
+        return stream.end('error', JSON.stringify(restProblem(answer.failure, req.id).problem));
+      }
+      const answer = await this.invoker.invoke(auth.caller, request, { ...options, signal });
       if (!answer.ok) return sendProblem(reply, answer.failure, req.id);
       if (answer.replayed) void reply.header(REPLAYED_HEADER, 'true');
       void reply.status(200).header('content-type', 'application/json').send(answer.text);
@@ -81,7 +81,13 @@ export class InvokeController {
         request_id: req.id,
         error: (error as Error).message,
       });
-      sendProblem(reply, { kind: 'internal' }, req.id);
+      if (reply.sent) reply.raw.end();
+      else sendProblem(reply, { kind: 'internal' }, req.id);
     }
   }
+}
+
+/** An event stream when the client asks for one and not for JSON. */
+function streams(accept: string | undefined): boolean {
+  return /\btext\/event-stream\b/i.test(accept ?? '') && !/\bapplication\/json\b/i.test(accept ?? '');
 }
