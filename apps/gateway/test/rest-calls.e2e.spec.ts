@@ -30,6 +30,36 @@ describe('REST invoke: async calls and event streams', () => {
     await env?.stop();
   });
 
+  it("GET …/tools lists the catalogue with its schemas; the grant twin only the grant's tools", async () => {
+    const listed = await fetch(`${base}/api/v1/agents/${env.agentId}/tools`, {
+      headers: { 'x-agent-api-key': env.apiKey },
+    });
+    expect(listed.status).toBe(200);
+    const { tools } = (await listed.json()) as { tools: any[] };
+    expect(tools.find((t) => t.name === 'web_search')).toMatchObject({
+      input_schema: { required: ['query'] },
+      output_schema: { required: ['results'] },
+      side_effect_class: 'read',
+    });
+    const { grant } = await env.stack.admin<{ grant: string }>(
+      'grant',
+      'mint',
+      '--workspace',
+      'demo',
+      '--agent',
+      env.agentId,
+      '--task',
+      'rest-tools',
+      '--tools',
+      'echo',
+    );
+    const granted = await fetch(`${base}/workspaces/demo/agents/${env.agentId}/tools`, {
+      headers: { authorization: `Bearer ${grant}` },
+    });
+    expect(((await granted.json()) as { tools: any[] }).tools.map((t) => t.name)).toEqual(['echo']);
+    expect((await fetch(`${base}/api/v1/agents/${env.agentId}/tools`)).status).toBe(401);
+  });
+
   it('respond-async: 202 with Location; GET gives the state, then the result', async () => {
     const response = await invoke(
       { tool: 'web_search', arguments: { query: 'async', max_results: 1 } },

@@ -12,11 +12,12 @@ import { InvokeController } from './invoke.controller';
 import { RestAuthenticator } from './rest-authenticator.service';
 import { RestCalls } from './rest-calls.service';
 import { RestInvoke } from './rest-invoke.service';
+import { ToolsController } from './tools.controller';
 
 /** The REST surface (README.md beside this file): a third dialect over the one call path. */
 @Module({
   imports: [AuthModule, GrantsModule, OAuthModule, CatalogueModule, CallsModule, QuotasModule, TasksModule, McpModule],
-  controllers: [InvokeController, CallsController],
+  controllers: [InvokeController, CallsController, ToolsController],
   providers: [RestInvoke, RestCalls, RestAuthenticator],
 })
 export class RestModule {}
