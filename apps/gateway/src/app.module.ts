@@ -17,6 +17,7 @@ import { CacheModule } from './cache/cache.module';
 import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
 import { DatabaseModule } from './database/database.module';
 import { McpModule } from './mcp/mcp.module';
+import { RestModule } from './rest/rest.module';
 
 @Module({
   imports: [
@@ -45,6 +46,7 @@ import { McpModule } from './mcp/mcp.module';
     }),
     AgentsModule,
     McpModule,
+    RestModule,
     AdminApiModule,
   ],
 })

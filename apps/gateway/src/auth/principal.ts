@@ -64,3 +64,12 @@ export function oauthPrincipalId(digest: string): string {
 export function mayUseTool(principal: AgentPrincipal, tool: string): boolean {
   return principal.kind !== 'oauth' || principal.tools === undefined || principal.tools.includes(tool);
 }
+
+/**
+ * What a call tells the agent about its caller: an OAuth user by issuer, subject
+ * and scopes (never by its token); an API key nothing (the agent knows its keys).
+ */
+export function principalCallMeta(principal: AgentPrincipal): Record<string, unknown> | undefined {
+  if (principal.kind !== 'oauth') return undefined;
+  return { principal: { issuer: principal.issuer, subject: principal.subject, scopes: principal.scopes } };
+}

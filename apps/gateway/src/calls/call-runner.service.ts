@@ -96,7 +96,7 @@ export class CallRunner {
         await this.report(outcomeEvent(facts(), answer), call);
         return { ok: true, resultText: renderText(answer), replayed: false };
       }
-      const ran = await this.idempotent.run(call, idempotencyKey, renderText, watched, (answer) => {
+      const ran = await this.idempotent.run(surface, call, idempotencyKey, renderText, watched, (answer) => {
         const event = outcomeEvent(facts(), answer);
         return this.outbox.wants(call.agentId, event.type, call.callerId)
           ? (tx) => this.outbox.record(tx, call.agentId, call.callerId, event)

@@ -6,8 +6,11 @@ import type { CallTime } from '../timeouts/call-time';
  * surfaces, tasks, idempotency and MRTR speak to it in these shapes.
  */
 
-/** Who called: an MCP surface (`agent`: A, `grant`: B), or an operator's playground (`admin`: admin-api/live/). */
-export type CallSurface = 'agent' | 'grant' | 'admin';
+/**
+ * Who called: an MCP surface (`agent`: A, `grant`: B), the REST surface (`rest`: rest/, either
+ * credential), or an operator's playground (`admin`: admin-api/live/).
+ */
+export type CallSurface = 'agent' | 'grant' | 'rest' | 'admin';
 
 export interface CallRequest {
   agentId: string;

@@ -23,6 +23,7 @@ import { AdminSessions1764700000000 } from './migrations/1764700000000-admin-ses
 import { WebhookEventsLease1764715000000 } from './migrations/1764715000000-webhook-events-lease';
 import { AdminLoginCodes1764716000000 } from './migrations/1764716000000-admin-login-codes';
 import { AgentPods1764717000000 } from './migrations/1764717000000-agent-pods';
+import { IdempotencySurface1764718000000 } from './migrations/1764718000000-idempotency-surface';
 import { ToolChanges1764719000000 } from './migrations/1764719000000-tool-changes';
 
 /** The gateway keeps its tables in this schema. */
@@ -65,6 +66,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       WebhookEventsLease1764715000000,
       AdminLoginCodes1764716000000,
       AgentPods1764717000000,
+      IdempotencySurface1764718000000,
       ToolChanges1764719000000,
     ],
   });

@@ -100,6 +100,8 @@ export interface IdempotencyRecordsTable {
   tool_id: string;
   message: Json<ChatMessage>;
   result: string | null;
+  /** The surface whose shape `result` is in (a CallSurface); null: an MCP surface's, from before REST. */
+  surface: string | null;
   created_at: Generated<Timestamp>;
   completed_at: Timestamp | null;
   expires_at: Timestamp;

@@ -16,6 +16,8 @@ export interface IdempotencyRecord {
   message: ChatMessage;
   /** The exact result text sent for this key, once a call completed. */
   result: string | null;
+  /** The surface that claimed the key: `result` is in its shape (null: an MCP surface's, from before REST). */
+  surface: string | null;
 }
 
 /** A record as an operator sees it: its key and times, and whether retries get a stored result. */
@@ -53,6 +55,7 @@ export class IdempotencyStore {
         fingerprint: record.fingerprint,
         tool_id: record.toolId,
         message: JSON.stringify(record.message),
+        surface: record.surface,
         expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
       })
       .onConflict((oc) =>
@@ -62,6 +65,7 @@ export class IdempotencyStore {
             fingerprint: eb.ref('excluded.fingerprint'),
             tool_id: eb.ref('excluded.tool_id'),
             message: eb.ref('excluded.message'),
+            surface: eb.ref('excluded.surface'),
             result: eb.lit(null),
             created_at: now,
             completed_at: eb.lit(null),
@@ -77,13 +81,21 @@ export class IdempotencyStore {
   async find(id: RecordKey): Promise<IdempotencyRecord | undefined> {
     const row = await this.db
       .selectFrom('idempotency_records')
-      .select(['fingerprint', 'tool_id', 'message', 'result'])
+      .select(['fingerprint', 'tool_id', 'message', 'result', 'surface'])
       .where('agent_id', '=', id.agentId)
       .where('caller', '=', id.caller)
       .where('key', '=', id.key)
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return row && { fingerprint: row.fingerprint, toolId: row.tool_id, message: row.message, result: row.result };
+    return (
+      row && {
+        fingerprint: row.fingerprint,
+        toolId: row.tool_id,
+        message: row.message,
+        result: row.result,
+        surface: row.surface,
+      }
+    );
   }
 
   /**

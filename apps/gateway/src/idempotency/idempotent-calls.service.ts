@@ -4,7 +4,7 @@ import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { CallCancelledError, IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
 import { CallPipeline } from '../calls/call-pipeline.service';
-import type { CallOutcome, CallRequest, ExecuteOptions, PreparedCall } from '../calls/call-shapes';
+import type { CallOutcome, CallRequest, CallSurface, ExecuteOptions, PreparedCall } from '../calls/call-shapes';
 import { settleCancelledClaim } from '../cancellation/cancelled-keyed-call';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CallTime } from '../timeouts/call-time';
@@ -62,6 +62,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    * is stored and replayed.
    */
   async run(
+    surface: CallSurface,
     request: CallRequest,
     key: string,
     render: (outcome: CallOutcome) => string,
@@ -76,7 +77,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       if (
         await this.store.claim(
           id,
-          { fingerprint, toolId: prepared.toolId, message: prepared.message },
+          { fingerprint, toolId: prepared.toolId, message: prepared.message, surface },
           this.env.IDEMPOTENCY_TTL_SECONDS,
         )
       ) {
@@ -91,10 +92,12 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       const record = await this.store.find(id);
       if (!record) continue; // expired and purged between the two statements: claim again
       if (!record.fingerprint.equals(fingerprint)) throw new IdempotencyKeyReusedError(key);
-      if (record.result !== null) return { resultText: record.result, replayed: true };
-      // Still in flight, here or on another replica, or left by a gateway that died:
-      // post the same message again. The message service knows it, so this joins the
-      // first posting and returns its reply; it never runs the tool a second time.
+      const ownShape = rendersAlike(record.surface, surface);
+      if (record.result !== null && ownShape) return { resultText: record.result, replayed: true };
+      // Still in flight, here or on another replica, or left by a gateway that died, or
+      // answered in another surface's shape: post the same message again. The message
+      // service knows it, so this joins the first posting and returns its reply; it
+      // never runs the tool a second time.
       const joined = { toolId: record.toolId, message: record.message };
       this.joinsWaiting.inc();
       try {
@@ -103,7 +106,9 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           ownsMessage: false,
           keepsResult: true,
         });
-        return { resultText: await this.settle(id, outcome, render, onSettled), replayed: true };
+        // The record keeps the shape of the surface that claimed it; another surface renders its own.
+        const resultText = ownShape ? await this.settle(id, outcome, render, onSettled) : render(outcome);
+        return { resultText, replayed: true };
       } finally {
         this.joinsWaiting.dec();
       }
@@ -147,4 +152,13 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       this.logger.warn(`idempotency purge: ${(error as Error).message}`);
     }
   }
+}
+
+/**
+ * Whether a record's result text is in the asking surface's shape. A caller
+ * reaches one MCP surface only (an API key A, a grant's task B), and REST beside
+ * it; a record from before REST (null) is that MCP surface's.
+ */
+function rendersAlike(recorded: string | null, asking: CallSurface): boolean {
+  return recorded === asking || (recorded === null && asking !== 'rest');
 }

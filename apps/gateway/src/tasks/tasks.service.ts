@@ -35,6 +35,8 @@ const ADOPT_AT_START = 200;
 
 /** A call already on the bus, becoming a task. */
 export interface TaskCall {
+  /** The task's id when the surface names it (REST: the call's message id, so the call id finds it); else a new one. */
+  id?: string;
   agentId: string;
   principal: string;
   tool: string;
@@ -108,7 +110,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     let row: TaskRow;
     try {
       row = await this.store.create({
-        id: randomUUID(),
+        id: call.id ?? randomUUID(),
         agentId: call.agentId,
         principal: call.principal,
         tool: call.tool,
@@ -159,10 +161,16 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async get(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
-    let row = await this.find(taskId, agentId, principal);
+    const row = await this.current(taskId, agentId, principal);
     if (!row) return unknown(taskId);
-    if (!TERMINAL.includes(row.status)) row = (await this.catchUp(row)) ?? row;
     return { ok: true, value: { resultType: 'complete', ...detailed(row) } };
+  }
+
+  /** The caller's task as it is now (a reply no follower stored ends it here), for any surface to shape. */
+  async current(taskId: unknown, agentId: string, principal: string): Promise<TaskRow | undefined> {
+    const row = await this.find(taskId, agentId, principal);
+    if (!row || TERMINAL.includes(row.status)) return row;
+    return (await this.catchUp(row)) ?? row;
   }
 
   /** Answer the open questions the client answered (others are ignored); the task's state shows on tasks/get. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { callIdOf, type LogLevel } from '@mcpgw/contracts';
-import { mayUseTool } from '../../auth/principal';
+import { mayUseTool, principalCallMeta } from '../../auth/principal';
 import {
   CallCancelledError,
   CallDetachedError,
@@ -176,12 +176,7 @@ export class AgentTools {
       channelId,
       time: CallTime.accept(params._meta, this.env),
       requestId: ctx.requestId,
-      // An OAuth caller is told to the agent by issuer, subject and scopes: never by its token.
-      ...(ctx.principal.kind === 'oauth' && {
-        meta: {
-          principal: { issuer: ctx.principal.issuer, subject: ctx.principal.subject, scopes: ctx.principal.scopes },
-        },
-      }),
+      meta: principalCallMeta(ctx.principal),
     };
     // A stateless result names its conversation, so the client can continue it.
     const shape = (outcome: CallOutcome) =>

@@ -8,6 +8,7 @@ import { ToolCatalogueService, type CatalogueTool } from '../../catalogue/tool-c
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { takeIdempotencyKey } from '../../idempotency/idempotency-key';
 import { taskCaller } from '../../grants/task-caller';
+import { grantAllows, grantCallMeta, missingCredentials } from '../../grants/grant-tools';
 import { CallTime } from '../../timeouts/call-time';
 import { JsonRpcCode } from '../protocol/json-rpc';
 import { StatelessCode } from '../protocol/stateless';
@@ -55,8 +56,7 @@ export class GrantMcpHandler {
     const mismatch = paramHeaders && paramHeaderMismatch(tool.headerParams, request.arguments, paramHeaders);
     if (mismatch)
       return { ok: false, status: 400, code: StatelessCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` };
-    const required = tool.definition.required_credentials ?? [];
-    const missing = required.filter((name) => !grant.credentials.includes(name));
+    const missing = missingCredentials(grant, tool);
     if (missing.length) {
       return {
         ok: false,
@@ -75,7 +75,7 @@ export class GrantMcpHandler {
       callId: request.callId,
       time: CallTime.accept(request.meta, this.env),
       requestId,
-      ...(required.length ? { meta: { credentials: required } } : {}),
+      meta: grantCallMeta(tool),
     };
     const ran = await this.calls.run('grant', call, keyed.key, toContractResult);
     if (ran.ok) return ran;
@@ -92,9 +92,8 @@ export class GrantMcpHandler {
   }
 
   private async allowedTools(grant: RuntimeGrant): Promise<CatalogueTool[]> {
-    const allowed = new Set(grant.tools);
     const { tools } = await this.catalogue.forAgent(grant.agentId);
-    return tools.filter((tool) => allowed.has(tool.id) || allowed.has(tool.definition.name));
+    return tools.filter((tool) => grantAllows(grant, tool));
   }
 }
 
