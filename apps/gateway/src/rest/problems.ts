@@ -8,7 +8,7 @@ export type RestFailure =
   | { kind: 'call'; error: CallError }
   | { kind: 'malformed'; detail: string }
   | { kind: 'invalid_request'; detail: string }
-  | { kind: 'unauthorized'; status: 401 | 403 | 503; reason: string; challenge?: string }
+  | { kind: 'unauthorized'; status: 401 | 403 | 429 | 503; reason: string; challenge?: string }
   | { kind: 'credential_unavailable'; tool: string; missing: string[] }
   | { kind: 'quota'; refusal: QuotaRefusal }
   | { kind: 'not_found'; detail: string }
@@ -59,7 +59,10 @@ export function restProblem(
       const answer =
         failure.status === 503
           ? problem(503, 'unavailable', 'Service unavailable', JsonRpcCode.InternalError, failure.reason)
-          : problem(failure.status, 'unauthorized', 'Unauthorized', UNAUTHORIZED_CODE, failure.reason);
+          : failure.status === 429
+            ? // Too many unknown tokens from this address (oauth/README.md, "Opaque tokens").
+              problem(429, 'too-many-attempts', 'Too many requests', UNAUTHORIZED_CODE, failure.reason)
+            : problem(failure.status, 'unauthorized', 'Unauthorized', UNAUTHORIZED_CODE, failure.reason);
       return { ...answer, headers: failure.challenge ? { 'www-authenticate': failure.challenge } : {} };
     }
     case 'credential_unavailable':
