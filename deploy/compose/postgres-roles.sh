@@ -4,7 +4,8 @@
 # own schema, so that a compromised app reaches only its own tables.
 #
 #   mcpgw_gateway_owner     owns schema gateway: its migrations (DDL)
-#   mcpgw_gateway           the gateway and the admin CLI: rows of schema gateway only
+#   mcpgw_gateway           the gateway and the admin CLI: rows of schema gateway, and in schema
+#                           audit (the audit trail) SELECT and INSERT only: append-only
 #   mcpgw_messaging_owner   owns schema messaging: its migrations (DDL)
 #   mcpgw_messaging         the message service: rows of schema messaging only
 #
@@ -43,6 +44,11 @@ ALTER DEFAULT PRIVILEGES FOR ROLE mcpgw_gateway_owner IN SCHEMA gateway
   GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO mcpgw_gateway;
 ALTER DEFAULT PRIVILEGES FOR ROLE mcpgw_gateway_owner IN SCHEMA gateway
   GRANT USAGE, SELECT ON SEQUENCES TO mcpgw_gateway;
+
+CREATE SCHEMA audit AUTHORIZATION mcpgw_gateway_owner;
+GRANT USAGE ON SCHEMA audit TO mcpgw_gateway;
+ALTER DEFAULT PRIVILEGES FOR ROLE mcpgw_gateway_owner IN SCHEMA audit
+  GRANT SELECT, INSERT ON TABLES TO mcpgw_gateway;
 
 CREATE SCHEMA messaging AUTHORIZATION mcpgw_messaging_owner;
 GRANT USAGE ON SCHEMA messaging TO mcpgw_messaging;

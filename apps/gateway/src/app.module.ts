@@ -13,6 +13,7 @@ import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observa
 import { DrainingModule } from '@mcpgw/runtime';
 import { AdminApiModule } from './admin-api/admin-api.module';
 import { AgentsModule } from './agents/agents.module';
+import { AuditModule } from './audit/audit.module';
 import { CacheModule } from './cache/cache.module';
 import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
 import { DatabaseModule } from './database/database.module';
@@ -29,6 +30,7 @@ import { RestModule } from './rest/rest.module';
       useFactory: (env: GatewayEnv) => busOptionsFromEnv(env, `gateway-${env.SERVICE_INSTANCE}`, { role: 'gateway' }),
     }),
     CacheModule,
+    AuditModule,
     MetricsModule.forService('gateway', [
       busMessagesMetric,
       busDroppedMetric,

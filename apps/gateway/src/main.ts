@@ -2,6 +2,8 @@ import { BusClient } from '@mcpgw/bus';
 import { exitOnStartupFailure, runService } from '@mcpgw/runtime';
 import { Logger } from '@nestjs/common';
 import { AppModule } from './app.module';
+import { AuditTrail } from './audit/audit-trail.service';
+import { auditRefusals } from './audit/refusals-hook';
 import { isUpload } from './files/files.service';
 import { GATEWAY_ENV, loadEnv, trustedProxies, type GatewayEnv } from './config/gateway.env';
 import { mcpBodyLimit } from './mcp/transport/body-limit';
@@ -31,5 +33,7 @@ runService({
     const fastify = app.getHttpAdapter().getInstance();
     fastify.removeAllContentTypeParsers();
     fastify.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => done(null, body));
+    // Refused credentials, per source and minute, on the audit trail (audit/README.md).
+    auditRefusals(fastify, app.get(AuditTrail));
   },
 }).catch(exitOnStartupFailure('gateway'));

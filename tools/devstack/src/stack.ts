@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -85,6 +86,26 @@ export class Stack {
       this.env({ ...creds, ...env }),
     );
     return JSON.parse(out) as T;
+  }
+
+  /**
+   * `npm run admin -- …` as typed (no --json added), for commands whose output is
+   * not one JSON document (`audit export`) or whose exit code is the answer
+   * (`audit verify`): its exit code and output.
+   */
+  async adminRun(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const creds: Record<string, string> = this.settings.natsCreds
+      ? { NATS_CREDS: await this.settings.natsCreds('gateway', '') }
+      : {};
+    const env = { ...process.env, ...this.env(creds) };
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [appEntry('gateway', 'admin/main.js'), ...args],
+        { env, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
   }
 
   async startMessageService(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {

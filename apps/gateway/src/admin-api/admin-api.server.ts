@@ -6,6 +6,7 @@ import { InjectKysely } from '@mcpgw/persistence';
 import { Draining, TextParamsPipe, installRequestIds, requestIdOf } from '@mcpgw/runtime';
 import type { AddressInfo } from 'node:net';
 import { adminPort } from '../config/admin-api.env';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import { AdminApiErrorFilter } from './admin-api-errors';
@@ -39,6 +40,7 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
     draining: Draining,
     playground: PlaygroundService,
     activity: ActivityFeed,
+    private readonly trail: AuditTrail,
   ) {
     this.live = { playground, activity };
     draining.register({ name: 'admin-api', stopIntake: () => this.close() });
@@ -55,7 +57,7 @@ export class AdminApiServer implements OnApplicationBootstrap, OnApplicationShut
         throw new Error(`ADMIN_PORT ${port} is the ${name}: the management API needs a port of its own`);
       }
     }
-    const app = await createAdminApp(this.db, this.env, this.bus, this.live);
+    const app = await createAdminApp(this.db, this.env, this.bus, this.live, this.trail);
     await app.listen(port, this.env.ADMIN_HOST);
     this.app = app;
     this.logger.log({ msg: 'management API listening', host: this.env.ADMIN_HOST, port: this.address!.port });
@@ -85,9 +87,10 @@ export async function createAdminApp(
   env: GatewayEnv,
   bus: BusClient,
   live?: AdminLive,
+  trail?: AuditTrail,
 ): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
-    AdminHttpModule.forRoot({ db, env, bus, live }),
+    AdminHttpModule.forRoot({ db, env, bus, live, trail }),
     new FastifyAdapter({
       bodyLimit: ADMIN_BODY_LIMIT,
       // Long ids reach TextParamsPipe, which refuses them in the API's own form (Fastify would answer 414 itself).
@@ -126,10 +129,31 @@ export async function createAdminApp(
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime),
     });
+    if (trail) auditRequest(trail, request, reply.statusCode);
     done();
   });
   // The browser console's static pages, under /console/ (apps/console, built by npm run build).
   installConsole(fastify);
   await app.init();
   return app;
+}
+
+/**
+ * The audit trail's view of an admin request (../audit/README.md): every change
+ * (not GET, HEAD or OPTIONS), who made it (the token's id) and how it ended;
+ * and every refused credential, counted per source and minute.
+ */
+function auditRequest(trail: AuditTrail, request: AdminRequest, status: number): void {
+  if (status === 401 || status === 403) trail.refused({ source: request.ip, surface: 'admin-api', status });
+  if (['GET', 'HEAD', 'OPTIONS'].includes(request.method)) return;
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  trail.adminAction({
+    surface: 'admin-api',
+    principal: request.adminTokenId ? `admin:${request.adminTokenId}` : 'anonymous',
+    action: `${request.method} ${request.routeOptions.url ?? '(no route)'}`,
+    ...(Object.keys(params).length && { target: params }),
+    ...(typeof params.agentId === 'string' && { agentId: params.agentId }),
+    outcome: status < 400 ? 'ok' : 'refused',
+    status,
+  });
 }

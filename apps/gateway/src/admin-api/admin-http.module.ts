@@ -37,6 +37,11 @@ import { PersonalAccessTokensStore } from '../grants/personal-access-tokens.stor
 import { NatsCredentialsStore } from '../nats/nats-credentials.store';
 import { OperatorRecordsStore } from '../admin/operations/records';
 import { ToolChangesStore } from '../tool-pinning/tool-changes.store';
+import { AuditExport } from '../audit/audit-export';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { AuditWriter } from '../audit/audit-writer.service';
+import { AuditStore } from '../audit/audit.store';
+import { AuditController } from './controllers/audit.controller';
 import { ToolChangesController } from './controllers/tool-changes.controller';
 
 /** Every controller of the management API: the OpenAPI test reads its routes from here. */
@@ -54,6 +59,7 @@ export const ADMIN_CONTROLLERS = [
   NatsCredentialsController,
   RecordsController,
   ToolChangesController,
+  AuditController,
 ];
 
 /**
@@ -66,7 +72,14 @@ export const ADMIN_CONTROLLERS = [
  */
 @Module({})
 export class AdminHttpModule {
-  static forRoot(shared: { db: GatewayDb; env: GatewayEnv; bus: BusClient; live?: AdminLive }): DynamicModule {
+  static forRoot(shared: {
+    db: GatewayDb;
+    env: GatewayEnv;
+    bus: BusClient;
+    live?: AdminLive;
+    /** The gateway's audit trail (its one writer); without it (the OpenAPI unit test) one of this app's own. */
+    trail?: AuditTrail;
+  }): DynamicModule {
     return {
       module: AdminHttpModule,
       controllers: ADMIN_CONTROLLERS,
@@ -91,6 +104,8 @@ export class AdminHttpModule {
         NatsCredentialsStore,
         OperatorRecordsStore,
         ToolChangesStore,
+        AuditStore,
+        ...(shared.trail ? [{ provide: AuditTrail, useValue: shared.trail }] : [AuditExport, AuditWriter, AuditTrail]),
         { provide: ADMIN_OIDC, useValue: oidcOf(shared.env) },
         { provide: APP_GUARD, useClass: AdminTokenGuard },
         LiveStreams,

@@ -1,4 +1,5 @@
 import { EnvModule } from '@mcpgw/config';
+import { AuditModule } from '../audit/audit.module';
 import { Module } from '@nestjs/common';
 import { AdminTokensStore } from '../admin-api/admin-tokens.store';
 import { AdminLoginCodesStore } from '../admin-api/admin-login-codes.store';
@@ -24,7 +25,7 @@ import { ToolChangesStore } from '../tool-pinning/tool-changes.store';
  * connects itself.
  */
 @Module({
-  imports: [EnvModule.forRoot(GATEWAY_ENV, loadEnv), DatabaseModule],
+  imports: [EnvModule.forRoot(GATEWAY_ENV, loadEnv), DatabaseModule, AuditModule],
   providers: [
     AgentsStore,
     PodsStore,

@@ -20,6 +20,9 @@ import { callList, callShow } from './calls.command';
 import { createPat, mintGrant, revokeGrant } from './operations/grants';
 import { RECORD_COMMANDS } from './records.command';
 import { TOOL_CHANGE_COMMANDS } from './tool-changes.command';
+import { AUDIT_COMMANDS } from './audit.command';
+import type { AuditStore } from '../audit/audit.store';
+import type { AuditTrail } from '../audit/audit-trail.service';
 import type { ToolChangesStore } from '../tool-pinning/tool-changes.store';
 import type { OperatorRecordsStore } from './operations/records';
 import type { IdempotencyStore } from '../idempotency/idempotency.store';
@@ -46,6 +49,9 @@ export interface AdminDeps {
   pods: PodsStore;
   idempotency: IdempotencyStore;
   toolChanges: ToolChangesStore;
+  audit: AuditStore;
+  /** What the commands tell the audit trail beyond their own row (a tool change's decision). */
+  trail: AuditTrail;
   env: Pick<
     GatewayEnv,
     | 'TOOL_CHANGES'
@@ -69,6 +75,10 @@ export interface CommandOutput {
   json: unknown;
   /** For people. */
   text: string;
+  /** Lines written as they come, instead of `text` and `json` (JSON lines: `audit export`). */
+  stream?: AsyncIterable<string>;
+  /** Exit with this (the output printed): `audit verify` of a broken trail is 3. */
+  exitCode?: number;
 }
 
 export type Command = (deps: AdminDeps, args: Parsed) => Promise<CommandOutput>;
@@ -96,6 +106,15 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
   tools approve --agent <agent> --version N   serve a pending change's definitions from now on
                                               (clients watching the tool list hear of it)
   tools reject --agent <agent> --version N    keep serving the approved definitions
+  audit list [--kind K] [--caller C] [--agent A] [--tool T] [--outcome O] [--since T] [--until T]
+             [--limit N, default 50, at most 1000] [--before <next>]
+                                              the audit trail, newest first (T: ISO time, or 7d, 12h, 30m ago;
+                                              K: tool_call, admin_action, auth_failure, tool_change)
+  audit export [the same filters] [--format jsonl]
+                                              every matching record, one JSON line each
+  audit verify [--since YYYY-MM-DD] [--anchors <file>]
+                                              recompute every chain and check its anchors (and those of a
+                                              log or export file); names the first broken row, exit 3
   apikey create --agent <agent> [--label L]   mint an API key; the key is printed once
   apikey list [--agent <agent>]               list keys (ids only, never secrets)
   apikey revoke <key-id>                      revoke a key at once on every gateway
@@ -344,6 +363,7 @@ export const COMMANDS: Record<string, Command> = {
   'console login-link': consoleLoginLink,
   ...RECORD_COMMANDS,
   ...TOOL_CHANGE_COMMANDS,
+  ...AUDIT_COMMANDS,
   'pat create': async ({ pats }, { flags }) => {
     const created = await createPat(pats, optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };

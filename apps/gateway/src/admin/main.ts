@@ -21,6 +21,9 @@ import { WebhookDeliveryLog } from '../webhooks/webhook-delivery-log.store';
 import { WebhooksStore } from '../webhooks/webhooks.store';
 import { IdempotencyStore } from '../idempotency/idempotency.store';
 import { ToolChangesStore } from '../tool-pinning/tool-changes.store';
+import { AuditTrail } from '../audit/audit-trail.service';
+import { AuditStore } from '../audit/audit.store';
+import { auditCommand } from './audited-actions';
 import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
 import { npmStartDefaults } from './local-stack';
 
@@ -61,11 +64,27 @@ async function main(argv: string[]): Promise<number> {
       pods: app.get(PodsStore),
       idempotency: app.get(IdempotencyStore),
       toolChanges: app.get(ToolChangesStore),
+      audit: app.get(AuditStore),
+      trail: app.get(AuditTrail),
       env,
     };
-    const output = await command(deps, parsed);
-    process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
-    return 0;
+    const audit = app.get(AuditTrail);
+    try {
+      const output = await command(deps, parsed);
+      auditCommand(audit, parsed, { ok: true });
+      if (output.stream) {
+        for await (const line of output.stream) {
+          if (!process.stdout.write(`${line}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+        }
+      } else process.stdout.write(`${json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
+      return output.exitCode ?? 0;
+    } catch (error) {
+      auditCommand(audit, parsed, { ok: false, error });
+      throw error;
+    } finally {
+      // Written before the CLI exits: an action is on the trail when its command returns.
+      await audit.flush();
+    }
   } catch (error) {
     return fail(error, json);
   } finally {
@@ -115,6 +134,11 @@ const FLAGS = {
   key: { type: 'string' },
   status: { type: 'string' },
   open: { type: 'boolean' },
+  kind: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  format: { type: 'string' },
+  anchors: { type: 'string' },
   'tool-changes': { type: 'string' },
   version: { type: 'string' },
 } as const;

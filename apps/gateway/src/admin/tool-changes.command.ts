@@ -55,5 +55,10 @@ async function decide(deps: AdminDeps, flags: Parameters<Command>[1]['flags'], d
 }
 
 function toolChangeDeps(deps: AdminDeps): ToolChangeDeps {
-  return { agents: deps.agents, toolChanges: deps.toolChanges, defaultPolicy: deps.env.TOOL_CHANGES };
+  return {
+    agents: deps.agents,
+    toolChanges: deps.toolChanges,
+    defaultPolicy: deps.env.TOOL_CHANGES,
+    trail: deps.trail,
+  };
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
 import { REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
@@ -32,6 +33,7 @@ export class CallRunner {
     private readonly metrics: CallMetrics,
     private readonly outbox: WebhookOutbox,
     private readonly activity: CallActivityBatcher,
+    private readonly audit: AuditTrail,
   ) {}
 
   run(
@@ -63,8 +65,11 @@ export class CallRunner {
     span: Span,
   ): Promise<CallRun> {
     let outcome = 'internal';
+    /** For the audit trail: the answer's own outcome (a replay's too), and the pod that gave it. */
+    let answered: { outcome: string; podId?: string } | undefined;
     const renderText = (answer: CallOutcome) => {
       outcome = answer.isError ? 'tool_error' : 'ok';
+      answered = { outcome, podId: podOf(answer) };
       return JSON.stringify(render(answer));
     };
     const done = this.metrics.start(surface, call);
@@ -113,6 +118,20 @@ export class CallRunner {
     } finally {
       done(outcome, callId);
       this.announce(surface, call, callId, outcome, started);
+      this.audit.toolCall({
+        surface,
+        principal: call.callerId,
+        agentId: call.agentId,
+        tool: call.tool,
+        callId,
+        // A replay's stored answer is not read again: its row says `replayed`.
+        outcome: answered?.outcome ?? outcome,
+        ...(!answered && outcome !== 'replayed' && { errorCode: outcome }),
+        durationMs: Math.round(performance.now() - started),
+        podId: answered?.podId,
+        replayed: outcome === 'replayed',
+        arguments: call.arguments,
+      });
       this.logger.debug({ msg: 'tools/call done', ...line, call_id: callId, outcome });
       span.setAttribute('mcpgw.outcome', outcome);
       // Span names stay few, as metric labels do: a tool the agent does not have is (unknown).
@@ -186,4 +205,10 @@ export class CallRunner {
       });
     }
   }
+}
+
+/** The pod that answered, as the reply says (`meta.pod_id`), if it says. */
+function podOf(answer: CallOutcome): string | undefined {
+  const pod = answer.reply?.meta?.pod_id;
+  return typeof pod === 'string' ? pod.slice(0, 200) : undefined;
 }

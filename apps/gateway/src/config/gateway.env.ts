@@ -13,6 +13,7 @@ import {
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { isIP } from 'node:net';
 import { AdminApiSettings, AdminOidcSettings } from './admin-api.env';
+import { AuditSettings } from './audit.env';
 import { OAuthSettings } from './oauth.env';
 import { WebhookSettings } from './webhook.env';
 import { TOOL_CHANGE_POLICIES, type ToolChangePolicy } from '../tool-pinning/tool-definitions';
@@ -370,6 +371,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env) {
     OAuthSettings,
     AdminApiSettings,
     AdminOidcSettings,
+    AuditSettings,
   );
 }
 export type GatewayEnv = ReturnType<typeof loadEnv>;

@@ -293,7 +293,42 @@ export interface McpTasksTable {
   expires_at: Timestamp;
 }
 
+/** The audit trail (schema `audit`, migration 1764720000000; audit/README.md): append-only. */
+export interface AuditRecordsTable {
+  chain: string;
+  seq: number;
+  kind: 'tool_call' | 'admin_action' | 'auth_failure' | 'tool_change';
+  at: Timestamp;
+  surface: string | null;
+  principal: string | null;
+  agent_id: string | null;
+  tool: string | null;
+  call_id: string | null;
+  outcome: string | null;
+  error_code: string | null;
+  duration_ms: number | null;
+  pod_id: string | null;
+  replayed: boolean | null;
+  arguments_digest: string | null;
+  arguments: Json<unknown> | null;
+  detail: Json<Record<string, unknown>> | null;
+  prev_hash: string;
+  hash: string;
+}
+
+/** Each chain's head when it was anchored, and the anchors of chains dropped by retention. */
+export interface AuditAnchorsTable {
+  chain: string;
+  seq: number;
+  hash: string;
+  at: Timestamp;
+  /** The chain's rows were dropped (AUDIT_RETENTION_DAYS); the anchor is what is left. */
+  dropped: Generated<boolean>;
+}
+
 export interface GatewayTables {
+  'audit.records': AuditRecordsTable;
+  'audit.anchors': AuditAnchorsTable;
   agents: AgentsTable;
   tools: ToolsTable;
   tool_changes: ToolChangesTable;

@@ -82,9 +82,9 @@ export class ToolChangesStore {
     agentId: string,
     proposed: SkillDefinition[],
     approvedBefore: SkillDefinition[],
-  ): Promise<void> {
+  ): Promise<number> {
     await this.supersede(tx, agentId);
-    await this.insert(tx, agentId, 'approved', proposalDigest(proposed), proposed, approvedBefore, 'policy:accept');
+    return this.insert(tx, agentId, 'approved', proposalDigest(proposed), proposed, approvedBefore, 'policy:accept');
   }
 
   /** Nothing waits any more (the agent registers the approved catalogue again, or accepted a newer one). */

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvalidRequestError, type SkillDefinition } from '@mcpgw/contracts';
+import { AuditTrail } from '../audit/audit-trail.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import { ToolChangesStore } from './tool-changes.store';
@@ -17,6 +18,7 @@ export class ToolPinning {
 
   constructor(
     private readonly changes: ToolChangesStore,
+    private readonly trail: AuditTrail,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -26,13 +28,18 @@ export class ToolPinning {
       const policy = (await this.changes.policyOf(agentId, tx)) ?? this.env.TOOL_CHANGES;
       const diff = diffCatalogue(approved, registered);
       const admission = admit(policy, diff);
+      const names = [...diff.changed.map((change) => change.registered.name), ...diff.added.map((d) => d.name)];
+      const record = (outcome: string, version?: number) =>
+        this.trail.toolChange({ agentId, version, outcome, principal: `agent:${agentId}`, tools: names });
       if (!admission.ok) {
         this.logger.warn({ msg: 'registration refused: tool definitions changed', agent_id: agentId, policy });
+        record('refused');
         throw new InvalidRequestError(admission.reason);
       }
       const before = diff.changed.map((change) => change.approved);
       if (admission.proposal) {
         const { version, status } = await this.changes.propose(tx, agentId, admission.proposal, before);
+        if (status === 'pending') record('held', version);
         this.logger.warn({
           msg: status === 'pending' ? 'tool change held for approval' : 'tool change rejected before: still held',
           agent_id: agentId,
@@ -41,7 +48,7 @@ export class ToolPinning {
         });
       } else if (diff.changed.length || diff.added.length) {
         const proposed = [...diff.changed.map((change) => change.registered), ...diff.added];
-        await this.changes.accepted(tx, agentId, proposed, before);
+        record('accepted', await this.changes.accepted(tx, agentId, proposed, before));
       } else {
         // The approved catalogue again (or less of it): nothing of an earlier proposal waits.
         await this.changes.supersede(tx, agentId);

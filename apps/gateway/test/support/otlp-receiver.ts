@@ -22,9 +22,18 @@ function attributesOf(list: OtlpAttribute[] = []): Record<string, unknown> {
   );
 }
 
+/** A log record as an app exported it (OTLP/HTTP JSON, `POST /v1/logs`). */
+export interface ReceivedLog {
+  service: string;
+  eventName?: string;
+  body?: string;
+  attributes: Record<string, unknown>;
+}
+
 export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
+  logs: ReceivedLog[];
   /** Every instance (`service.instance.id`) that exported. */
   senders: Set<string>;
   server: Server;
@@ -37,11 +46,16 @@ export interface OtlpReceiver {
  */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const logs: ReceivedLog[] = [];
   const senders = new Set<string>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/logs') {
+        logs.push(...logsOf(Buffer.concat(chunks).toString('utf8')));
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      }
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         resourceSpans: {
@@ -68,5 +82,45 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, senders, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, logs, senders, server };
+}
+
+/**
+ * An ExportLogsServiceRequest in the OTLP/JSON mapping of the proto definitions
+ * (opentelemetry-proto `logs/v1`): resourceLogs → scopeLogs → logRecords, each
+ * with `timeUnixNano`, `severityNumber`, `body.stringValue`, `attributes` (KeyValue
+ * list) and `eventName`. Anything else in the shape throws (the test fails).
+ */
+function logsOf(text: string): ReceivedLog[] {
+  const request = JSON.parse(text) as {
+    resourceLogs: {
+      resource: { attributes: OtlpAttribute[] };
+      scopeLogs: {
+        scope: { name: string };
+        logRecords: {
+          timeUnixNano: string;
+          severityNumber: number;
+          body?: { stringValue?: string };
+          attributes?: OtlpAttribute[];
+          eventName?: string;
+        }[];
+      }[];
+    }[];
+  };
+  const received: ReceivedLog[] = [];
+  for (const { resource, scopeLogs } of request.resourceLogs) {
+    const service = String(attributesOf(resource.attributes)['service.name']);
+    for (const record of scopeLogs.flatMap((scope) => scope.logRecords)) {
+      if (!/^\d+$/.test(String(record.timeUnixNano)) || typeof record.severityNumber !== 'number') {
+        throw new Error(`not an OTLP log record: ${JSON.stringify(record).slice(0, 200)}`);
+      }
+      received.push({
+        service,
+        eventName: record.eventName,
+        body: record.body?.stringValue,
+        attributes: attributesOf(record.attributes),
+      });
+    }
+  }
+  return received;
 }

@@ -34,6 +34,14 @@ export function deliveryLine(w: WebhookFigures): string {
   return parts.join('; ');
 }
 
+/** The audit trail's cost: the stack (audit on, its default) against the same stack with AUDIT=off. */
+function auditCost(all: Measurement[], concurrency: number): string | undefined {
+  const on = find(all, 'stack', concurrency);
+  const off = find(all, 'stack-audit-off', concurrency);
+  if (!on || !off) return undefined;
+  return `audit trail: stack (a) with the audit on ${fixed(on.callsPerSecond, 0)} calls/s, ${fixed(on.cpuMsPerCall, 3)} ms CPU/call = ${ratio(on.callsPerSecond, off.callsPerSecond)} calls/s and ${ratio(on.cpuMsPerCall, off.cpuMsPerCall)} CPU/call of the same with AUDIT=off (${fixed(off.callsPerSecond, 0)} calls/s); target >= 0.95x calls/s`;
+}
+
 /** Each webhook system against the stack at one concurrency, and what its deliveries were. */
 function webhooks(all: Measurement[], concurrency: number): string[] {
   const stack = find(all, 'stack', concurrency);
@@ -230,6 +238,8 @@ export function render(all: Measurement[], floor?: MachineFloor): string {
     const r = ratios(all, concurrency);
     if (r) out.push('', r);
     out.push(...webhooks(all, concurrency));
+    const a = auditCost(all, concurrency);
+    if (a) out.push('', a);
   }
   const rep = replicas(all);
   if (rep) out.push('', rep);

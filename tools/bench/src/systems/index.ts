@@ -13,6 +13,8 @@ export function startSystem(id: SystemId, config: BenchConfig): Promise<RunningS
   switch (id) {
     case 'stack':
       return config.external ? Promise.resolve(externalStack(config.external.url, config.external.key)) : startStack();
+    case 'stack-audit-off':
+      return startStack({ AUDIT: 'off' });
     case 'stack-webhook-live':
       return startWebhookStack('live');
     case 'stack-webhook-dead':

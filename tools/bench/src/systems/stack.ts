@@ -34,12 +34,16 @@ export function appMetrics(stack: TestStack): { name: string; url: string }[] {
   return stack.stack.processes.filter((p) => p.running).map((p) => ({ name: p.name, url: p.managementUrl! }));
 }
 
-/** (a) the whole stack on the real PostgreSQL and NATS: one gateway, one message service, one pod; calls with sessions. */
-export async function startStack(): Promise<RunningSystem> {
-  const stack = await startTestStack({ env: STACK_ENV });
+/**
+ * (a) the whole stack on the real PostgreSQL and NATS: one gateway, one message service, one pod; calls with
+ * sessions. With `AUDIT: 'off'`, the same without the audit trail (`stack-audit-off`: what the trail costs).
+ */
+export async function startStack(env: { AUDIT?: 'off' } = {}): Promise<RunningSystem> {
+  const stack = await startTestStack({ env: { ...STACK_ENV, ...env } });
+  const off = env.AUDIT === 'off';
   return {
-    id: 'stack',
-    label: 'stack (a)',
+    id: off ? 'stack-audit-off' : 'stack',
+    label: off ? 'stack (a), audit off' : 'stack (a)',
     target: { url: stack.mcpUrl(), headers: { 'X-Agent-API-Key': stack.apiKey }, stateful: true },
     groups: [...appGroups(stack), ...serverGroups()],
     metrics: appMetrics(stack),

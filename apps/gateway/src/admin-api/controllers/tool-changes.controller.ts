@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
 import { AgentsStore } from '../../agents/agents.store';
+import { AuditTrail } from '../../audit/audit-trail.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { ToolChangesStore } from '../../tool-pinning/tool-changes.store';
 import {
@@ -19,8 +20,13 @@ import { knownQuery } from '../request-query';
 export class ToolChangesController {
   private readonly deps: ToolChangeDeps;
 
-  constructor(agents: AgentsStore, toolChanges: ToolChangesStore, @Inject(GATEWAY_ENV) env: GatewayEnv) {
-    this.deps = { agents, toolChanges, defaultPolicy: env.TOOL_CHANGES };
+  constructor(
+    agents: AgentsStore,
+    toolChanges: ToolChangesStore,
+    trail: AuditTrail,
+    @Inject(GATEWAY_ENV) env: GatewayEnv,
+  ) {
+    this.deps = { agents, toolChanges, defaultPolicy: env.TOOL_CHANGES, trail };
   }
 
   /** Changes with their diffs, newest first: pending ones unless `status` says otherwise. */

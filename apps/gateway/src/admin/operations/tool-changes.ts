@@ -1,5 +1,6 @@
 import { InvalidRequestError, NotFoundError } from '@mcpgw/contracts';
 import type { AgentsStore } from '../../agents/agents.store';
+import type { AuditTrail } from '../../audit/audit-trail.service';
 import type { ToolChangeStatus } from '../../database/schema';
 import type { ToolChangeView, ToolChangesStore } from '../../tool-pinning/tool-changes.store';
 import { TOOL_CHANGE_POLICIES, type ToolChangePolicy } from '../../tool-pinning/tool-definitions';
@@ -18,6 +19,8 @@ export interface ToolChangeDeps {
   toolChanges: ToolChangesStore;
   /** TOOL_CHANGES: the policy of an agent that has none of its own. */
   defaultPolicy: ToolChangePolicy;
+  /** Each decision is a `tool_change` row of the audit trail. */
+  trail: AuditTrail;
 }
 
 /** A change with its diff against the definitions approved when it was proposed. */

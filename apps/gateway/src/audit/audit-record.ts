@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../idempotency/fingerprint';
+
+/** What a row records (README.md here). */
+export type AuditKind = 'tool_call' | 'admin_action' | 'auth_failure' | 'tool_change';
+
+/** One row of the trail, as written and as read back: every field is part of its hash. */
+export interface AuditEntry {
+  kind: AuditKind;
+  /** When it happened (milliseconds: what JavaScript and the hash see). */
+  at: string;
+  /** `mcp-a`, `mcp-b`, `rest`, `a2a`, `admin-api`, `cli`… */
+  surface: string | null;
+  /** Who: the caller id (`apikey:…`, `oauth:…`, the grant's task), `admin:<token id>`, `cli`, or the source address of failed logins. */
+  principal: string | null;
+  agent_id: string | null;
+  tool: string | null;
+  call_id: string | null;
+  /** `ok`, `tool_error`, an error kind (`agent_timeout`…), `refused`, `approved`… */
+  outcome: string | null;
+  /** The gateway's error kind, or the HTTP status of an admin action or refusal. */
+  error_code: string | null;
+  duration_ms: number | null;
+  pod_id: string | null;
+  replayed: boolean | null;
+  /** SHA-256 (hex) of the call's canonical arguments. */
+  arguments_digest: string | null;
+  /** The arguments, only with AUDIT_ARGUMENTS=full or redacted. */
+  arguments: unknown;
+  /** What else the kind says: an admin action's command and target, a refusal's count and reason, a change's version. */
+  detail: Record<string, unknown> | null;
+}
+
+/** A row with its place in its chain. */
+export interface ChainedEntry extends AuditEntry {
+  /** The chain: `<day>/<writer>` (one per writer and UTC day, so writers never wait for each other). */
+  chain: string;
+  seq: number;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The hash before a chain's first row. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Every field of an entry but its chain link, as canonical JSON (sorted keys, no undefined). */
+export function canonicalEntry(entry: AuditEntry & { chain: string; seq: number }): string {
+  const { chain, seq, kind, at, surface, principal, agent_id, tool, call_id, outcome, error_code } = entry;
+  const { duration_ms, pod_id, replayed, arguments_digest, arguments: args, detail } = entry;
+  return canonicalJson({
+    chain,
+    seq,
+    kind,
+    at,
+    surface,
+    principal,
+    agent_id,
+    tool,
+    call_id,
+    outcome,
+    error_code,
+    duration_ms,
+    pod_id,
+    replayed,
+    arguments_digest,
+    arguments: args ?? null,
+    detail,
+  });
+}
+
+/** `hash = SHA-256(previous hash ‖ canonical row)`, hex. */
+export function chainHash(prevHash: string, entry: AuditEntry & { chain: string; seq: number }): string {
+  return createHash('sha256').update(prevHash).update('\n').update(canonicalEntry(entry)).digest('hex');
+}
+
+/** An entry with every field null but those given. */
+export function auditEntry(kind: AuditKind, fields: Partial<AuditEntry>): AuditEntry {
+  return {
+    kind,
+    at: new Date().toISOString(),
+    surface: null,
+    principal: null,
+    agent_id: null,
+    tool: null,
+    call_id: null,
+    outcome: null,
+    error_code: null,
+    duration_ms: null,
+    pod_id: null,
+    replayed: null,
+    arguments_digest: null,
+    arguments: null,
+    detail: null,
+    ...fields,
+  };
+}

@@ -1,0 +1,43 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { AuditStore } from './audit.store';
+
+const EVERY_MS = 3_600_000;
+
+/**
+ * Retention: every hour, the chains of days older than AUDIT_RETENTION_DAYS are
+ * dropped whole by the database function (their anchors kept, marked dropped).
+ * Every replica runs it; it is idempotent.
+ */
+@Injectable()
+export class AuditRetention implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Audit');
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: AuditStore,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.env.AUDIT === 'off') return;
+    this.timer = setInterval(() => void this.run(), EVERY_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Drop what is past retention now: how many rows went. */
+  async run(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.env.AUDIT_RETENTION_DAYS * 86_400_000).toISOString().slice(0, 10);
+    try {
+      const dropped = await this.store.dropChainsBefore(cutoff);
+      if (dropped) this.logger.log({ msg: 'audit chains past retention dropped', before: cutoff, rows: dropped });
+      return dropped;
+    } catch (error) {
+      this.logger.warn({ msg: 'audit retention failed', error: (error as Error).message });
+      return 0;
+    }
+  }
+}
