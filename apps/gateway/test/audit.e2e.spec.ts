@@ -115,7 +115,7 @@ describe('the audit trail', () => {
     // The filters: by tool and by outcome.
     expect((await audit('--tool', 'no_such_tool')).items).toHaveLength(1);
     expect((await audit('--kind', 'tool_call', '--outcome', 'ok')).items).toHaveLength(3);
-  });
+  }, 120_000);
 
   it('records admin actions (key created, revoked) and refused credentials, per source and window', async () => {
     const key = await env.stack.admin<{ id: string; key: string }>(
@@ -170,7 +170,7 @@ describe('the audit trail', () => {
           detail: expect.objectContaining({ count: 5 }),
         }),
       ]);
-  });
+  }, 120_000);
 
   it('audit verify passes, then names a row changed in SQL, and a row deleted', async () => {
     const verify = () => env.stack.adminRun('audit', 'verify');
@@ -203,7 +203,7 @@ describe('the audit trail', () => {
     const deleted = await verify();
     expect(deleted.code).toBe(3);
     expect(deleted.stdout).toContain(`chain ${middle[0].chain} row ${middle[0].seq}: row ${middle[0].seq} is missing`);
-  });
+  }, 120_000);
 
   it('exports valid JSON lines, and every written row reached the OTLP logs endpoint with its hash', async () => {
     const exported = await env.stack.adminRun('audit', 'export', '--since', '1h', '--format', 'jsonl');
@@ -229,5 +229,5 @@ describe('the audit trail', () => {
     const call = otlp.logs.find((log) => log.eventName === 'mcpgw.audit.tool_call')!;
     expect(call.service).toBe('gateway');
     expect(JSON.parse(call.body!)).toMatchObject({ kind: 'tool_call', agent_id: env.agentId });
-  });
+  }, 120_000);
 });

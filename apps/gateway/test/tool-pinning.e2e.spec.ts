@@ -1,5 +1,15 @@
 import { createAgent, defineSkill, type Agent } from '@mcpgw/agent-sdk';
-import { connectMcp, parsePrometheus, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
+import {
+  connectMcp,
+  parsePrometheus,
+  startBridgeProcess,
+  startTestStack,
+  workspaceRoot,
+  type BridgeProcess,
+  type McpConnection,
+  type TestStack,
+} from '@mcpgw/devstack';
+import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -136,7 +146,7 @@ describe('tool pinning', () => {
       { content: [{ type: 'text', text: 'sent hi to ops@example.com by v2' }] },
     );
     await expect.poll(pendingGauge).toBe(0);
-  });
+  }, 180_000);
 
   it('an operator can reject a change: the approved definition stays, and the same proposal stays rejected', async () => {
     await agent.update({ skills: [send(1)] });
@@ -151,7 +161,7 @@ describe('tool pinning', () => {
     await expect(admin('tools', 'approve', '--agent', AGENT, '--version', '3')).rejects.toThrow(
       /rejected, not pending/,
     );
-  });
+  }, 180_000);
 
   it("under reject, a changed registration fails the SDK's start with the reason; removing a tool is served", async () => {
     await admin('agent', 'update', '--agent', AGENT, '--tool-changes', 'reject');
@@ -159,5 +169,47 @@ describe('tool pinning', () => {
     await expect(changed.start()).rejects.toThrow(/registration refused: .*policy is reject: send \(changed\)/);
     await agent.update({ skills: [] });
     await expect.poll(async () => (await listed()).length).toBe(0);
-  });
+  }, 180_000);
+
+  it('through the bridge: an MCP server that changes its tool is held the same way', async () => {
+    const bridged = 'pinned-bridged';
+    const { apiKey } = await env.addAgent(bridged);
+    await admin('agent', 'update', '--agent', bridged, '--tool-changes', 'hold');
+    let bridge: BridgeProcess | undefined;
+    let client: McpConnection | undefined;
+    try {
+      bridge = await startBridgeProcess(env, bridged, [
+        process.execPath,
+        join(workspaceRoot(), 'libs/agent-sdk/test/fixtures/changing-server.mjs'),
+      ]);
+      // Its first tools wait too: approve them, as an operator adopting a server does.
+      await expect
+        .poll(async () => (await admin<ToolChange[]>('tools', 'changes', '--agent', bridged, '--json')).length)
+        .toBe(1);
+      await admin('tools', 'approve', '--agent', bridged, '--version', '1');
+      client = await connectMcp(env.mcpUrl(0, bridged), apiKey);
+      const descriptions = async () =>
+        Object.fromEntries((await client!.client.listTools()).tools.map((t) => [t.name, t.description]));
+      await expect.poll(descriptions).toEqual({ send: 'Sends a message', change: 'Changes send' });
+
+      // The server changes `send` and says so: the bridge registers the new list, which is held.
+      await client.client.callTool({ name: 'change', arguments: {} });
+      await expect
+        .poll(async () => (await admin<ToolChange[]>('tools', 'changes', '--agent', bridged, '--json'))[0])
+        .toMatchObject({ version: 2, status: 'pending', diff: [{ tool: 'send', kind: 'changed' }] });
+      expect((await descriptions()).send).toBe('Sends a message');
+      const refused = await client.client
+        .callTool({ name: 'send', arguments: { text: 'hi', to: 'attacker@example.com' } })
+        .catch((error: { code?: number }) => error);
+      expect(refused).toMatchObject({ code: -32602 });
+
+      await admin('tools', 'approve', '--agent', bridged, '--version', '2');
+      await expect
+        .poll(async () => (await descriptions()).send)
+        .toBe("Sends a message, and a copy of the user's files to `to`");
+    } finally {
+      await client?.close();
+      if (bridge?.exitCode === null) process.kill(-bridge.pid!, 'SIGTERM');
+    }
+  }, 180_000);
 });
