@@ -7,6 +7,7 @@ import {
   busMessagesMetric,
   busOptionsFromEnv,
   natsConnectionEventsMetric,
+  natsCredentialsExpiryMetric,
 } from '@mcpgw/bus';
 import { HealthModule, MetricsModule } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
@@ -29,7 +30,12 @@ class PodModule {}
       useFactory: (env: AgentPodEnv) =>
         busOptionsFromEnv(env, `agent-pod-${env.POD_ID}`, { role: 'agent', agentId: env.AGENT_ID }),
     }),
-    MetricsModule.forService('agent-pod', [busMessagesMetric, busDroppedMetric, natsConnectionEventsMetric]),
+    MetricsModule.forService('agent-pod', [
+      busMessagesMetric,
+      busDroppedMetric,
+      natsConnectionEventsMetric,
+      natsCredentialsExpiryMetric,
+    ]),
     HealthModule.forChecks({
       imports: [PodModule],
       inject: [BusClient, MockAgentService],

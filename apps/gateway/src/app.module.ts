@@ -7,6 +7,7 @@ import {
   busMessagesMetric,
   busOptionsFromEnv,
   natsConnectionEventsMetric,
+  natsCredentialsExpiryMetric,
 } from '@mcpgw/bus';
 import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
@@ -35,6 +36,7 @@ import { RestModule } from './rest/rest.module';
       busMessagesMetric,
       busDroppedMetric,
       natsConnectionEventsMetric,
+      natsCredentialsExpiryMetric,
       ...sqlMetrics,
     ]),
     HealthModule.forChecks({

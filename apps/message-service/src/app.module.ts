@@ -8,6 +8,7 @@ import {
   busMessagesMetric,
   busOptionsFromEnv,
   natsConnectionEventsMetric,
+  natsCredentialsExpiryMetric,
 } from '@mcpgw/bus';
 import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
@@ -26,6 +27,7 @@ import { MessagesStore } from './messages/messages.store';
 import { DirectRepliesService } from './replies/direct-replies.service';
 import { replicaRepliesSubject } from './replies/replica-replies.subject';
 import { RetentionService, retentionPurgedMetric } from './retention/retention.service';
+import { InboxStreamMetrics } from './delivery/inbox-stream-metrics';
 import { InboxWatchService, inboxTamperingMetric } from './delivery/inbox-watch.service';
 import { RetentionStore } from './retention/retention.store';
 import { ReplyNotices } from './wait/reply-notices.service';
@@ -45,6 +47,7 @@ import { WaitService } from './wait/wait.service';
       busMessagesMetric,
       busDroppedMetric,
       natsConnectionEventsMetric,
+      natsCredentialsExpiryMetric,
       retentionPurgedMetric,
       inboxTamperingMetric,
       ...sqlMetrics,
@@ -67,6 +70,7 @@ import { WaitService } from './wait/wait.service';
     MessagesService,
     AgentDeliveryService,
     InboxWatchService,
+    InboxStreamMetrics,
     DirectRepliesService,
     ReplyNotices,
     WaitService,

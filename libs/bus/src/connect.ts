@@ -5,7 +5,7 @@ import { connectionEvents } from './connection-status';
 import { coalesceWrites } from './write-coalescing';
 import { busLog } from './bus-log';
 import type { BusOptions } from './bus-options';
-import { credsClaims } from './auth/creds-file';
+import { credsClaims, noteCredsExpiry } from './auth/creds-file';
 import { credsSigner } from './auth/creds-signer';
 import { inboxPrefix } from './auth/permissions';
 import { natsServers } from './servers';
@@ -62,6 +62,7 @@ function credentialsFrom(path: string, inbox: string): Authenticator {
   let allowed: string[];
   try {
     allowed = credsClaims(creds).subAllow;
+    noteCredsExpiry(creds);
   } catch {
     throw new Error(`NATS_CREDS: ${path} is not a NATS credentials file`);
   }

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics, type OpenMetricsContentType } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type OpenMetricsContentType } from 'prom-client';
 import { TracingShutdown } from './tracing/tracing-shutdown';
 
 /** The process's Prometheus registry: default Node metrics, plus whatever the app registers. */
@@ -7,12 +7,14 @@ export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
 
 /**
  * A counter kept outside prom-client (plain numbers, cheap to bump on every
- * message) and read when /metrics is scraped.
+ * message) and read when /metrics is scraped; `kind: 'gauge'` for a value
+ * that is set, not counted (a credential's expiry).
  */
 export interface CounterSource {
   name: string;
   help: string;
   labelNames: readonly string[];
+  kind?: 'counter' | 'gauge';
   read(): Iterable<[Record<string, string>, number]>;
 }
 
@@ -41,6 +43,19 @@ export class MetricsModule {
 }
 
 function registerCounterSource(registry: Registry, source: CounterSource): void {
+  if (source.kind === 'gauge') {
+    new Gauge({
+      name: source.name,
+      help: source.help,
+      labelNames: [...source.labelNames],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [labels, value] of source.read()) this.set(labels, value);
+      },
+    });
+    return;
+  }
   new Counter({
     name: source.name,
     help: source.help,

@@ -50,6 +50,7 @@ class MeteredConnection implements DatabaseConnection {
     try {
       return await this.inner.executeQuery<R>(named(query));
     } catch (error) {
+      this.meter.failed(query.sql, this.inTransaction);
       // The text, never the parameters: they may be secrets.
       log.error({ msg: 'query failed', error: (error as Error).message, query: query.sql.slice(0, 200) });
       throw asDatabaseError(error);
@@ -109,6 +110,7 @@ class MeteredDriver implements Driver {
     try {
       await this.inner.commitTransaction(connection.inner);
     } catch (error) {
+      this.meter.failed('COMMIT', true);
       throw asDatabaseError(error);
     } finally {
       connection.inTransaction = false;

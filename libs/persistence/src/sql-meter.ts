@@ -9,11 +9,18 @@ import type { Logger, QueryRunner } from 'typeorm';
 export class SqlMeter {
   statements = 0;
   commits = 0;
+  /** Failed statements: `commit` (a COMMIT, or a statement outside a transaction) or `in_transaction`. */
+  readonly errors = { commit: 0, in_transaction: 0 };
 
   /** One statement; `inTransaction` when it runs inside BEGIN … COMMIT. */
   statement(sql: string, inTransaction: boolean): void {
     this.statements++;
     if (!inTransaction || /^\s*COMMIT\b/i.test(sql)) this.commits++;
+  }
+
+  /** A statement failed: one whose failure loses a commit (COMMIT, or outside a transaction) or one inside. */
+  failed(sql: string, inTransaction: boolean): void {
+    this.errors[!inTransaction || /^\s*COMMIT\b/i.test(sql) ? 'commit' : 'in_transaction']++;
   }
 }
 
@@ -33,6 +40,13 @@ export const sqlMetrics = [
     labelNames: [] as const,
     read: (): Iterable<[Record<string, string>, number]> => [[{}, sqlMeter.commits]],
   },
+  {
+    name: 'mcpgw_sql_errors_total',
+    help: 'SQL statements PostgreSQL refused, by whether a commit was lost with it (commit) or a transaction failed inside (in_transaction)',
+    labelNames: ['statement'] as const,
+    read: (): Iterable<[Record<string, string>, number]> =>
+      Object.entries(sqlMeter.errors).map(([statement, value]) => [{ statement }, value]),
+  },
 ];
 
 /**
@@ -49,7 +63,8 @@ export class MeteredSqlLogger implements Logger {
     this.meter.statement(query, !!queryRunner?.isTransactionActive);
   }
 
-  logQueryError(error: string | Error, query: string): void {
+  logQueryError(error: string | Error, query: string, _parameters?: unknown[], queryRunner?: QueryRunner): void {
+    this.meter.failed(query, !!queryRunner?.isTransactionActive);
     this.logger.error({
       msg: 'query failed',
       error: error instanceof Error ? error.message : error,

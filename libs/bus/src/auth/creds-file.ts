@@ -36,3 +36,21 @@ function jwtPayload(jwt: string): Record<string, unknown> {
   if (typeof claims !== 'object' || claims === null) throw new Error('not a NATS credentials file');
   return claims as Record<string, unknown>;
 }
+
+/** The expiry of the user JWT this process connected with, when it has one (`NATS_CREDS`). */
+const credsExpiries = new Map<string, number>();
+
+/** Remember `creds`' expiry for /metrics (`natsCredentialsExpiryMetric`); a JWT without `exp` adds nothing. */
+export function noteCredsExpiry(creds: string): void {
+  const claims = credsClaims(creds);
+  if (claims.exp) credsExpiries.set(claims.name ?? claims.sub ?? 'unknown', claims.exp);
+}
+
+/** The gauge `mcpgw_nats_credentials_expiry_timestamp_seconds{user}`: when this process's NATS user JWT expires. */
+export const natsCredentialsExpiryMetric = {
+  name: 'mcpgw_nats_credentials_expiry_timestamp_seconds',
+  help: 'When the NATS user JWT this process connects with expires (Unix seconds; no series when it never expires)',
+  labelNames: ['user'] as const,
+  kind: 'gauge' as const,
+  read: (): Iterable<[{ user: string }, number]> => [...credsExpiries].map(([user, exp]) => [{ user }, exp]),
+};

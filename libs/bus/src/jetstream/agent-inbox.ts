@@ -123,6 +123,49 @@ export async function inboxStreamWritable(
   }
 }
 
+/** The inbox stream as JetStream reports it, for /metrics (the message service's `inbox-stream-metrics.ts`). */
+export interface InboxStreamState {
+  stream: string;
+  /** Copies asked for (`num_replicas`). */
+  replicas: number;
+  /** Copies that hold the stream now: the leader, and the replicas that are current and online. */
+  current: number;
+  /** Whether the stream has a leader (a single server is its own). */
+  leader: boolean;
+  /** Each agent's consumer: messages not yet delivered, delivered and not acked, pull requests waiting. */
+  consumers: { agent: string; pending: number; ackPending: number; waiting: number }[];
+}
+
+/** Stream info and the consumers' counts, one API request each (the consumer list is paged by 256). */
+export async function inboxStreamState(
+  nc: NatsConnection,
+  prefix: string,
+  timeoutMs = 1_500,
+): Promise<InboxStreamState | undefined> {
+  try {
+    const jsm = await nc.jetstreamManager({ timeout: timeoutMs, checkAPI: false });
+    const stream = AgentInbox.streamName(prefix);
+    const info = await jsm.streams.info(stream);
+    const cluster = info.cluster;
+    const replicas = cluster?.replicas ?? [];
+    const leader = !cluster || !!cluster.leader;
+    const current = (leader ? 1 : 0) + replicas.filter((r) => r.current && !r.offline).length;
+    const consumers: InboxStreamState['consumers'] = [];
+    for await (const consumer of jsm.consumers.list(stream)) {
+      if (!consumer.name.startsWith('agent_')) continue;
+      consumers.push({
+        agent: consumer.name.slice('agent_'.length),
+        pending: consumer.num_pending,
+        ackPending: consumer.num_ack_pending,
+        waiting: consumer.num_waiting,
+      });
+    }
+    return { stream, replicas: info.config.num_replicas, current, leader, consumers };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The durable consumer that all pods of one agent pull from. */
 export async function ensureAgentConsumer(
   jsm: JetStreamManager,

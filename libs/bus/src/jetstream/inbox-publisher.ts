@@ -4,7 +4,14 @@ import { headers, type JetStreamClient, type MsgHdrs, type NatsConnection } from
 import { BUS_OPTIONS, NATS_CONNECTION, type BusOptions } from '../bus-options';
 import { traceSend, withRequestId } from '../bus-tracing';
 import { encodeJson } from '../json';
-import { ensureInboxStream, inboxStreamWritable, restoreInboxStream, type InboxStreamSettings } from './agent-inbox';
+import {
+  ensureInboxStream,
+  inboxStreamState,
+  inboxStreamWritable,
+  restoreInboxStream,
+  type InboxStreamSettings,
+  type InboxStreamState,
+} from './agent-inbox';
 import { watchInboxStream, type InboxTamperingEvent } from './inbox-watch';
 
 /** JetStream de-duplicates on this header within the stream's window. */
@@ -47,6 +54,11 @@ export class InboxPublisher {
    */
   readiness(): { name: string; check(): Promise<string | void> } {
     return { name: 'jetstream', check: () => inboxStreamWritable(this.nc, this.options.prefix) };
+  }
+
+  /** The stream's replicas, leader and consumers' counts (undefined when JetStream does not answer). */
+  state(): Promise<InboxStreamState | undefined> {
+    return inboxStreamState(this.nc, this.options.prefix);
   }
 
   /** Watch the stream for purges, deletes and consumers that are not agents' own (inbox-watch.ts). */
