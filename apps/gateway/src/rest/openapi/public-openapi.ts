@@ -107,7 +107,7 @@ const schemas = {
     required: ['type', 'title', 'status', 'detail', 'code'],
     additionalProperties: true,
     properties: {
-      type: { type: 'string', pattern: `^${PROBLEM_TYPE_PREFIX.replaceAll(':', '\\:')}[a-z-]+$` },
+      type: { type: 'string', pattern: `^${PROBLEM_TYPE_PREFIX}[a-z-]+$` },
       title: { type: 'string' },
       status: { type: 'integer', minimum: 400, maximum: 599 },
       detail: { type: 'string' },
@@ -153,6 +153,7 @@ const schemas = {
       tool: { type: 'string', minLength: 1 },
       arguments: {
         type: 'object',
+        additionalProperties: true,
         description: 'The tool’s input: its schema is the tool’s `input_schema` (GET /api/v1/agents/{agent_id}/tools)',
       },
       attachments: {
@@ -194,6 +195,7 @@ const schemas = {
       tool: { type: 'string' },
       output: {
         type: 'object',
+        additionalProperties: true,
         description: 'The tool’s structured result, or `{"text": …}` when the agent answered in text only',
       },
       content: { type: 'array', items: ref('ContentItem') },
@@ -216,7 +218,7 @@ const schemas = {
         required: ['output', 'content', 'is_error'],
         additionalProperties: false,
         properties: {
-          output: { type: 'object' },
+          output: { type: 'object', additionalProperties: true },
           content: { type: 'array', items: ref('ContentItem') },
           is_error: { type: 'boolean' },
         },
@@ -232,10 +234,18 @@ const schemas = {
       name: { type: 'string' },
       title: { type: 'string' },
       description: { type: 'string' },
-      input_schema: { type: 'object', description: 'A JSON Schema: the body’s `arguments`' },
-      output_schema: { type: 'object', description: 'A JSON Schema: the answer’s `output`' },
+      input_schema: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'A JSON Schema: the body’s `arguments`',
+      },
+      output_schema: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'A JSON Schema: the answer’s `output`',
+      },
       side_effect_class: { type: 'string' },
-      annotations: { type: 'object' },
+      annotations: { type: 'object', additionalProperties: true },
     },
   },
   ToolList: {
