@@ -100,6 +100,8 @@ export default tseslint.config(
   {
     ignores: [
       '**/dist/**',
+      // Clients generated at test time (apps/gateway/test/rest-client.e2e.spec.ts), never edited.
+      '**/.generated/**',
       '**/node_modules/**',
       '.nx/**',
       'coverage/**',

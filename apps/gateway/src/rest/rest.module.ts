@@ -9,6 +9,7 @@ import { QuotasModule } from '../quotas/quotas.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { CallsController } from './calls.controller';
 import { InvokeController } from './invoke.controller';
+import { OpenApiController } from './openapi/openapi.controller';
 import { RestAuthenticator } from './rest-authenticator.service';
 import { RestCalls } from './rest-calls.service';
 import { RestInvoke } from './rest-invoke.service';
@@ -17,7 +18,7 @@ import { ToolsController } from './tools.controller';
 /** The REST surface (README.md beside this file): a third dialect over the one call path. */
 @Module({
   imports: [AuthModule, GrantsModule, OAuthModule, CatalogueModule, CallsModule, QuotasModule, TasksModule, McpModule],
-  controllers: [InvokeController, CallsController, ToolsController],
+  controllers: [InvokeController, CallsController, ToolsController, OpenApiController],
   providers: [RestInvoke, RestCalls, RestAuthenticator],
 })
 export class RestModule {}

@@ -2,6 +2,7 @@ import { Agent } from 'node:http';
 import { LatencyRecorder } from './latency';
 import { LeanMcpClient } from './mcp-http';
 import type { LoadClose, LoadGo, LoadPlan, LoadReport, LoadResult } from './protocol';
+import { LeanRestClient } from './rest-http';
 
 /**
  * The load generator, a child process of the bench (forked with IPC) so that
@@ -23,7 +24,9 @@ function exchange<T>(report: LoadReport): Promise<T> {
 
 async function run(plan: LoadPlan): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: plan.concurrency, maxFreeSockets: plan.concurrency });
-  const clients = Array.from({ length: plan.concurrency }, () => new LeanMcpClient(plan.target, agent));
+  const clients = Array.from({ length: plan.concurrency }, () =>
+    plan.target.rest ? new LeanRestClient(plan.target, agent) : new LeanMcpClient(plan.target, agent),
+  );
   for (const client of clients) await client.initialize();
 
   let measuring = false;
@@ -36,7 +39,7 @@ async function run(plan: LoadPlan): Promise<void> {
   const runId = Math.random().toString(36).slice(2, 8);
   const text = typeof plan.args.text === 'string' ? plan.args.text : undefined;
 
-  const loop = async (client: LeanMcpClient, index: number) => {
+  const loop = async (client: LeanMcpClient | LeanRestClient, index: number) => {
     let seq = 0;
     while (!stopping) {
       let args = plan.args;

@@ -8,6 +8,8 @@ export interface Target {
   headers: Record<string, string>;
   /** initialize + notifications/initialized first, then carry Mcp-Session-Id. */
   stateful: boolean;
+  /** `url` is a REST invoke (`POST /api/v1/agents/{agent_id}/invoke`), not an MCP endpoint. */
+  rest?: boolean;
 }
 
 export interface HttpAnswer {

@@ -222,6 +222,14 @@ function webhookCeiling(all: Measurement[], floor?: MachineFloor): string[] {
   ];
 }
 
+/** The REST invoke against MCP surface A, same stack settings, same run. */
+function restAgainstMcp(all: Measurement[], concurrency: number): string | undefined {
+  const rest = find(all, 'stack-rest', concurrency);
+  const mcp = find(all, 'stack', concurrency);
+  if (!rest || !mcp) return undefined;
+  return `REST invoke at ${concurrency} clients: ${fixed(rest.callsPerSecond, 0)} calls/s = ${ratio(rest.callsPerSecond, mcp.callsPerSecond)} MCP surface A (${fixed(mcp.callsPerSecond, 0)} calls/s); p50 ${ratio(rest.latencyMs.p50, mcp.latencyMs.p50)}, CPU/call ${ratio(rest.cpuMsPerCall, mcp.cpuMsPerCall)}`;
+}
+
 /** The whole report, as printed at the end of a run. */
 export function render(all: Measurement[], floor?: MachineFloor): string {
   const out: string[] = [];
@@ -237,6 +245,8 @@ export function render(all: Measurement[], floor?: MachineFloor): string {
     for (const m of rows) out.push(`  ${m.label}`, ...processLines(m));
     const r = ratios(all, concurrency);
     if (r) out.push('', r);
+    const rest = restAgainstMcp(all, concurrency);
+    if (rest) out.push('', rest);
     out.push(...webhooks(all, concurrency));
     const a = auditCost(all, concurrency);
     if (a) out.push('', a);

@@ -2,7 +2,14 @@ import type { BenchConfig, SystemId } from '../config';
 import { startBareSdk } from './bare-sdk';
 import { startBridgedStack } from './bridged-stack';
 import { startPeerGateway } from './peer-gateways';
-import { externalStack, startClusterStack, startScaledStack, startStack, startWebhookStack } from './stack';
+import {
+  externalStack,
+  startClusterStack,
+  startRestStack,
+  startScaledStack,
+  startStack,
+  startWebhookStack,
+} from './stack';
 import type { RunningSystem } from './system';
 
 export type { RunningSystem, WebhookProbe } from './system';
@@ -15,6 +22,8 @@ export function startSystem(id: SystemId, config: BenchConfig): Promise<RunningS
       return config.external ? Promise.resolve(externalStack(config.external.url, config.external.key)) : startStack();
     case 'stack-audit-off':
       return startStack({ AUDIT: 'off' });
+    case 'stack-rest':
+      return startRestStack();
     case 'stack-webhook-live':
       return startWebhookStack('live');
     case 'stack-webhook-dead':

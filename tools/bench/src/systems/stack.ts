@@ -52,6 +52,28 @@ export async function startStack(env: { AUDIT?: 'off' } = {}): Promise<RunningSy
 }
 
 /**
+ * The same stack, called over the REST surface: `POST /api/v1/agents/{agent_id}/invoke`
+ * to echo with the agent's API key, one request a call (no session): what the REST
+ * dialect costs against MCP surface A on the same call path.
+ */
+export async function startRestStack(): Promise<RunningSystem> {
+  const stack = await startTestStack({ env: STACK_ENV });
+  return {
+    id: 'stack-rest',
+    label: 'stack, REST invoke',
+    target: {
+      url: `${stack.gatewayUrls[0]}/api/v1/agents/${stack.agentId}/invoke`,
+      headers: { 'X-Agent-API-Key': stack.apiKey },
+      stateful: false,
+      rest: true,
+    },
+    groups: [...appGroups(stack), ...serverGroups()],
+    metrics: appMetrics(stack),
+    stop: () => stack.stop(),
+  };
+}
+
+/**
  * (a) on a 3-node NATS cluster (auth on, loopback), the inbox stream with three
  * replicas (INBOX_REPLICAS=3): what replication costs a call, against `stack`.
  * The apps take the three URLs; each connects to one of them.
