@@ -4,7 +4,7 @@ import type { AuditFilter, AuditStore } from '../../audit/audit.store';
 
 /**
  * The audit trail for the operator (../../audit/README.md), once for the admin
- * CLI (`audit list|export|verify`) and the management API (`GET /admin/v1/audit`).
+ * CLI (`audit list|export|verify`) and the management API (its audit route).
  */
 
 export const AUDIT_MAX_LIMIT = 1_000;
