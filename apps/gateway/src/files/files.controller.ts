@@ -44,7 +44,7 @@ export class FilesController {
       // is the agent authenticator's to say, as on every other route.
       const identified = await this.apiKeys.identify(typeof key === 'string' ? key : undefined);
       if (!identified.ok) throw fileErrors.unauthorized(identified.reason);
-      const byKey = await this.agentAuth.authenticate(identified.principal.agentId, req.headers);
+      const byKey = await this.agentAuth.authenticate(identified.principal.agentId, req.headers, req.ip);
       if (!byKey.ok) throw fileErrors.unauthorized(byKey.reason);
       return { agentId: byKey.principal.agentId, caller: byKey.principal.callerId };
     }

@@ -8,7 +8,7 @@ export type RestFailure =
   | { kind: 'call'; error: CallError }
   | { kind: 'malformed'; detail: string }
   | { kind: 'invalid_request'; detail: string }
-  | { kind: 'unauthorized'; status: 401 | 403 | 503; reason: string; challenge?: string }
+  | { kind: 'unauthorized'; status: 401 | 403 | 429 | 503; reason: string; challenge?: string }
   | { kind: 'credential_unavailable'; tool: string; missing: string[] }
   | { kind: 'quota'; refusal: QuotaRefusal }
   | { kind: 'not_found'; detail: string }
@@ -56,10 +56,13 @@ export function restProblem(
     case 'not_found':
       return problem(404, 'not-found', 'Not found', JsonRpcCode.InvalidParams, failure.detail);
     case 'unauthorized': {
+      // 429: the client's unknown opaque tokens are over their introspection rate (../oauth/).
       const answer =
         failure.status === 503
           ? problem(503, 'unavailable', 'Service unavailable', JsonRpcCode.InternalError, failure.reason)
-          : problem(failure.status, 'unauthorized', 'Unauthorized', UNAUTHORIZED_CODE, failure.reason);
+          : failure.status === 429
+            ? problem(429, 'too-many-requests', 'Too many requests', UNAUTHORIZED_CODE, failure.reason)
+            : problem(failure.status, 'unauthorized', 'Unauthorized', UNAUTHORIZED_CODE, failure.reason);
       return { ...answer, headers: failure.challenge ? { 'www-authenticate': failure.challenge } : {} };
     }
     case 'credential_unavailable':

@@ -25,7 +25,7 @@ export class RestAuthenticator {
   ) {}
 
   async ofAgent(agentId: string, req: FastifyRequest): Promise<Authenticated> {
-    const auth = await this.agentAuth.authenticate(agentId, req.headers);
+    const auth = await this.agentAuth.authenticate(agentId, req.headers, req.ip);
     if (auth.ok) return { ok: true, caller: agentCaller(auth.principal) };
     const { status, reason, challenge } = auth;
     return { ok: false, failure: { kind: 'unauthorized', status, reason, challenge } };
