@@ -116,6 +116,7 @@ const FLAGS = {
   status: { type: 'string' },
   open: { type: 'boolean' },
   'tool-changes': { type: 'string' },
+  'a2a-card': { type: 'string' },
   version: { type: 'string' },
 } as const;
 

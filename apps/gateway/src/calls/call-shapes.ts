@@ -8,9 +8,10 @@ import type { CallTime } from '../timeouts/call-time';
 
 /**
  * Who called: an MCP surface (`agent`: A, `grant`: B), the REST surface (`rest`: rest/, either
- * credential), or an operator's playground (`admin`: admin-api/live/).
+ * credential), the A2A surface (`a2a`: a2a/, either credential), or an operator's playground
+ * (`admin`: admin-api/live/).
  */
-export type CallSurface = 'agent' | 'grant' | 'rest' | 'admin';
+export type CallSurface = 'agent' | 'grant' | 'rest' | 'a2a' | 'admin';
 
 export interface CallRequest {
   agentId: string;

@@ -25,6 +25,7 @@ import { AdminLoginCodes1764716000000 } from './migrations/1764716000000-admin-l
 import { AgentPods1764717000000 } from './migrations/1764717000000-agent-pods';
 import { IdempotencySurface1764718000000 } from './migrations/1764718000000-idempotency-surface';
 import { ToolChanges1764719000000 } from './migrations/1764719000000-tool-changes';
+import { A2aCard1764720000000 } from './migrations/1764720000000-a2a-card';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -68,6 +69,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       AgentPods1764717000000,
       IdempotencySurface1764718000000,
       ToolChanges1764719000000,
+      A2aCard1764720000000,
     ],
   });
 }

@@ -1,0 +1,115 @@
+import { Controller, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { whenClientLeaves } from '../cancellation/client-disconnect';
+import { A2aAuthenticator, type A2aAuthenticated, type A2aCaller } from './a2a-authenticator.service';
+import { a2aProblem, jsonRpcError, type A2aFailure } from './a2a-errors';
+import { A2aMessages } from './a2a-messages.service';
+import { checkVersion, parseJsonRpc, resultText, type JsonRpcCall, type JsonRpcId } from './json-rpc';
+import { parseSendMessage } from './send-message';
+import { A2A_VERSION, A2A_VERSION_HEADER } from './wire';
+
+type Answer = { ok: true; text: string } | { ok: false; failure: A2aFailure };
+
+/** A2A 1.0 methods this surface knows of but does not serve yet: UnsupportedOperationError, not "no such method". */
+const NOT_YET = new Set([
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+]);
+
+/**
+ * The JSON-RPC binding: `POST /a2a/{agent_id}` (an agent API key or OAuth token)
+ * and its RuntimeGrant twin `POST /workspaces/{ws}/agents/{agent_id}/a2a`.
+ * Guards in order (credential, body, version), then one dispatch on the method;
+ * every failure is answered through `a2aProblem`.
+ */
+@Controller()
+export class A2aJsonRpcController {
+  private readonly logger = new Logger(A2aJsonRpcController.name);
+
+  constructor(
+    private readonly auth: A2aAuthenticator,
+    private readonly messages: A2aMessages,
+  ) {}
+
+  @Post('a2a/:agentId')
+  async byKey(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    await this.answer(req, reply, () => this.auth.ofAgent(agentId, req));
+  }
+
+  @Post('workspaces/:workspaceId/agents/:agentId/a2a')
+  async byGrant(
+    @Param('workspaceId') workspaceId: string,
+    @Param('agentId') agentId: string,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    await this.answer(req, reply, () => this.auth.ofGrant(workspaceId, agentId, req));
+  }
+
+  private async answer(req: FastifyRequest, reply: FastifyReply, authenticate: () => Promise<A2aAuthenticated>) {
+    let id: JsonRpcId = null;
+    try {
+      const auth = await authenticate();
+      if (!auth.ok) return this.fail(req, reply, id, auth.failure);
+      const parsed = parseJsonRpc(String(req.body ?? ''));
+      if (!parsed.ok) return this.fail(req, reply, parsed.id, parsed.failure);
+      id = parsed.call.id;
+      const wrongVersion = checkVersion(req.headers[A2A_VERSION_HEADER]);
+      if (wrongVersion) return this.fail(req, reply, id, wrongVersion);
+      const answer = await this.dispatch(auth.caller, parsed.call, req, reply);
+      if (!answer.ok) return this.fail(req, reply, id, answer.failure);
+      if (reply.sent || reply.raw.destroyed) return;
+      void reply.status(200).headers(jsonHeaders()).send(resultText(id, answer.text));
+    } catch (error) {
+      this.logger.error({
+        msg: 'unhandled error on the A2A surface',
+        request_id: req.id,
+        error: (error as Error).message,
+      });
+      this.fail(req, reply, id, { kind: 'internal' });
+    }
+  }
+
+  private async dispatch(
+    caller: A2aCaller,
+    call: JsonRpcCall,
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<Answer> {
+    switch (call.method) {
+      case 'SendMessage': {
+        const parsed = parseSendMessage(call.params);
+        if (!parsed.ok) return { ok: false, failure: { kind: 'invalid_params', detail: parsed.detail } };
+        const signal = whenClientLeaves(reply);
+        return this.messages.send(caller, parsed.send, { requestId: req.id, signal });
+      }
+      case 'GetExtendedAgentCard':
+        return { ok: false, failure: { kind: 'extended_card_not_configured' } };
+      default:
+        if (NOT_YET.has(call.method))
+          return { ok: false, failure: { kind: 'unsupported_operation', detail: `${call.method} is not served yet` } };
+        return { ok: false, failure: { kind: 'method_not_found', method: call.method } };
+    }
+  }
+
+  /** A JSON-RPC error: HTTP 200, unless the request itself was refused (credentials, quota: their status). */
+  private fail(req: FastifyRequest, reply: FastifyReply, id: JsonRpcId, failure: A2aFailure): void {
+    if (reply.sent || reply.raw.destroyed) return;
+    const problem = a2aProblem(failure, req.id);
+    void reply
+      .status(problem.transport ? problem.status : 200)
+      .headers({ ...jsonHeaders(), ...problem.headers })
+      .send(JSON.stringify({ jsonrpc: '2.0', id, error: jsonRpcError(problem) }));
+  }
+}
+
+function jsonHeaders() {
+  return { 'content-type': 'application/json', [A2A_VERSION_HEADER]: A2A_VERSION };
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { a2aProblem, httpJsonError, jsonRpcError } from './a2a-errors';
+import { httpJsonOperation } from './http-json-routes';
+import { checkVersion, parseJsonRpc, resultText } from './json-rpc';
+import { parseSendMessage } from './send-message';
+
+const message = (extra: Record<string, unknown> = {}) => ({
+  message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'echo' }, ...extra },
+});
+
+describe('parseSendMessage', () => {
+  it('takes the first object data part as the arguments, else the text parts joined', () => {
+    const data = parseSendMessage(
+      message({ parts: [{ text: 'a' }, { data: [1] }, { data: { x: 1 } }, { data: { y: 2 } }] }),
+    );
+    expect(data).toMatchObject({ ok: true, send: { skill: 'echo', arguments: { x: 1 } } });
+    const text = parseSendMessage(message({ parts: [{ text: 'a' }, { url: 'https://x' }, { text: 'b' }] }));
+    expect(text).toMatchObject({ ok: true, send: { arguments: { text: 'a\nb' } } });
+  });
+
+  it('refuses what the surface relies on, without throwing', () => {
+    for (const bad of [
+      undefined,
+      {},
+      message({ messageId: '' }),
+      message({ messageId: 'é' }),
+      message({ role: 'ROLE_AGENT' }),
+      message({ parts: [] }),
+      message({ parts: [{ text: 'a', url: 'b' }] }),
+      message({ parts: [{ text: 1 }] }),
+      message({ metadata: { skill: 3 } }),
+      message({ parts: [{ data: { idempotency_key: 'k' } }] }),
+    ]) {
+      expect(parseSendMessage(bad).ok).toBe(false);
+    }
+  });
+
+  it('a message without a skill is conversational', () => {
+    const parsed = parseSendMessage(message({ metadata: undefined }));
+    expect(parsed.ok && parsed.send.skill).toBe(undefined);
+  });
+});
+
+describe('the HTTP+JSON routes', () => {
+  it('match the spec’s methods and paths, custom verbs included', () => {
+    expect(httpJsonOperation('POST', '/message:send')).toEqual({ op: 'SendMessage' });
+    expect(httpJsonOperation('POST', '/tasks/t%2F1:cancel')).toEqual({ op: 'CancelTask', taskId: 't/1' });
+    expect(httpJsonOperation('GET', '/tasks/t1')).toEqual({ op: 'GetTask', taskId: 't1' });
+    expect(httpJsonOperation('DELETE', '/tasks/t1/pushNotificationConfigs/c1')).toMatchObject({ configId: 'c1' });
+    expect(httpJsonOperation('GET', '/message:send')).toBeUndefined();
+    expect(httpJsonOperation('POST', '/tasks/t1:explode')).toBeUndefined();
+  });
+});
+
+describe('JSON-RPC and versions', () => {
+  it('reads one request, and splices a stored result in as it is', () => {
+    expect(parseJsonRpc('{"jsonrpc":"2.0","id":7,"method":"SendMessage"}')).toMatchObject({
+      ok: true,
+      call: { id: 7 },
+    });
+    expect(parseJsonRpc('[]')).toMatchObject({ ok: false, failure: { kind: 'invalid_request' } });
+    expect(parseJsonRpc('{"jsonrpc":"1.0","id":"a","method":"x"}')).toMatchObject({ ok: false, id: 'a' });
+    expect(JSON.parse(resultText('a', '{"message":{}}'))).toEqual({ jsonrpc: '2.0', id: 'a', result: { message: {} } });
+  });
+
+  it('serves 1.0; no header is 0.3', () => {
+    expect(checkVersion('1.0')).toBeUndefined();
+    expect(checkVersion(undefined)).toEqual({ kind: 'version_not_supported', version: '0.3' });
+  });
+});
+
+describe('a2aProblem', () => {
+  it('keeps the spec’s codes and writes both bindings from one problem', () => {
+    const problem = a2aProblem({ kind: 'task_not_found', taskId: 't' }, 'req-1');
+    expect(jsonRpcError(problem)).toEqual({
+      code: -32001,
+      message: 'Task not found: t',
+      data: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
+      ],
+    });
+    expect(httpJsonError(problem).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+  });
+
+  it('refusals of the request carry their HTTP status and headers on both bindings', () => {
+    const problem = a2aProblem({ kind: 'unauthorized', status: 401, reason: 'no key', challenge: 'Bearer x' }, 'r');
+    expect(problem).toMatchObject({
+      status: 401,
+      code: -32041,
+      transport: true,
+      headers: { 'www-authenticate': 'Bearer x' },
+    });
+    expect(a2aProblem({ kind: 'internal' }, 'r-9').message).toContain('r-9');
+  });
+});
