@@ -12,6 +12,7 @@ export type A2aFailure =
   | { kind: 'unsupported_operation'; detail: string }
   | { kind: 'version_not_supported'; version: string }
   | { kind: 'task_not_found'; taskId: string }
+  | { kind: 'task_not_cancelable'; taskId: string; state: string }
   | { kind: 'extended_card_not_configured' }
   | { kind: 'unauthorized'; status: 401 | 403 | 429 | 503; reason: string; challenge?: string }
   | { kind: 'credential_unavailable'; skill: string; missing: string[] }
@@ -84,6 +85,14 @@ export function a2aProblem(failure: A2aFailure, requestId: string): A2aProblem {
         -32009,
         'VERSION_NOT_SUPPORTED',
         `A2A version ${failure.version} is not supported: send A2A-Version: 1.0`,
+      );
+    case 'task_not_cancelable':
+      return spec(
+        400,
+        'FAILED_PRECONDITION',
+        -32002,
+        'TASK_NOT_CANCELABLE',
+        `Task ${failure.taskId} cannot be canceled: it is ${failure.state}`,
       );
     case 'extended_card_not_configured':
       return spec(

@@ -5,6 +5,7 @@ import { jsonDeeperThan, TOO_DEEP_MESSAGE } from '../mcp/transport/json-depth';
 import { A2aAuthenticator, type A2aAuthenticated, type A2aCaller } from './a2a-authenticator.service';
 import { a2aProblem, httpJsonError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
+import { A2aTasks } from './a2a-tasks.service';
 import { httpJsonOperation, type HttpJsonOperation } from './http-json-routes';
 import { checkVersion } from './json-rpc';
 import { parseSendMessage } from './send-message';
@@ -25,6 +26,7 @@ export class A2aHttpJsonController {
   constructor(
     private readonly auth: A2aAuthenticator,
     private readonly messages: A2aMessages,
+    private readonly tasks: A2aTasks,
   ) {}
 
   @All('a2a/:agentId/rest/*')
@@ -79,6 +81,14 @@ export class A2aHttpJsonController {
         if (!parsed.ok) return { ok: false, failure: { kind: 'invalid_params', detail: parsed.detail } };
         const signal = whenClientLeaves(reply);
         return this.messages.send(caller, parsed.send, { requestId: req.id, signal });
+      }
+      case 'GetTask':
+        return this.tasks.get(caller, operation.taskId);
+      case 'CancelTask':
+        return this.tasks.cancel(caller, operation.taskId);
+      case 'ListTasks': {
+        const query = req.query as Record<string, string | undefined>;
+        return this.tasks.list(caller, { pageSize: query.pageSize, pageToken: query.pageToken });
       }
       case 'GetExtendedAgentCard':
         return { ok: false, failure: { kind: 'extended_card_not_configured' } };

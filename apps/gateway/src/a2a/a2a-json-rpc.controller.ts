@@ -4,8 +4,9 @@ import { whenClientLeaves } from '../cancellation/client-disconnect';
 import { A2aAuthenticator, type A2aAuthenticated, type A2aCaller } from './a2a-authenticator.service';
 import { a2aProblem, jsonRpcError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
+import { A2aTasks } from './a2a-tasks.service';
 import { checkVersion, parseJsonRpc, resultText, type JsonRpcCall, type JsonRpcId } from './json-rpc';
-import { parseSendMessage } from './send-message';
+import { isObject, parseSendMessage } from './send-message';
 import { A2A_VERSION, A2A_VERSION_HEADER } from './wire';
 
 type Answer = { ok: true; text: string } | { ok: false; failure: A2aFailure };
@@ -13,9 +14,6 @@ type Answer = { ok: true; text: string } | { ok: false; failure: A2aFailure };
 /** A2A 1.0 methods this surface knows of but does not serve yet: UnsupportedOperationError, not "no such method". */
 const NOT_YET = new Set([
   'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
   'SubscribeToTask',
   'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
@@ -36,6 +34,7 @@ export class A2aJsonRpcController {
   constructor(
     private readonly auth: A2aAuthenticator,
     private readonly messages: A2aMessages,
+    private readonly tasks: A2aTasks,
   ) {}
 
   @Post('a2a/:agentId')
@@ -90,6 +89,15 @@ export class A2aJsonRpcController {
         const signal = whenClientLeaves(reply);
         return this.messages.send(caller, parsed.send, { requestId: req.id, signal });
       }
+      case 'GetTask':
+        return this.tasks.get(caller, paramOf(call.params, 'id'));
+      case 'CancelTask':
+        return this.tasks.cancel(caller, paramOf(call.params, 'id'));
+      case 'ListTasks':
+        return this.tasks.list(caller, {
+          pageSize: paramOf(call.params, 'pageSize'),
+          pageToken: paramOf(call.params, 'pageToken'),
+        });
       case 'GetExtendedAgentCard':
         return { ok: false, failure: { kind: 'extended_card_not_configured' } };
       default:
@@ -108,6 +116,10 @@ export class A2aJsonRpcController {
       .headers({ ...jsonHeaders(), ...problem.headers })
       .send(JSON.stringify({ jsonrpc: '2.0', id, error: jsonRpcError(problem) }));
   }
+}
+
+function paramOf(params: unknown, name: string): unknown {
+  return isObject(params) ? params[name] : undefined;
 }
 
 function jsonHeaders() {

@@ -10,7 +10,9 @@ import { ConversationHandles } from '../sessions/conversation-handles';
 import { CallTime } from '../timeouts/call-time';
 import type { A2aCaller } from './a2a-authenticator.service';
 import type { A2aFailure } from './a2a-errors';
+import { A2aTasks } from './a2a-tasks.service';
 import { agentMessage } from './answers';
+import { chatMessageIdOf } from './message-ids';
 import type { SendMessage } from './send-message';
 import type { SendMessageResponse } from './wire';
 
@@ -21,7 +23,7 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
-/** The `SendMessageResponse` as JSON text (as stored for a repeated messageId), or the failure. */
+/** The `SendMessageResponse` as JSON text (or, on the task path, the Task) (as stored for a repeated messageId), or the failure. */
 export type SendAnswer = { ok: true; text: string; replayed: boolean } | { ok: false; failure: A2aFailure };
 
 /**
@@ -43,20 +45,24 @@ export class A2aMessages {
     private readonly calls: CallRunner,
     private readonly quotas: QuotasService,
     private readonly conversations: ConversationHandles,
+    private readonly tasks: A2aTasks,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
   async send(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<SendAnswer> {
     if (send.skill === undefined)
       return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
-    if (send.message.taskId) return { ok: false, failure: { kind: 'task_not_found', taskId: send.message.taskId } };
-    if (send.returnImmediately) return unsupported('configuration.returnImmediately is not served yet');
+    if (send.message.taskId) return this.continueTask(caller, send.message.taskId);
     const prepared = await this.prepare(caller, send, send.skill, options);
     if (!prepared.ok) return prepared;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
     try {
       const { call } = prepared;
+      if (send.returnImmediately) {
+        const started = await this.tasks.start(caller, call);
+        return started.ok ? { ok: true, text: `{"task":${started.text}}`, replayed: false } : started;
+      }
       const render = (outcome: CallOutcome): SendMessageResponse => ({
         message: agentMessage(outcome, call.tool, this.contextOf(caller, outcome.channelId, send.message.contextId)),
       });
@@ -76,7 +82,7 @@ export class A2aMessages {
     send: SendMessage,
     skill: string,
     options: SendOptions,
-  ): Promise<{ ok: true; call: CallRequest } | { ok: false; failure: A2aFailure }> {
+  ): Promise<{ ok: true; call: CallRequest & { messageId: string } } | { ok: false; failure: A2aFailure }> {
     const tool = (await this.catalogue.forAgent(caller.agentId)).byName.get(skill);
     // A skill this caller may not use is, to it, a skill that does not exist.
     if (tool && !callerMayUse(caller, tool))
@@ -91,12 +97,20 @@ export class A2aMessages {
         callerId: caller.callerId,
         tool: skill,
         arguments: send.arguments,
+        messageId: chatMessageIdOf(caller.agentId, caller.callerId, send.message.messageId),
         ...(channelId && { channelId }),
         time: CallTime.accept({}, this.env),
         requestId: options.requestId,
         meta: tool && callerMeta(caller, tool),
       },
     };
+  }
+
+  /** A message naming a task: an unknown one (or another caller's) is -32001; answering a task is not built yet. */
+  private async continueTask(caller: A2aCaller, taskId: string): Promise<SendAnswer> {
+    const task = await this.tasks.get(caller, taskId);
+    if (!task.ok) return task;
+    return unsupported('this task asks nothing: a message to a task answers its question (not served yet)');
   }
 
   /** The contextId to answer with: the one the message sent when it names this channel, else a fresh handle. */

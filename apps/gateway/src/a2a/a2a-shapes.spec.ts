@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { a2aProblem, httpJsonError, jsonRpcError } from './a2a-errors';
 import { httpJsonOperation } from './http-json-routes';
 import { checkVersion, parseJsonRpc, resultText } from './json-rpc';
+import { chatMessageIdOf } from './message-ids';
 import { parseSendMessage } from './send-message';
 
 const message = (extra: Record<string, unknown> = {}) => ({
@@ -91,5 +92,15 @@ describe('a2aProblem', () => {
       headers: { 'www-authenticate': 'Bearer x' },
     });
     expect(a2aProblem({ kind: 'internal' }, 'r-9').message).toContain('r-9');
+  });
+});
+
+describe('chatMessageIdOf', () => {
+  it('is a v5 UUID, the same for the same caller and message, another for anyone else', () => {
+    const id = chatMessageIdOf('agent', 'apikey:1', 'm-1');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(chatMessageIdOf('agent', 'apikey:1', 'm-1')).toBe(id);
+    expect(chatMessageIdOf('agent', 'apikey:2', 'm-1')).not.toBe(id);
+    expect(chatMessageIdOf('other', 'apikey:1', 'm-1')).not.toBe(id);
   });
 });

@@ -24,6 +24,12 @@ export interface CallRequest {
    * otherwise the gateway's, from the chat_message id (`callIdOf`).
    */
   callId?: string;
+  /**
+   * The chat_message's id when the surface derives it (A2A: from the caller's
+   * messageId, so the same message sent again is the same posting, which the
+   * message service never runs twice); otherwise a new UUID.
+   */
+  messageId?: string;
   /** The conversation's channel; a new one is made when absent. */
   channelId?: string;
   /** The call's time, fixed when the surface accepted it (`CallTime.accept`). */

@@ -1,0 +1,189 @@
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
+import type { Message, Task } from '@a2a-js/sdk';
+import { messageIdOfCall } from '@mcpgw/contracts';
+import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+type Binding = 'JSONRPC' | 'HTTP+JSON';
+
+const WORKING = 2;
+const COMPLETED = 3;
+const CANCELED = 5;
+
+/**
+ * A2A tasks (apps/gateway/src/a2a/README.md, "Tasks") through the official SDK
+ * client, over both bindings, on two gateway replicas: a task made on one is
+ * read, listed and cancelled on the other, and only by the caller that made it.
+ */
+describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
+  let env: TestStack;
+
+  const withHeaders =
+    (headers: Record<string, string>): typeof fetch =>
+    (input, init) =>
+      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
+  const clientOf = (gateway: number, binding: Binding, apiKey = env.apiKey): Promise<Client> => {
+    const fetchImpl = withHeaders({ 'x-agent-api-key': apiKey });
+    return new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+        preferredTransports: [binding],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }),
+    ).createFromUrl(`${env.gatewayUrls[gateway]}/a2a/${env.agentId}/`);
+  };
+  const dataPart = (value: unknown) => ({
+    content: { $case: 'data' as const, value },
+    metadata: undefined,
+    filename: '',
+    mediaType: '',
+  });
+  const send = (client: Client, skill: string, args: unknown, messageId = randomUUID(), returnImmediately = true) =>
+    client.sendMessage({
+      tenant: '',
+      message: {
+        messageId,
+        contextId: '',
+        taskId: '',
+        role: 1,
+        parts: [dataPart(args)],
+        metadata: { skill },
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: {
+        acceptedOutputModes: [],
+        taskPushNotificationConfig: undefined,
+        returnImmediately,
+      },
+      metadata: undefined,
+    });
+  const pod = () => env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
+
+  beforeAll(async () => {
+    env = await startTestStack({
+      gateways: 2,
+      // contextIds are conversation handles: every replica must sign them with the same secret.
+      gatewayEnv: { CONVERSATION_HANDLE_SECRET: randomUUID() },
+      podEnv: { LOG_LEVEL: 'debug' },
+    });
+  });
+
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    describe(`over ${binding}`, () => {
+      it('returnImmediately answers a working task; the other replica reads it until it completes with its artifact', async () => {
+        const task = (await send(await clientOf(0, binding), 'sleep', { ms: 600 })) as Task;
+        expect(task.id).toMatch(/^call_[0-9a-f]{32}$/);
+        expect(task.status?.state).toBe(WORKING);
+        const other = await clientOf(1, binding);
+        await expect
+          .poll(async () => (await other.getTask({ tenant: '', id: task.id })).status?.state, { timeout: 10_000 })
+          .toBe(COMPLETED);
+        const done = await other.getTask({ tenant: '', id: task.id });
+        expect(done.contextId).toBe(task.contextId);
+        expect(done.artifacts).toHaveLength(1);
+        expect(done.artifacts[0].parts.map((part) => part.content)).toEqual([
+          { $case: 'text', value: 'slept 600 ms' },
+          { $case: 'data', value: expect.objectContaining({ slept_ms: 600 }) },
+        ]);
+      });
+
+      it('cancelTask on the other replica stops a running sleep: the pod sees it, the task ends CANCELED', async () => {
+        const task = (await send(await clientOf(0, binding), 'sleep', { ms: 30_000 })) as Task;
+        const messageId = messageIdOfCall(task.id);
+        await expect
+          .poll(() => pod().logs.some((l) => l.msg === 'skill started' && l.message_id === messageId), {
+            timeout: 5_000,
+          })
+          .toBe(true);
+        const other = await clientOf(1, binding);
+        const cancelled = await other.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+        expect(cancelled.status?.state).toBe(CANCELED);
+        await expect
+          .poll(() => pod().logs.some((l) => l.msg === 'skill cancelled' && l.message_id === messageId), {
+            timeout: 5_000,
+          })
+          .toBe(true);
+        // An ended task cannot be cancelled again.
+        const again = await other.cancelTask({ tenant: '', id: task.id, metadata: undefined }).catch((e: Error) => e);
+        expect((again as Error).name).toBe('TaskNotCancelableError');
+      });
+
+      it('another caller’s task is unknown to it (-32001), and listTasks shows only the caller’s own', async () => {
+        const { apiKey: otherKey } = await env.stack
+          .admin<{ key: string }>('apikey', 'create', '--agent', env.agentId)
+          .then((created) => ({ apiKey: created.key }));
+        const mine = (await send(await clientOf(0, binding), 'echo', { text: 'mine' })) as Task;
+        const stranger = await clientOf(1, binding, otherKey);
+        const refused = await stranger.getTask({ tenant: '', id: mine.id }).catch((e: Error) => e);
+        expect((refused as Error).name).toBe('TaskNotFoundError');
+        const theirs = (await send(stranger, 'echo', { text: 'theirs' })) as Task;
+        const listed = await stranger.listTasks({
+          tenant: '',
+          contextId: '',
+          status: 0,
+          pageToken: '',
+          statusTimestampAfter: undefined,
+        });
+        expect(listed.tasks.map((task) => task.id)).toEqual([theirs.id]);
+        const own = await (
+          await clientOf(1, binding)
+        ).listTasks({
+          tenant: '',
+          contextId: '',
+          status: 0,
+          pageToken: '',
+          statusTimestampAfter: undefined,
+        });
+        expect(own.tasks.map((task) => task.id)).toContain(mine.id);
+        expect(own.tasks.map((task) => task.id)).not.toContain(theirs.id);
+      });
+    });
+  }
+
+  it('the same messageId, blocking or returnImmediately, on either replica, runs the counter skill once', async () => {
+    const key = `a2a-task-${randomUUID()}`;
+    const messageId = randomUUID();
+    const task = (await send(await clientOf(0, 'JSONRPC'), 'counter', { key }, messageId)) as Task;
+    const again = (await send(await clientOf(1, 'HTTP+JSON'), 'counter', { key }, messageId)) as Task;
+    expect(again.id).toBe(task.id);
+    const blocking = (await send(await clientOf(1, 'JSONRPC'), 'counter', { key }, messageId, false)) as Message;
+    expect(blocking.parts[0].content).toEqual({ $case: 'text', value: '1' });
+    const runs = pod().logs.filter((l) => l.msg === 'counter run' && l.counter_key === key);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('a paged list: pageSize and nextPageToken walk the caller’s tasks', async () => {
+    const { key } = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', env.agentId);
+    const client = await clientOf(0, 'JSONRPC', key);
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push(((await send(client, 'echo', { text: `page ${i}` })) as Task).id);
+    const seen: string[] = [];
+    let pageToken = '';
+    do {
+      const page = await client.listTasks({
+        tenant: '',
+        contextId: '',
+        status: 0,
+        pageSize: 2,
+        pageToken,
+        statusTimestampAfter: undefined,
+      });
+      seen.push(...page.tasks.map((task) => task.id));
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    expect(seen).toEqual(made);
+  });
+});
