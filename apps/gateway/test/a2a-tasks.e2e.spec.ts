@@ -6,7 +6,7 @@ import {
   RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
-import type { Message, Task } from '@a2a-js/sdk';
+import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { messageIdOfCall } from '@mcpgw/contracts';
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
@@ -152,6 +152,58 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
       });
     });
   }
+
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    it(`sendMessageStream over ${binding}: the task, progress as status updates in order, the artifact, then COMPLETED`, async () => {
+      const client = await clientOf(0, binding);
+      const events: StreamResponse[] = [];
+      for await (const event of client.sendMessageStream({
+        tenant: '',
+        message: {
+          messageId: randomUUID(),
+          contextId: '',
+          taskId: '',
+          role: 1,
+          parts: [dataPart({ ms: 400, progress_every_ms: 100 })],
+          metadata: { skill: 'sleep' },
+          extensions: [],
+          referenceTaskIds: [],
+        },
+        configuration: undefined,
+        metadata: undefined,
+      }))
+        events.push(event);
+      const kinds = events.map((event) => event.payload?.$case);
+      expect(kinds[0]).toBe('task');
+      expect(kinds.slice(-2)).toEqual(['artifactUpdate', 'statusUpdate']);
+      const task = events[0].payload!.value as Task;
+      const progress = events.flatMap((event) =>
+        event.payload?.$case === 'statusUpdate' && event.payload.value.metadata?.progress !== undefined
+          ? [event.payload.value.metadata.progress as number]
+          : [],
+      );
+      expect(progress.length).toBeGreaterThanOrEqual(3);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      const last = events.at(-1)!.payload!.value as TaskStatusUpdateEvent;
+      expect(last).toMatchObject({ taskId: task.id, status: { state: COMPLETED } });
+      const artifact = (events.at(-2)!.payload!.value as TaskArtifactUpdateEvent).artifact!;
+      expect(artifact.parts[0].content).toEqual({ $case: 'text', value: 'slept 400 ms' });
+    });
+  }
+
+  it('subscribeToTask on the other replica follows a task another request started, to its end', async () => {
+    const task = (await send(await clientOf(0, 'JSONRPC'), 'sleep', { ms: 800, progress_every_ms: 100 })) as Task;
+    const events: StreamResponse[] = [];
+    for await (const event of (await clientOf(1, 'HTTP+JSON')).resubscribeTask({ tenant: '', id: task.id }))
+      events.push(event);
+    expect(events[0].payload).toMatchObject({ $case: 'task', value: { id: task.id } });
+    expect(events.at(-1)!.payload).toMatchObject({ $case: 'statusUpdate', value: { status: { state: COMPLETED } } });
+    // An ended task cannot be subscribed to.
+    const ended = (async () => {
+      for await (const _ of (await clientOf(1, 'JSONRPC')).resubscribeTask({ tenant: '', id: task.id })) void _;
+    })();
+    await expect(ended).rejects.toThrow();
+  });
 
   it('the same messageId, blocking or returnImmediately, on either replica, runs the counter skill once', async () => {
     const key = `a2a-task-${randomUUID()}`;

@@ -6,12 +6,14 @@ import { A2aAuthenticator, type A2aAuthenticated, type A2aCaller } from './a2a-a
 import { a2aProblem, httpJsonError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
+import { writeEventStream } from './event-stream';
+import { A2aTaskStreams, streamed, type StreamRun } from './task-stream.service';
 import { httpJsonOperation, type HttpJsonOperation } from './http-json-routes';
 import { checkVersion } from './json-rpc';
 import { parseSendMessage } from './send-message';
 import { A2A_VERSION, A2A_VERSION_HEADER } from './wire';
 
-type Answer = { ok: true; text: string } | { ok: false; failure: A2aFailure };
+type Answer = { ok: true; text: string } | { ok: true; stream: StreamRun } | { ok: false; failure: A2aFailure };
 
 /**
  * The HTTP+JSON binding under `/a2a/{agent_id}/rest` (an agent API key or OAuth
@@ -27,6 +29,7 @@ export class A2aHttpJsonController {
     private readonly auth: A2aAuthenticator,
     private readonly messages: A2aMessages,
     private readonly tasks: A2aTasks,
+    private readonly streams: A2aTaskStreams,
   ) {}
 
   @All('a2a/:agentId/rest/*')
@@ -56,6 +59,7 @@ export class A2aHttpJsonController {
       const answer = await this.dispatch(auth.caller, operation, req, reply);
       if (!answer.ok) return this.fail(req, reply, answer.failure);
       if (reply.sent || reply.raw.destroyed) return;
+      if ('stream' in answer) return await writeEventStream(reply, answer.stream, 'http-json');
       void reply.status(200).headers(jsonHeaders()).send(answer.text);
     } catch (error) {
       this.logger.error({
@@ -82,6 +86,15 @@ export class A2aHttpJsonController {
         const signal = whenClientLeaves(reply);
         return this.messages.send(caller, parsed.send, { requestId: req.id, signal });
       }
+      case 'SendStreamingMessage': {
+        const body = readBody(String(req.body ?? ''));
+        if (!body.ok) return body;
+        const parsed = parseSendMessage(body.value);
+        if (!parsed.ok) return { ok: false, failure: { kind: 'invalid_params', detail: parsed.detail } };
+        return streamed(await this.messages.stream(caller, parsed.send, { requestId: req.id }));
+      }
+      case 'SubscribeToTask':
+        return streamed(await this.streams.subscribe(caller, operation.taskId));
       case 'GetTask':
         return this.tasks.get(caller, operation.taskId);
       case 'CancelTask':

@@ -5,16 +5,16 @@ import { A2aAuthenticator, type A2aAuthenticated, type A2aCaller } from './a2a-a
 import { a2aProblem, jsonRpcError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
+import { writeEventStream } from './event-stream';
+import { A2aTaskStreams, streamed, type StreamRun } from './task-stream.service';
 import { checkVersion, parseJsonRpc, resultText, type JsonRpcCall, type JsonRpcId } from './json-rpc';
 import { isObject, parseSendMessage } from './send-message';
 import { A2A_VERSION, A2A_VERSION_HEADER } from './wire';
 
-type Answer = { ok: true; text: string } | { ok: false; failure: A2aFailure };
+type Answer = { ok: true; text: string } | { ok: true; stream: StreamRun } | { ok: false; failure: A2aFailure };
 
 /** A2A 1.0 methods this surface knows of but does not serve yet: UnsupportedOperationError, not "no such method". */
 const NOT_YET = new Set([
-  'SendStreamingMessage',
-  'SubscribeToTask',
   'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
@@ -35,6 +35,7 @@ export class A2aJsonRpcController {
     private readonly auth: A2aAuthenticator,
     private readonly messages: A2aMessages,
     private readonly tasks: A2aTasks,
+    private readonly streams: A2aTaskStreams,
   ) {}
 
   @Post('a2a/:agentId')
@@ -65,6 +66,7 @@ export class A2aJsonRpcController {
       const answer = await this.dispatch(auth.caller, parsed.call, req, reply);
       if (!answer.ok) return this.fail(req, reply, id, answer.failure);
       if (reply.sent || reply.raw.destroyed) return;
+      if ('stream' in answer) return await writeEventStream(reply, answer.stream, { rpcId: id });
       void reply.status(200).headers(jsonHeaders()).send(resultText(id, answer.text));
     } catch (error) {
       this.logger.error({
@@ -89,6 +91,13 @@ export class A2aJsonRpcController {
         const signal = whenClientLeaves(reply);
         return this.messages.send(caller, parsed.send, { requestId: req.id, signal });
       }
+      case 'SendStreamingMessage': {
+        const parsed = parseSendMessage(call.params);
+        if (!parsed.ok) return { ok: false, failure: { kind: 'invalid_params', detail: parsed.detail } };
+        return streamed(await this.messages.stream(caller, parsed.send, { requestId: req.id }));
+      }
+      case 'SubscribeToTask':
+        return streamed(await this.streams.subscribe(caller, paramOf(call.params, 'id')));
       case 'GetTask':
         return this.tasks.get(caller, paramOf(call.params, 'id'));
       case 'CancelTask':

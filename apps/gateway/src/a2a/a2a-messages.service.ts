@@ -13,6 +13,7 @@ import type { A2aFailure } from './a2a-errors';
 import { A2aTasks } from './a2a-tasks.service';
 import { agentMessage } from './answers';
 import { chatMessageIdOf } from './message-ids';
+import { A2aTaskStreams, type StreamStart } from './task-stream.service';
 import type { SendMessage } from './send-message';
 import type { SendMessageResponse } from './wire';
 
@@ -46,6 +47,7 @@ export class A2aMessages {
     private readonly quotas: QuotasService,
     private readonly conversations: ConversationHandles,
     private readonly tasks: A2aTasks,
+    private readonly streams: A2aTaskStreams,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -74,6 +76,26 @@ export class A2aMessages {
     } finally {
       admitted.release();
     }
+  }
+
+  /**
+   * `SendStreamingMessage`: the same checks and quotas (held until the stream
+   * ends), then the call as a task, streamed (task-stream.service.ts).
+   */
+  async stream(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<StreamStart> {
+    if (send.skill === undefined)
+      return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
+    if (send.message.taskId) return this.continueTask(caller, send.message.taskId);
+    const prepared = await this.prepare(caller, send, send.skill, options);
+    if (!prepared.ok) return prepared;
+    const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
+    if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
+    const started = this.streams.send(caller, prepared.call);
+    if (!started.ok) {
+      admitted.release();
+      return started;
+    }
+    return { ok: true, run: (sink, signal) => started.run(sink, signal).finally(() => admitted.release()) };
   }
 
   /** The call as the pipeline takes it, or why this caller may not make it. */
@@ -107,7 +129,7 @@ export class A2aMessages {
   }
 
   /** A message naming a task: an unknown one (or another caller's) is -32001; answering a task is not built yet. */
-  private async continueTask(caller: A2aCaller, taskId: string): Promise<SendAnswer> {
+  private async continueTask(caller: A2aCaller, taskId: string): Promise<{ ok: false; failure: A2aFailure }> {
     const task = await this.tasks.get(caller, taskId);
     if (!task.ok) return task;
     return unsupported('this task asks nothing: a message to a task answers its question (not served yet)');
@@ -119,6 +141,6 @@ export class A2aMessages {
   }
 }
 
-function unsupported(detail: string): SendAnswer {
+function unsupported(detail: string): { ok: false; failure: A2aFailure } {
   return { ok: false, failure: { kind: 'unsupported_operation', detail } };
 }

@@ -62,15 +62,21 @@ export class A2aTasks {
   }
 
   async get(caller: A2aCaller, taskId: unknown, { byMessage = false } = {}): Promise<TaskAnswer> {
-    const messageId = byMessage ? String(taskId) : typeof taskId === 'string' && messageIdOfCall(taskId);
-    const row = messageId ? await this.tasks.current(messageId, caller.agentId, caller.callerId) : undefined;
+    const row = byMessage
+      ? await this.tasks.current(String(taskId), caller.agentId, caller.callerId)
+      : await this.rowOf(caller, taskId);
     return row ? this.answer(caller, row) : notFound(taskId);
+  }
+
+  /** The caller's task named by its A2A id, as it is now; undefined for any other id. */
+  async rowOf(caller: A2aCaller, taskId: unknown): Promise<TaskRow | undefined> {
+    const messageId = typeof taskId === 'string' ? messageIdOfCall(taskId) : undefined;
+    return messageId ? this.tasks.current(messageId, caller.agentId, caller.callerId) : undefined;
   }
 
   /** Cancel a live task (the agent hears it on the bus); an ended one cannot be (-32002). */
   async cancel(caller: A2aCaller, taskId: unknown): Promise<TaskAnswer> {
-    const messageId = typeof taskId === 'string' ? messageIdOfCall(taskId) : undefined;
-    const row = messageId && (await this.tasks.current(messageId, caller.agentId, caller.callerId));
+    const row = await this.rowOf(caller, taskId);
     if (!row) return notFound(taskId);
     if (TERMINAL_STATES.includes(a2aState(row)))
       return { ok: false, failure: { kind: 'task_not_cancelable', taskId: String(taskId), state: a2aState(row) } };
@@ -97,7 +103,7 @@ export class A2aTasks {
     return { ok: true, text: JSON.stringify(body) };
   }
 
-  private answer(caller: A2aCaller, row: TaskRow): TaskAnswer {
+  answer(caller: A2aCaller, row: TaskRow): TaskAnswer {
     return { ok: true, text: JSON.stringify(a2aTask(row, this.contextOf(caller, row))) };
   }
 

@@ -16,6 +16,7 @@ import { A2aHttpJsonController } from './a2a-http-json.controller';
 import { A2aJsonRpcController } from './a2a-json-rpc.controller';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
+import { A2aTaskStreams } from './task-stream.service';
 
 /** The A2A 1.0 surface (README.md beside this file): a fourth dialect over the one call path. */
 @Module({
@@ -32,6 +33,6 @@ import { A2aTasks } from './a2a-tasks.service';
     McpModule,
   ],
   controllers: [A2aCardController, A2aJsonRpcController, A2aHttpJsonController],
-  providers: [A2aAuthenticator, A2aCards, A2aMessages, A2aTasks],
+  providers: [A2aAuthenticator, A2aCards, A2aMessages, A2aTasks, A2aTaskStreams],
 })
 export class A2aModule {}

@@ -41,7 +41,7 @@ export function agentCard({ agentId, root, tools, security }: CardInput): AgentC
     ],
     version: catalogueVersion(tools),
     capabilities: {
-      streaming: false,
+      streaming: true,
       pushNotifications: false,
       extendedAgentCard: false,
       extensions: [
