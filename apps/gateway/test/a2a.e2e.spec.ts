@@ -7,7 +7,9 @@ import {
 } from '@a2a-js/sdk/client';
 import type { Message } from '@a2a-js/sdk';
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
-import { randomUUID } from 'node:crypto';
+import { FilesApi } from '@mcpgw/files-client';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
@@ -19,6 +21,7 @@ type Binding = 'JSONRPC' | 'HTTP+JSON';
  */
 describe('A2A 1.0: the card and SendMessage, with the official SDK client', () => {
   let env: TestStack;
+  let backend: Backend;
   let base: string;
 
   /** A fetch that sends these headers on every request the SDK makes (card and calls). */
@@ -64,12 +67,14 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
   const admin = <T>(...args: string[]) => env.stack.admin<T>(...args);
 
   beforeAll(async () => {
-    env = await startTestStack({});
+    backend = await localBackend();
+    env = await startTestStack({ gatewayEnv: { ...backend.env(), FILES_URL_SIGNING_KEYS: SIGNING_KEYS } });
     base = env.gatewayUrls[0];
   });
 
   afterAll(async () => {
     await env?.stop();
+    await backend?.stop();
   });
 
   it('the card lists one skill per served tool, both bindings, and the API key scheme', async () => {
@@ -194,6 +199,50 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
       metadata: undefined,
     });
     expect((fresh as Message).parts[0].content).toEqual({ $case: 'text', value: '2' });
+  });
+
+  it('a file sent as a url part naming its id reaches the agent through a signed URL', async () => {
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.7 a2a\n'), randomBytes(4_000)]);
+    const files = new FilesApi({ baseUrl: base, apiKey: env.apiKey });
+    const fileId = await files.upload(bytes, { filename: 'q4.pdf', contentType: 'application/pdf' });
+    const urlPart = (url: string) => ({
+      content: { $case: 'url' as const, value: url },
+      metadata: undefined,
+      filename: 'q4.pdf',
+      mediaType: 'application/pdf',
+    });
+    for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+      const answer = (await (
+        await clientOf(binding)
+      ).sendMessage({
+        tenant: '',
+        message: userMessage('summarize_pdf', [urlPart(fileId)]),
+        configuration: undefined,
+        metadata: undefined,
+      })) as Message;
+      const data = answer.parts.find((part) => part.content?.$case === 'data')?.content?.value as {
+        files: { name: string; size: number; sha256: string }[];
+      };
+      expect(data.files[0]).toEqual(
+        expect.objectContaining({
+          name: 'q4.pdf',
+          size: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+        }),
+      );
+    }
+    // Someone else's file (or none) is refused like invalid arguments: nothing is posted.
+    const refused = await (
+      await clientOf('JSONRPC')
+    )
+      .sendMessage({
+        tenant: '',
+        message: userMessage('summarize_pdf', [urlPart('file_00000000000000000000000000000000')]),
+        configuration: undefined,
+        metadata: undefined,
+      })
+      .catch((error: Error) => error);
+    expect((refused as Error).name).toBe('RequestMalformedError');
   });
 
   it('a RuntimeGrant’s card lists only its skills, needs the grant, and its messages to other skills are refused', async () => {

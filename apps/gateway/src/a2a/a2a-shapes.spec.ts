@@ -104,3 +104,32 @@ describe('chatMessageIdOf', () => {
     expect(chatMessageIdOf('other', 'apikey:1', 'm-1')).not.toBe(id);
   });
 });
+
+describe('url parts naming this gateway’s files', () => {
+  const id = 'file_0123456789abcdef0123456789abcdef';
+  it('become attachments, by id or by signed URL; other URLs stay out of the arguments', () => {
+    const parsed = parseSendMessage(
+      message({
+        parts: [
+          { url: id, filename: 'a.pdf', mediaType: 'application/pdf' },
+          { url: `https://gw.example/api/v1/files/${id}/content?file=x&method=GET&expires=1&kid=k&sig=s` },
+          { url: 'https://elsewhere.example/report.pdf' },
+        ],
+      }),
+    );
+    expect(parsed).toMatchObject({
+      ok: true,
+      send: {
+        arguments: {
+          attachments: [{ file_id: id, filename: 'a.pdf', content_type: 'application/pdf' }, { file_id: id }],
+        },
+      },
+    });
+    expect(parsed.ok && 'text' in parsed.send.arguments).toBe(false);
+  });
+
+  it('not beside attachments of the data part', () => {
+    const parsed = parseSendMessage(message({ parts: [{ url: id }, { data: { attachments: [] } }] }));
+    expect(parsed.ok).toBe(false);
+  });
+});

@@ -1,5 +1,6 @@
+import { fileUuid, publicFileId } from '../files/file-ids';
 import { IDEMPOTENCY_ARGUMENT } from '../idempotency/idempotency-key';
-import type { Message, Part, SendMessageRequest } from './wire';
+import type { Message, Part } from './wire';
 
 /** Where a message names the skill it calls. */
 export const SKILL_METADATA_KEY = 'skill';
@@ -9,7 +10,11 @@ export interface SendMessage {
   message: Message;
   /** The skill named in `message.metadata.skill` (or the request's `metadata.skill`); none: a conversational message. */
   skill?: string;
-  /** The first `data` part (an object), else `{"text": <the text parts, joined>}`. */
+  /**
+   * The first `data` part (an object), else `{"text": <the text parts, joined>}`
+   * (`{}` when there are none);
+   * with `attachments` for the `url` parts that name this gateway's files.
+   */
   arguments: Record<string, unknown>;
   returnImmediately: boolean;
 }
@@ -17,6 +22,8 @@ export interface SendMessage {
 export type ParsedSend = { ok: true; send: SendMessage } | { ok: false; detail: string };
 
 const MESSAGE_ID = /^[\x20-\x7e]{1,255}$/;
+/** The gateway's argument the pipeline resolves files from (`../files/attachments.ts`). */
+const ATTACHMENTS = 'attachments';
 
 /**
  * `SendMessageRequest` params, checked as far as this surface relies on them;
@@ -58,6 +65,11 @@ export function parseSendMessage(params: unknown): ParsedSend {
   const args = argumentsOf(parts);
   if (IDEMPOTENCY_ARGUMENT in args)
     return invalid(`${IDEMPOTENCY_ARGUMENT} is not an argument here: the messageId is the idempotency key`);
+  const attachments = attachmentsOf(parts);
+  if (attachments.length) {
+    if (ATTACHMENTS in args) return invalid('attach files as url parts or in the data part, not both');
+    args[ATTACHMENTS] = attachments;
+  }
   const configuration = (params.configuration ?? {}) as Record<string, unknown>;
   return {
     ok: true,
@@ -85,9 +97,41 @@ function checkPart(part: unknown): Part | string {
 
 function argumentsOf(parts: Part[]): Record<string, unknown> {
   const data = parts.find((part) => part.data !== undefined && isObject(part.data));
-  if (data) return { ...(data.data as Record<string, unknown>) };
   const texts = parts.flatMap((part) => (part.text !== undefined ? [part.text] : []));
-  return { text: texts.join('\n') };
+  if (data) return { ...(data.data as Record<string, unknown>) };
+  return texts.length ? { text: texts.join('\n') } : {};
+}
+
+/** This gateway's file a `url` part names: its id (`file_…`), or a signed URL of it (`…/api/v1/files/{id}/content?…`). */
+function fileIdOf(url: string): string | undefined {
+  if (fileUuid(url)) return url;
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+  const id = /^\/api\/v1\/files\/([^/]+)\/content$/.exec(path)?.[1];
+  return id && fileUuid(id) ? id : undefined;
+}
+
+/**
+ * The `url` parts that name this gateway's files, as MCP's `attachments`
+ * (`../files/README.md`): the pipeline checks each belongs to the agent and the
+ * caller, and hands the agent a signed URL of it, exactly as for MCP.
+ */
+function attachmentsOf(parts: Part[]): Record<string, string>[] {
+  return parts.flatMap((part) => {
+    const fileId = part.url !== undefined ? fileIdOf(part.url) : undefined;
+    if (!fileId) return [];
+    return [
+      {
+        file_id: publicFileId(fileUuid(fileId)!),
+        ...(part.filename && { filename: part.filename }),
+        ...(part.mediaType && { content_type: part.mediaType }),
+      },
+    ];
+  });
 }
 
 function invalid(detail: string): ParsedSend {
@@ -97,5 +141,3 @@ function invalid(detail: string): ParsedSend {
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-export type { SendMessageRequest };
