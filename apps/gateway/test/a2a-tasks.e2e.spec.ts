@@ -17,6 +17,7 @@ type Binding = 'JSONRPC' | 'HTTP+JSON';
 const WORKING = 2;
 const COMPLETED = 3;
 const CANCELED = 5;
+const INPUT_REQUIRED = 6;
 
 /**
  * A2A tasks (apps/gateway/src/a2a/README.md, "Tasks") through the official SDK
@@ -203,6 +204,82 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
       for await (const _ of (await clientOf(1, 'JSONRPC')).resubscribeTask({ tenant: '', id: task.id })) void _;
     })();
     await expect(ended).rejects.toThrow();
+  });
+
+  /** The user's answer to a task's question: a message naming the task, the form's fields as its data part. */
+  const answer = (taskId: string, fields: Record<string, unknown>) => ({
+    tenant: '',
+    message: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId,
+      role: 1,
+      parts: [dataPart(fields)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  });
+
+  it('a skill that asks goes INPUT_REQUIRED with its question, and completes after the answer (another replica)', async () => {
+    const task = (await send(await clientOf(0, 'JSONRPC'), 'test_input_required_result_elicitation', {})) as Task;
+    const other = await clientOf(1, 'HTTP+JSON');
+    await expect
+      .poll(async () => (await other.getTask({ tenant: '', id: task.id })).status?.state, { timeout: 10_000 })
+      .toBe(INPUT_REQUIRED);
+    const asking = await other.getTask({ tenant: '', id: task.id });
+    const question = asking.status!.message!;
+    expect(question.parts[0].content).toEqual({ $case: 'text', value: 'What is your name?' });
+    expect(question.parts[1].content).toMatchObject({
+      $case: 'data',
+      value: { method: 'elicitation/create', requestedSchema: { required: ['name'] } },
+    });
+    expect(question.metadata).toEqual({ inputRequestKey: 'user_name' });
+    const answered = (await other.sendMessage(answer(task.id, { name: 'Ada' }))) as Task;
+    expect(answered.id).toBe(task.id);
+    await expect
+      .poll(async () => (await other.getTask({ tenant: '', id: task.id })).status?.state, { timeout: 10_000 })
+      .toBe(COMPLETED);
+    const done = await other.getTask({ tenant: '', id: task.id });
+    expect(done.artifacts[0].parts[0].content).toEqual({ $case: 'text', value: 'Hello, Ada!' });
+    // The task asks nothing now: another answer is refused.
+    const late = await other.sendMessage(answer(task.id, { name: 'Bob' })).catch((e: Error) => e);
+    expect((late as Error).name).toBe('UnsupportedOperationError');
+  });
+
+  it('streamed: the stream ends at INPUT_REQUIRED; the answer streams on to the artifact and COMPLETED', async () => {
+    const client = await clientOf(0, 'HTTP+JSON');
+    const first: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: 1,
+        parts: [dataPart({})],
+        metadata: { skill: 'test_input_required_result_elicitation' },
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    }))
+      first.push(event);
+    const task = first[0].payload!.value as Task;
+    expect(first.at(-1)!.payload).toMatchObject({
+      $case: 'statusUpdate',
+      value: { status: { state: INPUT_REQUIRED } },
+    });
+    const rest: StreamResponse[] = [];
+    for await (const event of (await clientOf(1, 'JSONRPC')).sendMessageStream(answer(task.id, { name: 'Grace' })))
+      rest.push(event);
+    expect(rest.at(-1)!.payload).toMatchObject({ $case: 'statusUpdate', value: { status: { state: COMPLETED } } });
+    const artifact = rest.find((event) => event.payload?.$case === 'artifactUpdate')!.payload!
+      .value as TaskArtifactUpdateEvent;
+    expect(artifact.artifact!.parts[0].content).toEqual({ $case: 'text', value: 'Hello, Grace!' });
   });
 
   it('the same messageId, blocking or returnImmediately, on either replica, runs the counter skill once', async () => {

@@ -52,9 +52,12 @@ export class A2aMessages {
   ) {}
 
   async send(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<SendAnswer> {
+    if (send.message.taskId) {
+      const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
+      return answered.ok ? { ok: true, text: `{"task":${answered.text}}`, replayed: false } : answered;
+    }
     if (send.skill === undefined)
       return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
-    if (send.message.taskId) return this.continueTask(caller, send.message.taskId);
     const prepared = await this.prepare(caller, send, send.skill, options);
     if (!prepared.ok) return prepared;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
@@ -83,9 +86,12 @@ export class A2aMessages {
    * ends), then the call as a task, streamed (task-stream.service.ts).
    */
   async stream(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<StreamStart> {
+    if (send.message.taskId) {
+      const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
+      return answered.ok ? this.streams.subscribe(caller, send.message.taskId, { evenIfEnded: true }) : answered;
+    }
     if (send.skill === undefined)
       return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
-    if (send.message.taskId) return this.continueTask(caller, send.message.taskId);
     const prepared = await this.prepare(caller, send, send.skill, options);
     if (!prepared.ok) return prepared;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
@@ -126,13 +132,6 @@ export class A2aMessages {
         meta: tool && callerMeta(caller, tool),
       },
     };
-  }
-
-  /** A message naming a task: an unknown one (or another caller's) is -32001; answering a task is not built yet. */
-  private async continueTask(caller: A2aCaller, taskId: string): Promise<{ ok: false; failure: A2aFailure }> {
-    const task = await this.tasks.get(caller, taskId);
-    if (!task.ok) return task;
-    return unsupported('this task asks nothing: a message to a task answers its question (not served yet)');
   }
 
   /** The contextId to answer with: the one the message sent when it names this channel, else a fresh handle. */

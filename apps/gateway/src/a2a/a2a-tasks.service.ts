@@ -8,11 +8,14 @@ import { TaskService } from '../tasks/tasks.service';
 import { TaskStore, type TaskRow } from '../tasks/tasks.store';
 import type { A2aCaller } from './a2a-authenticator.service';
 import type { A2aFailure } from './a2a-errors';
-import { a2aTask, a2aState, TERMINAL_STATES } from './task-shapes';
+import type { SendMessage } from './send-message';
+import { a2aTask, a2aState, INPUT_REQUEST_KEY, openQuestion, TERMINAL_STATES } from './task-shapes';
 
 export type TaskAnswer = { ok: true; text: string } | { ok: false; failure: A2aFailure };
 
 const DEFAULT_PAGE_SIZE = 50;
+/** What an A2A client can answer, in MCP's terms: form elicitations (a data part). */
+const A2A_CLIENT_CAPABILITIES = { elicitation: { form: {} } };
 const MAX_PAGE_SIZE = 100;
 
 /**
@@ -48,9 +51,13 @@ export class A2aTasks {
         channelId: ref.channelId,
         messageId: ref.messageId,
         endsAt: Date.now() + call.time.limit.remainingMs(),
-        // Questions are answered with a message naming the task (not built yet): refused at once for now.
-        capabilities: {},
+        // An A2A client answers forms (a message with a data part naming the task); the agent's
+        // other questions (sampling, roots) have no A2A form and are refused to it at once.
+        capabilities: A2A_CLIENT_CAPABILITIES,
       });
+      // The call was posted before its task watched it: a question asked in between went unheard.
+      // The agent publishes its open questions again (after the task's subscription, on the same connection).
+      this.pipeline.askAgain(call.agentId, ref.messageId);
     } catch (error) {
       if (error instanceof CallError) return { ok: false, failure: { kind: 'call', error } };
       // Two requests with the same message raced to make its task: the row is the other's.
@@ -81,6 +88,30 @@ export class A2aTasks {
     if (TERMINAL_STATES.includes(a2aState(row)))
       return { ok: false, failure: { kind: 'task_not_cancelable', taskId: String(taskId), state: a2aState(row) } };
     await this.tasks.cancel(row.id, caller.agentId, caller.callerId);
+    return this.get(caller, taskId);
+  }
+
+  /**
+   * A message naming a task answers the question the task waits on (its
+   * `metadata.inputRequestKey`, else the first open one): its data part is the
+   * form's content (`metadata.action` `decline` or `cancel` refuses it). The
+   * answer goes to the agent as MCP's tasks/update sends it; the task is answered.
+   */
+  async answerQuestion(caller: A2aCaller, taskId: string, send: SendMessage): Promise<TaskAnswer> {
+    const row = await this.rowOf(caller, taskId);
+    if (!row) return notFound(taskId);
+    if (row.status !== 'input_required')
+      return {
+        ok: false,
+        failure: { kind: 'unsupported_operation', detail: `task ${taskId} is not waiting for input` },
+      };
+    const metadata = send.message.metadata ?? {};
+    const key = typeof metadata[INPUT_REQUEST_KEY] === 'string' ? metadata[INPUT_REQUEST_KEY] : openQuestion(row)?.key;
+    if (!key || !Object.hasOwn(row.input_requests, key)) return invalid(`the task asks no question ${String(key)}`);
+    const action = metadata.action === 'decline' || metadata.action === 'cancel' ? metadata.action : 'accept';
+    const answer = action === 'accept' ? { action, content: send.arguments } : { action };
+    const updated = await this.tasks.update(row.id, { [key]: answer }, caller.agentId, caller.callerId);
+    if (!updated.ok) return invalid(updated.message);
     return this.get(caller, taskId);
   }
 

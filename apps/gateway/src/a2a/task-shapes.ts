@@ -37,15 +37,25 @@ export function a2aTask(row: TaskRow, contextId: string) {
   const parts: Part[] = ((result?.content ?? []) as ContentItem[]).map(toPart);
   if (result?.structuredContent) parts.push({ data: result.structuredContent, mediaType: 'application/json' });
   const failure = row.status === 'failed' && row.error ? String(row.error.message) : undefined;
+  const statusMessage = (parts: Part[], metadata?: Record<string, unknown>) => ({
+    message: {
+      messageId: `${id}-status`,
+      contextId,
+      taskId: id,
+      role: 'ROLE_AGENT',
+      parts,
+      ...(metadata && { metadata }),
+    },
+  });
+  const question = row.status === 'input_required' ? openQuestion(row) : undefined;
   return {
     id,
     contextId,
     status: {
       state: a2aState(row),
       timestamp: row.updated_at.toISOString(),
-      ...(failure && {
-        message: { messageId: `${id}-status`, contextId, taskId: id, role: 'ROLE_AGENT', parts: [{ text: failure }] },
-      }),
+      ...(failure && statusMessage([{ text: failure }])),
+      ...(question && statusMessage(question.parts, { [INPUT_REQUEST_KEY]: question.key })),
     },
     artifacts: result ? [{ artifactId: id, name: row.tool, parts }] : [],
     history: [],
@@ -54,3 +64,23 @@ export function a2aTask(row: TaskRow, contextId: string) {
 }
 
 export type A2aTask = ReturnType<typeof a2aTask>;
+
+/** Where a question's key is, in the status message that asks it and (optionally) in the message that answers it. */
+export const INPUT_REQUEST_KEY = 'inputRequestKey';
+
+/**
+ * The agent's first open question (an elicitation: A2A clients answer forms),
+ * as the status message shows it: its text, and a `data` part with the schema
+ * the answer's `data` part must follow.
+ */
+export function openQuestion(row: Pick<TaskRow, 'input_requests'>): { key: string; parts: Part[] } | undefined {
+  const [entry] = Object.entries(row.input_requests);
+  if (!entry) return undefined;
+  const [key, question] = entry as [string, { method?: string; params?: Record<string, unknown> }];
+  const params = question.params ?? {};
+  const text = typeof params.message === 'string' ? params.message : `The agent asks (${question.method})`;
+  return {
+    key,
+    parts: [{ text }, { data: { method: question.method, ...params }, mediaType: 'application/json' }],
+  };
+}

@@ -28,7 +28,9 @@ const POLL_MS = 250;
  * progress and log events as `statusUpdate`s (TASK_STATE_WORKING, the progress
  * message as the status message, the numbers or the log line in metadata) in
  * the order they come, then, once the row ends, the result as an
- * `artifactUpdate` and the final `statusUpdate`, and the stream ends. The
+ * `artifactUpdate` and the final `statusUpdate`, and the stream ends; or, when
+ * the agent asks, a `TASK_STATE_INPUT_REQUIRED` statusUpdate with the question,
+ * and the stream ends there (a message naming the task answers it). The
  * events are watched before the call is posted (its chat_message id is known
  * in advance), so none falls before the stream.
  */
@@ -47,10 +49,10 @@ export class A2aTaskStreams {
   }
 
   /** Stream a live task of the caller's; an ended one cannot be subscribed to (UnsupportedOperationError). */
-  async subscribe(caller: A2aCaller, taskId: unknown): Promise<StreamStart> {
+  async subscribe(caller: A2aCaller, taskId: unknown, { evenIfEnded = false } = {}): Promise<StreamStart> {
     const row = await this.tasks.rowOf(caller, taskId);
     if (!row) return { ok: false, failure: { kind: 'task_not_found', taskId: String(taskId) } };
-    if (TERMINAL_STATES.includes(a2aState(row)))
+    if (!evenIfEnded && TERMINAL_STATES.includes(a2aState(row)))
       return { ok: false, failure: { kind: 'unsupported_operation', detail: `task ${String(taskId)} has ended` } };
     const known = this.tasks.answer(caller, row);
     return { ok: true, run: (sink, signal) => this.follow(caller, row.message_id, sink, signal, async () => known) };
@@ -81,6 +83,8 @@ export class A2aTaskStreams {
         const row = await this.taskService.current(messageId, caller.agentId, caller.callerId);
         if (!row) return { kind: 'task_not_found', taskId: task.id };
         if (TERMINAL_STATES.includes(a2aState(row))) return end(sink, a2aTask(row, task.contextId));
+        // The agent asks: the stream ends there (an interrupted state); the answer is a new message naming the task.
+        if (row.status === 'input_required') return end(sink, a2aTask(row, task.contextId));
         await delay(POLL_MS, undefined, { signal }).catch(() => undefined);
       }
       return undefined;
