@@ -5,7 +5,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
-import type { Message } from '@a2a-js/sdk';
+import type { Message, Task } from '@a2a-js/sdk';
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
 import { FilesApi } from '@mcpgw/files-client';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -84,6 +84,7 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     expect(card.supportedInterfaces).toEqual([
       { url: `${base}/a2a/${env.agentId}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${base}/a2a/${env.agentId}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${base}/a2a/${env.agentId}`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ]);
     expect(card.securitySchemes.apiKey).toEqual({
       apiKeySecurityScheme: { location: 'header', name: 'X-Agent-API-Key', description: expect.any(String) },
@@ -245,6 +246,40 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     expect((refused as Error).name).toBe('RequestMalformedError');
   });
 
+  it('a 0.3 client (the SDK with legacyCompat) sends a message to echo and gets the answer; 0.3 tasks too', async () => {
+    const fetchImpl = withHeaders({ 'x-agent-api-key': env.apiKey });
+    const card = await (await clientOf('JSONRPC')).getAgentCard();
+    // A client that speaks 0.3 only: it takes the card's 0.3 interface.
+    const legacyCard = {
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+    };
+    const client = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
+      }),
+    ).createFromAgentCard(legacyCard);
+    expect(client.protocolVersion).toBe('0.3');
+    const answer = (await client.sendMessage({
+      tenant: '',
+      message: userMessage('echo', [dataPart({ text: 'hello from 0.3' })]),
+      configuration: undefined,
+      metadata: undefined,
+    })) as Message;
+    expect(answer.role).toBe(2);
+    expect(answer.parts.map((part) => part.content)).toEqual([
+      { $case: 'text', value: 'hello from 0.3' },
+      { $case: 'data', value: { text: 'hello from 0.3' } },
+    ]);
+    const task = (await client.sendMessage({
+      tenant: '',
+      message: userMessage('echo', [dataPart({ text: 'a 0.3 task' })]),
+      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+      metadata: undefined,
+    })) as Task;
+    await expect.poll(async () => (await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(3);
+  });
+
   it('a RuntimeGrant’s card lists only its skills, needs the grant, and its messages to other skills are refused', async () => {
     const { grant } = await admin<{ grant: string }>(
       'grant',
@@ -309,7 +344,15 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
     expect((await rpc('{nope')).body.error.code).toBe(-32700);
     expect((await rpc('{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod"}')).body.error.code).toBe(-32601);
-    expect((await rpc('{"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{}}', {})).body.error.code).toBe(-32009);
+    expect(
+      (await rpc('{"jsonrpc":"2.0","id":5,"method":"CreateTaskPushNotificationConfig","params":{}}')).body.error.code,
+    ).toBe(-32003);
+    expect(
+      (await rpc('{"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{}}', { 'a2a-version': '2.0' })).body.error
+        .code,
+    ).toBe(-32009);
+    // Without the header a request is 0.3: its methods, not 1.0's.
+    expect((await rpc('{"jsonrpc":"2.0","id":4,"method":"SendMessage","params":{}}', {})).body.error.code).toBe(-32601);
     const bad = await rpc(
       '{"jsonrpc":"2.0","id":3,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{}]}}}',
     );

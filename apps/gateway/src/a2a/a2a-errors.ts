@@ -14,6 +14,7 @@ export type A2aFailure =
   | { kind: 'task_not_found'; taskId: string }
   | { kind: 'task_not_cancelable'; taskId: string; state: string }
   | { kind: 'extended_card_not_configured' }
+  | { kind: 'push_not_supported' }
   | { kind: 'unauthorized'; status: 401 | 403 | 429 | 503; reason: string; challenge?: string }
   | { kind: 'credential_unavailable'; skill: string; missing: string[] }
   | { kind: 'quota'; refusal: QuotaRefusal }
@@ -93,6 +94,14 @@ export function a2aProblem(failure: A2aFailure, requestId: string): A2aProblem {
         -32002,
         'TASK_NOT_CANCELABLE',
         `Task ${failure.taskId} cannot be canceled: it is ${failure.state}`,
+      );
+    case 'push_not_supported':
+      return spec(
+        400,
+        'FAILED_PRECONDITION',
+        -32003,
+        'PUSH_NOTIFICATION_NOT_SUPPORTED',
+        'this agent sends no push notifications (see its card)',
       );
     case 'extended_card_not_configured':
       return spec(

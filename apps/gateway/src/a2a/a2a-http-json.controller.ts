@@ -9,7 +9,7 @@ import { A2aTasks } from './a2a-tasks.service';
 import { writeEventStream } from './event-stream';
 import { A2aTaskStreams, streamed, type StreamRun } from './task-stream.service';
 import { httpJsonOperation, type HttpJsonOperation } from './http-json-routes';
-import { checkVersion } from './json-rpc';
+import { checkVersion, requestedVersion } from './json-rpc';
 import { parseSendMessage } from './send-message';
 import { A2A_VERSION, A2A_VERSION_HEADER } from './wire';
 
@@ -51,7 +51,8 @@ export class A2aHttpJsonController {
     try {
       const auth = await authenticate();
       if (!auth.ok) return this.fail(req, reply, auth.failure);
-      const wrongVersion = checkVersion(req.headers[A2A_VERSION_HEADER]);
+      // HTTP+JSON is served in 1.0 only (0.3's paths differ); 0.3 clients use JSON-RPC.
+      const wrongVersion = checkVersion(requestedVersion(req.headers[A2A_VERSION_HEADER]));
       if (wrongVersion) return this.fail(req, reply, wrongVersion);
       const path = `/${(req.params as Record<string, string>)['*'] ?? ''}`;
       const operation = httpJsonOperation(req.method, path);
@@ -106,7 +107,8 @@ export class A2aHttpJsonController {
       case 'GetExtendedAgentCard':
         return { ok: false, failure: { kind: 'extended_card_not_configured' } };
       default:
-        return { ok: false, failure: { kind: 'unsupported_operation', detail: `${operation.op} is not served yet` } };
+        // The push notification config operations: the card says this agent sends none.
+        return { ok: false, failure: { kind: 'push_not_supported' } };
     }
   }
 

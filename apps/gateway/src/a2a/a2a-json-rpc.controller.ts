@@ -7,14 +7,15 @@ import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
 import { writeEventStream } from './event-stream';
 import { A2aTaskStreams, streamed, type StreamRun } from './task-stream.service';
-import { checkVersion, parseJsonRpc, resultText, type JsonRpcCall, type JsonRpcId } from './json-rpc';
+import { checkVersion, parseJsonRpc, requestedVersion, resultText, type JsonRpcCall, type JsonRpcId } from './json-rpc';
+import { fromV03, LEGACY_VERSION, resultToV03, streamResponseToV03 } from './compat-v03';
 import { isObject, parseSendMessage } from './send-message';
 import { A2A_VERSION, A2A_VERSION_HEADER } from './wire';
 
 type Answer = { ok: true; text: string } | { ok: true; stream: StreamRun } | { ok: false; failure: A2aFailure };
 
-/** A2A 1.0 methods this surface knows of but does not serve yet: UnsupportedOperationError, not "no such method". */
-const NOT_YET = new Set([
+/** The push notification methods: the card says this agent sends none (PushNotificationNotSupportedError). */
+const PUSH_CONFIG_METHODS = new Set([
   'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
@@ -61,13 +62,23 @@ export class A2aJsonRpcController {
       const parsed = parseJsonRpc(String(req.body ?? ''));
       if (!parsed.ok) return this.fail(req, reply, parsed.id, parsed.failure);
       id = parsed.call.id;
-      const wrongVersion = checkVersion(req.headers[A2A_VERSION_HEADER]);
+      const version = requestedVersion(req.headers[A2A_VERSION_HEADER]);
+      const wrongVersion = checkVersion(version, [A2A_VERSION, LEGACY_VERSION]);
       if (wrongVersion) return this.fail(req, reply, id, wrongVersion);
-      const answer = await this.dispatch(auth.caller, parsed.call, req, reply);
-      if (!answer.ok) return this.fail(req, reply, id, answer.failure);
+      const legacy = version === LEGACY_VERSION;
+      const call = legacy ? fromV03(parsed.call) : ({ ok: true, call: parsed.call } as const);
+      if (!call.ok) return this.fail(req, reply, id, call.failure, version);
+      const answer = await this.dispatch(auth.caller, call.call, req, reply);
+      if (!answer.ok) return this.fail(req, reply, id, answer.failure, version);
       if (reply.sent || reply.raw.destroyed) return;
-      if ('stream' in answer) return await writeEventStream(reply, answer.stream, { rpcId: id });
-      void reply.status(200).headers(jsonHeaders()).send(resultText(id, answer.text));
+      if ('stream' in answer) {
+        const run: StreamRun = legacy
+          ? (sink, signal) => answer.stream((response) => sink(streamResponseToV03(response)), signal)
+          : answer.stream;
+        return await writeEventStream(reply, run, { rpcId: id }, version);
+      }
+      const text = legacy ? resultToV03(call.call.method, answer.text) : answer.text;
+      void reply.status(200).headers(jsonHeaders(version)).send(resultText(id, text));
     } catch (error) {
       this.logger.error({
         msg: 'unhandled error on the A2A surface',
@@ -110,19 +121,24 @@ export class A2aJsonRpcController {
       case 'GetExtendedAgentCard':
         return { ok: false, failure: { kind: 'extended_card_not_configured' } };
       default:
-        if (NOT_YET.has(call.method))
-          return { ok: false, failure: { kind: 'unsupported_operation', detail: `${call.method} is not served yet` } };
+        if (PUSH_CONFIG_METHODS.has(call.method)) return { ok: false, failure: { kind: 'push_not_supported' } };
         return { ok: false, failure: { kind: 'method_not_found', method: call.method } };
     }
   }
 
   /** A JSON-RPC error: HTTP 200, unless the request itself was refused (credentials, quota: their status). */
-  private fail(req: FastifyRequest, reply: FastifyReply, id: JsonRpcId, failure: A2aFailure): void {
+  private fail(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    id: JsonRpcId,
+    failure: A2aFailure,
+    version: string = A2A_VERSION,
+  ): void {
     if (reply.sent || reply.raw.destroyed) return;
     const problem = a2aProblem(failure, req.id);
     void reply
       .status(problem.transport ? problem.status : 200)
-      .headers({ ...jsonHeaders(), ...problem.headers })
+      .headers({ ...jsonHeaders(version), ...problem.headers })
       .send(JSON.stringify({ jsonrpc: '2.0', id, error: jsonRpcError(problem) }));
   }
 }
@@ -131,6 +147,6 @@ function paramOf(params: unknown, name: string): unknown {
   return isObject(params) ? params[name] : undefined;
 }
 
-function jsonHeaders() {
-  return { 'content-type': 'application/json', [A2A_VERSION_HEADER]: A2A_VERSION };
+function jsonHeaders(version: string = A2A_VERSION) {
+  return { 'content-type': 'application/json', [A2A_VERSION_HEADER]: version };
 }

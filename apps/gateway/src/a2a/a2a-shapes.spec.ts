@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { a2aProblem, httpJsonError, jsonRpcError } from './a2a-errors';
 import { httpJsonOperation } from './http-json-routes';
-import { checkVersion, parseJsonRpc, resultText } from './json-rpc';
+import { fromV03, resultToV03, streamResponseToV03 } from './compat-v03';
+import { checkVersion, parseJsonRpc, requestedVersion, resultText } from './json-rpc';
 import { chatMessageIdOf } from './message-ids';
 import { parseSendMessage } from './send-message';
 
@@ -64,9 +65,12 @@ describe('JSON-RPC and versions', () => {
     expect(JSON.parse(resultText('a', '{"message":{}}'))).toEqual({ jsonrpc: '2.0', id: 'a', result: { message: {} } });
   });
 
-  it('serves 1.0; no header is 0.3', () => {
+  it('no header is 0.3; a binding serves the versions it lists', () => {
+    expect(requestedVersion(undefined)).toBe('0.3');
+    expect(requestedVersion('1')).toBe('1.0');
     expect(checkVersion('1.0')).toBeUndefined();
-    expect(checkVersion(undefined)).toEqual({ kind: 'version_not_supported', version: '0.3' });
+    expect(checkVersion('0.3')).toEqual({ kind: 'version_not_supported', version: '0.3' });
+    expect(checkVersion('0.3', ['1.0', '0.3'])).toBeUndefined();
   });
 });
 
@@ -131,5 +135,68 @@ describe('url parts naming this gateway’s files', () => {
   it('not beside attachments of the data part', () => {
     const parsed = parseSendMessage(message({ parts: [{ url: id }, { data: { attachments: [] } }] }));
     expect(parsed.ok).toBe(false);
+  });
+});
+
+describe('A2A 0.3 compatibility', () => {
+  it('translates message/send to SendMessage: kinds, roles, files, blocking', () => {
+    const call = fromV03({
+      id: 1,
+      method: 'message/send',
+      params: {
+        message: {
+          kind: 'message',
+          messageId: 'm',
+          role: 'user',
+          metadata: { skill: 'echo' },
+          parts: [
+            { kind: 'text', text: 't' },
+            { kind: 'data', data: { value: [1] }, metadata: { data_part_compat: true } },
+            { kind: 'file', file: { uri: 'file_1', name: 'a.pdf', mimeType: 'application/pdf' } },
+          ],
+        },
+        configuration: { blocking: false },
+      },
+    });
+    expect(call).toEqual({
+      ok: true,
+      call: {
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: expect.objectContaining({
+            role: 'ROLE_USER',
+            parts: [{ text: 't' }, { data: [1] }, { url: 'file_1', filename: 'a.pdf', mediaType: 'application/pdf' }],
+          }),
+          configuration: { returnImmediately: true },
+        },
+      },
+    });
+    expect(fromV03({ id: 2, method: 'tasks/pushNotificationConfig/set', params: {} })).toMatchObject({ ok: false });
+  });
+
+  it('answers in 0.3’s shape: kind, lower-case roles and states, final status updates', () => {
+    const message = JSON.parse(
+      resultToV03(
+        'SendMessage',
+        JSON.stringify({ message: { messageId: 'c', role: 'ROLE_AGENT', parts: [{ text: 'hi' }, { data: 3 }] } }),
+      ),
+    );
+    expect(message).toEqual({
+      kind: 'message',
+      messageId: 'c',
+      role: 'agent',
+      parts: [
+        { kind: 'text', text: 'hi' },
+        { kind: 'data', data: { value: 3 }, metadata: { data_part_compat: true } },
+      ],
+    });
+    const task = JSON.parse(
+      resultToV03('GetTask', JSON.stringify({ id: 't', status: { state: 'TASK_STATE_INPUT_REQUIRED' } })),
+    );
+    expect(task).toMatchObject({ kind: 'task', status: { state: 'input-required' }, artifacts: [], history: [] });
+    expect(
+      streamResponseToV03({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }),
+    ).toMatchObject({ kind: 'status-update', final: false, status: { state: 'working' } });
   });
 });

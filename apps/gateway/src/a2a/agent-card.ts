@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API_KEY_HEADER } from '../auth/agent-authenticator.service';
 import type { CatalogueTool } from '../catalogue/tool-catalogue.service';
+import { LEGACY_VERSION } from './compat-v03';
 import { A2A_VERSION, type AgentCard, type AgentSkill, type SecurityRequirement, type SecurityScheme } from './wire';
 
 /** The card extension that carries each skill's JSON Schemas (A2A skills have no schema member). */
@@ -38,6 +39,8 @@ export function agentCard({ agentId, root, tools, security }: CardInput): AgentC
     supportedInterfaces: [
       { url: root, protocolBinding: 'JSONRPC', protocolVersion: A2A_VERSION },
       { url: `${root}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_VERSION },
+      // 0.3 clients: the same JSON-RPC endpoint, without A2A-Version (compat-v03.ts).
+      { url: root, protocolBinding: 'JSONRPC', protocolVersion: LEGACY_VERSION },
     ],
     version: catalogueVersion(tools),
     capabilities: {

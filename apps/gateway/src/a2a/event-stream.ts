@@ -15,13 +15,14 @@ export async function writeEventStream(
   reply: FastifyReply,
   run: StreamRun,
   binding: { rpcId: JsonRpcId } | 'http-json',
+  version: string = A2A_VERSION,
 ): Promise<void> {
   reply.hijack();
   reply.raw.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     'x-request-id': reply.request.id,
-    [A2A_VERSION_HEADER]: A2A_VERSION,
+    [A2A_VERSION_HEADER]: version,
   });
   reply.raw.flushHeaders();
   const left = new AbortController();

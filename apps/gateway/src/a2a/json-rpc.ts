@@ -42,12 +42,13 @@ export function resultText(id: JsonRpcId, result: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
 }
 
-/**
- * The version a request asks for (`A2A-Version`; absent is 0.3, per the spec),
- * or why it cannot be served. Only 1.0 is, for now.
- */
-export function checkVersion(header: string | string[] | undefined): A2aFailure | undefined {
+/** The version a request asks for: `A2A-Version`, absent being 0.3 (the spec's rule). */
+export function requestedVersion(header: string | string[] | undefined): string {
   const version = (Array.isArray(header) ? header[0] : header)?.trim() || '0.3';
-  if (version === A2A_VERSION || version === '1') return undefined;
-  return { kind: 'version_not_supported', version };
+  return version === '1' ? A2A_VERSION : version;
+}
+
+/** Why a version cannot be served on a binding that serves only `served`; undefined when it can. */
+export function checkVersion(version: string, served: readonly string[] = [A2A_VERSION]): A2aFailure | undefined {
+  return served.includes(version) ? undefined : { kind: 'version_not_supported', version };
 }
