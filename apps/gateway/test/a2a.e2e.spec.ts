@@ -6,7 +6,7 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import type { Message, Task } from '@a2a-js/sdk';
-import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { parsePrometheus, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { FilesApi } from '@mcpgw/files-client';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
@@ -80,6 +80,9 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
   it('the card lists one skill per served tool, both bindings, and the API key scheme', async () => {
     const response = await fetch(`${base}/a2a/${env.agentId}/.well-known/agent-card.json`);
     expect(response.status).toBe(200);
+    const unknown = await fetch(`${base}/a2a/no-such-agent/.well-known/agent-card.json`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
     const card = await response.json();
     expect(card.supportedInterfaces).toEqual([
       { url: `${base}/a2a/${env.agentId}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
@@ -278,6 +281,29 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
       metadata: undefined,
     })) as Task;
     await expect.poll(async () => (await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(3);
+  });
+
+  it('A2A calls count under surface="a2a" and are the operator’s calls like any (admin call show)', async () => {
+    const answer = (await (
+      await clientOf('JSONRPC')
+    ).sendMessage({
+      tenant: '',
+      message: userMessage('echo', [dataPart({ text: 'counted' })]),
+      configuration: undefined,
+      metadata: undefined,
+    })) as Message;
+    const text = await (await fetch(`${env.stack.managementUrlOf(base)}/metrics`)).text();
+    const ok = parsePrometheus(text).find(
+      (s) =>
+        s.name === 'mcpgw_tool_calls_total' &&
+        s.labels.surface === 'a2a' &&
+        s.labels.tool === 'echo' &&
+        s.labels.outcome === 'ok',
+    );
+    expect(ok?.value ?? 0).toBeGreaterThanOrEqual(1);
+    const shown = await admin<{ call_id: string; calls: { tool: string }[] }>('call', 'show', answer.messageId);
+    expect(shown.call_id).toBe(answer.messageId);
+    expect(shown.calls[0]).toMatchObject({ tool: 'echo' });
   });
 
   it('a RuntimeGrant’s card lists only its skills, needs the grant, and its messages to other skills are refused', async () => {

@@ -26,7 +26,7 @@ export class A2aCardController {
   async ofAgent(@Param('agentId') agentId: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     await this.answer(req, reply, async () => {
       const visibility = await this.cards.visibilityOf(agentId);
-      if (!visibility) return { ok: false, status: 404 };
+      if (!visibility) return { ok: false, failure: { kind: 'agent_not_found', agentId } };
       const credentialed = req.headers[API_KEY_HEADER] !== undefined || req.headers.authorization !== undefined;
       // A credential sent to a public card is checked all the same: a wrong one is never quietly ignored.
       if (visibility === 'private' || credentialed) {
@@ -54,25 +54,17 @@ export class A2aCardController {
   private async answer(
     req: FastifyRequest,
     reply: FastifyReply,
-    card: () => Promise<
-      { ok: true; card: object; private: boolean } | { ok: false; failure: A2aFailure } | { ok: false; status: 404 }
-    >,
+    card: () => Promise<{ ok: true; card: object; private: boolean } | { ok: false; failure: A2aFailure }>,
   ) {
     try {
       const answer = await card();
       if (answer.ok) {
-        const cache = answer.private ? 'private, no-store' : 'public, max-age=60';
+        // Revalidated every time: the card changes as soon as the catalogue does (tool pinning).
+        const cache = answer.private ? 'private, no-store' : 'no-cache';
         void reply
           .status(200)
           .headers({ 'content-type': 'application/json', 'cache-control': cache })
           .send(answer.card);
-        return;
-      }
-      if ('status' in answer) {
-        void reply
-          .status(404)
-          .header('content-type', 'application/json')
-          .send({ error: { code: 404, status: 'NOT_FOUND', message: 'no such agent' } });
         return;
       }
       const problem = a2aProblem(answer.failure, req.id);

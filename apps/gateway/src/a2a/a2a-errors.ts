@@ -15,6 +15,7 @@ export type A2aFailure =
   | { kind: 'task_not_cancelable'; taskId: string; state: string }
   | { kind: 'extended_card_not_configured' }
   | { kind: 'push_not_supported' }
+  | { kind: 'agent_not_found'; agentId: string }
   | { kind: 'unauthorized'; status: 401 | 403 | 429 | 503; reason: string; challenge?: string }
   | { kind: 'credential_unavailable'; skill: string; missing: string[] }
   | { kind: 'quota'; refusal: QuotaRefusal }
@@ -95,6 +96,8 @@ export function a2aProblem(failure: A2aFailure, requestId: string): A2aProblem {
         'TASK_NOT_CANCELABLE',
         `Task ${failure.taskId} cannot be canceled: it is ${failure.state}`,
       );
+    case 'agent_not_found':
+      return own(404, 'NOT_FOUND', -32601, 'AGENT_NOT_FOUND', `no agent ${failure.agentId}`);
     case 'push_not_supported':
       return spec(
         400,
