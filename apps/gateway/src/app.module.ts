@@ -20,6 +20,7 @@ import { GATEWAY_ENV, type GatewayEnv, loadEnv } from './config/gateway.env';
 import { DatabaseModule } from './database/database.module';
 import { McpModule } from './mcp/mcp.module';
 import { RestModule } from './rest/rest.module';
+import { A2aModule } from './a2a/a2a.module';
 
 @Module({
   imports: [
@@ -51,6 +52,7 @@ import { RestModule } from './rest/rest.module';
     AgentsModule,
     McpModule,
     RestModule,
+    A2aModule,
     AdminApiModule,
   ],
 })

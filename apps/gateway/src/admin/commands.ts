@@ -19,6 +19,7 @@ import { QUOTA_MAX, agentQuotas } from './operations/quotas';
 import { callList, callShow } from './calls.command';
 import { createPat, mintGrant, revokeGrant } from './operations/grants';
 import { RECORD_COMMANDS } from './records.command';
+import { AGENT_UPDATE_COMMANDS } from './agent-update.command';
 import { TOOL_CHANGE_COMMANDS } from './tool-changes.command';
 import { AUDIT_COMMANDS } from './audit.command';
 import type { AuditStore } from '../audit/audit.store';
@@ -97,9 +98,10 @@ export const USAGE = `usage: npm run admin -- <command> [--json]
                                               show or set how callers may authenticate at the
                                               agent's endpoint (both by default; OAuth needs
                                               OAUTH_ISSUERS on the gateways)
-  agent update --agent <agent> --tool-changes accept|hold|reject|default
+  agent update --agent <agent> [--tool-changes accept|hold|reject|default] [--a2a-card public|private]
                                               what a registration that changes the approved tool
-                                              definitions does (default: TOOL_CHANGES)
+                                              definitions does (default: TOOL_CHANGES); whether
+                                              the A2A card needs a credential (default: public)
   tools changes [--agent <agent>] [--status pending|approved|rejected|superseded|all] [--limit N]
                                               tool-definition changes, pending by default, each
                                               with its diff against the approved definitions
@@ -364,6 +366,7 @@ export const COMMANDS: Record<string, Command> = {
   ...RECORD_COMMANDS,
   ...TOOL_CHANGE_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...AGENT_UPDATE_COMMANDS,
   'pat create': async ({ pats }, { flags }) => {
     const created = await createPat(pats, optionalFlag(flags, 'label'));
     return { json: created, text: `personal access token ${created.id}\n${created.token}\n(shown once: store it now)` };

@@ -140,6 +140,7 @@ const FLAGS = {
   format: { type: 'string' },
   anchors: { type: 'string' },
   'tool-changes': { type: 'string' },
+  'a2a-card': { type: 'string' },
   version: { type: 'string' },
 } as const;
 

@@ -1,13 +1,7 @@
-import { InvalidRequestError } from '@mcpgw/contracts';
 import { diffText } from '../tool-pinning/tool-diff';
 import type { AdminDeps, Command } from './commands';
 import { optionalFlag, requireFlag } from './flags';
-import {
-  agentToolChangePolicy,
-  decideToolChange,
-  listToolChanges,
-  type ToolChangeDeps,
-} from './operations/tool-changes';
+import { decideToolChange, listToolChanges, type ToolChangeDeps } from './operations/tool-changes';
 
 /** Tool pinning from the CLI (operations/tool-changes.ts, shared with the management API). */
 export const TOOL_CHANGE_COMMANDS: Record<string, Command> = {
@@ -32,17 +26,6 @@ export const TOOL_CHANGE_COMMANDS: Record<string, Command> = {
   },
   'tools approve': (deps, args) => decide(deps, args.flags, 'approve'),
   'tools reject': (deps, args) => decide(deps, args.flags, 'reject'),
-  'agent update': async (deps, { flags }) => {
-    const agentId = requireFlag(flags, 'agent');
-    const value = optionalFlag(flags, 'tool-changes');
-    if (value === undefined)
-      throw new InvalidRequestError('agent update needs --tool-changes accept|hold|reject|default');
-    const view = await agentToolChangePolicy(toolChangeDeps(deps), agentId, value);
-    return {
-      json: view,
-      text: `agent ${agentId}: tool changes ${view.effective}${view.tool_changes ? '' : ' (the default, TOOL_CHANGES)'}`,
-    };
-  },
 };
 
 async function decide(deps: AdminDeps, flags: Parameters<Command>[1]['flags'], decision: 'approve' | 'reject') {
@@ -54,7 +37,7 @@ async function decide(deps: AdminDeps, flags: Parameters<Command>[1]['flags'], d
   };
 }
 
-function toolChangeDeps(deps: AdminDeps): ToolChangeDeps {
+export function toolChangeDeps(deps: AdminDeps): ToolChangeDeps {
   return {
     agents: deps.agents,
     toolChanges: deps.toolChanges,

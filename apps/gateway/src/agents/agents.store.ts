@@ -35,6 +35,11 @@ export interface AuthMethods {
   oauth: boolean;
 }
 
+/** Who may read the agent's A2A card: anyone, or only its callers (`agent update --a2a-card`). */
+export type A2aCardVisibility = 'public' | 'private';
+
+export const A2A_CARD_VISIBILITIES: readonly A2aCardVisibility[] = ['public', 'private'];
+
 export const ALL_AUTH_METHODS: AuthMethods = { api_keys: true, oauth: true };
 
 export interface ToolRow {
@@ -136,6 +141,26 @@ export class AgentsStore {
       .where('id', '=', agentId)
       .executeTakeFirst();
     return row ?? ALL_AUTH_METHODS;
+  }
+
+  /** Who may read the agent's A2A card (migration 1764721000000); undefined: no such agent. */
+  async a2aCard(agentId: string): Promise<A2aCardVisibility | undefined> {
+    const row = await this.db.selectFrom('agents').select('a2a_card').where('id', '=', agentId).executeTakeFirst();
+    return row?.a2a_card;
+  }
+
+  /** Make the agent's A2A card public or private; every gateway hears of it at once. Undefined: no agent. */
+  async setA2aCard(agentId: string, visibility: A2aCardVisibility): Promise<A2aCardVisibility | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('agents')
+        .set({ a2a_card: visibility })
+        .where('id', '=', agentId)
+        .returning('a2a_card')
+        .executeTakeFirst();
+      if (row) await notifyChange('agent', agentId).execute(tx);
+      return row?.a2a_card;
+    });
   }
 
   /** Turn the agent's API keys or OAuth on or off; every gateway hears of it at once. Undefined: no agent. */

@@ -358,13 +358,13 @@ function detachable<T>(step: Promise<T>, detach: Promise<void> | undefined): Pro
  * from the message id.
  */
 function chatMessage(
-  request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId'>,
+  request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId' | 'messageId'>,
   body: Pick<
     ChatMessage,
     'tool_call' | 'call_id' | 'resource_read' | 'prompt_get' | 'complete' | 'attachments' | 'meta'
   >,
 ): ChatMessage {
-  const id = randomUUID();
+  const id = request.messageId ?? randomUUID();
   const { call_id, ...rest } = body;
   return {
     type: 'chat_message',

@@ -8,9 +8,10 @@ import type { CallTime } from '../timeouts/call-time';
 
 /**
  * Who called: an MCP surface (`agent`: A, `grant`: B), the REST surface (`rest`: rest/, either
- * credential), or an operator's playground (`admin`: admin-api/live/).
+ * credential), the A2A surface (`a2a`: a2a/, either credential), or an operator's playground
+ * (`admin`: admin-api/live/).
  */
-export type CallSurface = 'agent' | 'grant' | 'rest' | 'admin';
+export type CallSurface = 'agent' | 'grant' | 'rest' | 'a2a' | 'admin';
 
 export interface CallRequest {
   agentId: string;
@@ -23,6 +24,12 @@ export interface CallRequest {
    * otherwise the gateway's, from the chat_message id (`callIdOf`).
    */
   callId?: string;
+  /**
+   * The chat_message's id when the surface derives it (A2A: from the caller's
+   * messageId, so the same message sent again is the same posting, which the
+   * message service never runs twice); otherwise a new UUID.
+   */
+  messageId?: string;
   /** The conversation's channel; a new one is made when absent. */
   channelId?: string;
   /** The call's time, fixed when the surface accepted it (`CallTime.accept`). */

@@ -26,6 +26,7 @@ import { AgentPods1764717000000 } from './migrations/1764717000000-agent-pods';
 import { IdempotencySurface1764718000000 } from './migrations/1764718000000-idempotency-surface';
 import { ToolChanges1764719000000 } from './migrations/1764719000000-tool-changes';
 import { Audit1764720000000 } from './migrations/1764720000000-audit';
+import { A2aCard1764721000000 } from './migrations/1764721000000-a2a-card';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -70,6 +71,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       IdempotencySurface1764718000000,
       ToolChanges1764719000000,
       Audit1764720000000,
+      A2aCard1764721000000,
     ],
   });
 }

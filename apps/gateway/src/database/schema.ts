@@ -27,6 +27,8 @@ export interface AgentsTable {
   oauth_enabled: Generated<boolean>;
   /** The agent's tool-change policy; null: TOOL_CHANGES (migration 1764719000000). */
   tool_changes: 'accept' | 'hold' | 'reject' | null;
+  /** Who may read the agent's A2A card (migration 1764721000000). */
+  a2a_card: Generated<'public' | 'private'>;
 }
 
 export interface ToolsTable {

@@ -156,9 +156,9 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
 
 /**
  * Whether a record's result text is in the asking surface's shape. A caller
- * reaches one MCP surface only (an API key A, a grant's task B), and REST beside
- * it; a record from before REST (null) is that MCP surface's.
+ * reaches one MCP surface only (an API key A, a grant's task B), and REST and
+ * A2A beside it; a record from before REST (null) is that MCP surface's.
  */
 function rendersAlike(recorded: string | null, asking: CallSurface): boolean {
-  return recorded === asking || (recorded === null && asking !== 'rest');
+  return recorded === asking || (recorded === null && (asking === 'agent' || asking === 'grant'));
 }

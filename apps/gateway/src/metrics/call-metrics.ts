@@ -45,7 +45,7 @@ export class CallMetrics {
       labelNames: ['surface'],
       registers: [registry],
     });
-    for (const surface of ['agent', 'grant', 'rest']) this.replays.inc({ surface }, 0);
+    for (const surface of ['agent', 'grant', 'rest', 'a2a']) this.replays.inc({ surface }, 0);
   }
 
   /**

@@ -56,6 +56,7 @@ export function restProblem(
     case 'not_found':
       return problem(404, 'not-found', 'Not found', JsonRpcCode.InvalidParams, failure.detail);
     case 'unauthorized': {
+      // 429: the client's unknown opaque tokens are over their introspection rate (../oauth/).
       const answer =
         failure.status === 503
           ? problem(503, 'unavailable', 'Service unavailable', JsonRpcCode.InternalError, failure.reason)

@@ -8,6 +8,6 @@ import { TaskStore } from './tasks.store';
 @Module({
   imports: [CallsModule, WebhooksModule],
   providers: [TaskStore, TaskService],
-  exports: [TaskService],
+  exports: [TaskService, TaskStore],
 })
 export class TasksModule {}

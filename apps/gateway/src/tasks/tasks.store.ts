@@ -91,7 +91,7 @@ export class TaskStore {
   }
 
   /** The caller's unexpired tasks of this agent, oldest first (2025-11-25 tasks/list). */
-  async list(agentId: string, principal: string, limit: number): Promise<TaskRow[]> {
+  async list(agentId: string, principal: string, limit: number, offset = 0): Promise<TaskRow[]> {
     return (await this.db
       .selectFrom('mcp_tasks')
       .selectAll()
@@ -101,6 +101,7 @@ export class TaskStore {
       .orderBy('created_at')
       .orderBy('id')
       .limit(limit)
+      .offset(offset)
       .execute()) as TaskRow[];
   }
 

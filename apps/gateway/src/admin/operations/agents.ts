@@ -1,5 +1,12 @@
-import { NotFoundError, type SkillDefinition } from '@mcpgw/contracts';
-import type { AgentExtras, AgentRow, AgentsStore, AuthMethods } from '../../agents/agents.store';
+import { InvalidRequestError, NotFoundError, type SkillDefinition } from '@mcpgw/contracts';
+import {
+  A2A_CARD_VISIBILITIES,
+  type A2aCardVisibility,
+  type AgentExtras,
+  type AgentRow,
+  type AgentsStore,
+  type AuthMethods,
+} from '../../agents/agents.store';
 import type { PodView, PodsStore } from '../../agents/pods.store';
 
 /**
@@ -74,4 +81,20 @@ export async function showAgent(agents: AgentsStore, pods: PodsStore, agentId: s
     pods: podViews,
     last_registered_at: registered.at(-1) ?? null,
   };
+}
+
+export interface A2aCardView {
+  agent_id: string;
+  a2a_card: A2aCardVisibility;
+}
+
+/** Who may read the agent's A2A card (a2a/README.md); with `value`, set it first. */
+export async function agentA2aCard(agents: AgentsStore, agentId: string, value?: string): Promise<A2aCardView> {
+  await requireAgent(agents, agentId);
+  if (value !== undefined && !(A2A_CARD_VISIBILITIES as readonly string[]).includes(value))
+    throw new InvalidRequestError(`a2a-card: one of ${A2A_CARD_VISIBILITIES.join(', ')}`);
+  const visibility =
+    value === undefined ? await agents.a2aCard(agentId) : await agents.setA2aCard(agentId, value as A2aCardVisibility);
+  if (!visibility) throw new NotFoundError(`no agent ${agentId}`);
+  return { agent_id: agentId, a2a_card: visibility };
 }

@@ -1,0 +1,145 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CallCancelledError, ToolNotFoundError } from '../calls/call-errors';
+import { CallRunner } from '../calls/call-runner.service';
+import type { CallOutcome, CallRequest } from '../calls/call-shapes';
+import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
+import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { QuotasService } from '../quotas/quotas.service';
+import { callerLacks, callerMayUse, callerMeta } from '../rest/rest-caller';
+import { ConversationHandles } from '../sessions/conversation-handles';
+import { CallTime } from '../timeouts/call-time';
+import type { A2aCaller } from './a2a-authenticator.service';
+import type { A2aFailure } from './a2a-errors';
+import { A2aTasks } from './a2a-tasks.service';
+import { agentMessage } from './answers';
+import { chatMessageIdOf } from './message-ids';
+import { A2aTaskStreams, type StreamStart } from './task-stream.service';
+import type { SendMessage } from './send-message';
+import type { SendMessageResponse } from './wire';
+
+export interface SendOptions {
+  /** The HTTP request's id, for the call's log lines. */
+  requestId: string;
+  /** Aborted when the client leaves: the agent is told to stop. */
+  signal?: AbortSignal;
+}
+
+/** The `SendMessageResponse` as JSON text (or, on the task path, the Task) (as stored for a repeated messageId), or the failure. */
+export type SendAnswer = { ok: true; text: string; replayed: boolean } | { ok: false; failure: A2aFailure };
+
+/**
+ * The A2A dialect of a tool call. A message whose metadata names a skill is a
+ * call of that tool: the caller's rights on it (as on REST), its quotas, then
+ * the one call path (CallRunner on surface `a2a`: the pipeline's schema check,
+ * deadline and attachments, metrics, trace, webhooks, console activity), with
+ * the messageId as its idempotency key. The reply is rendered once, as the
+ * agent's message, and that text is what a repeated messageId gets.
+ *
+ * `contextId` is the conversation's channel, carried as a conversation handle
+ * (as MCP's stateless calls carry theirs): a message that sends one back
+ * continues that channel; any other contextId starts a new one.
+ */
+@Injectable()
+export class A2aMessages {
+  constructor(
+    private readonly catalogue: ToolCatalogueService,
+    private readonly calls: CallRunner,
+    private readonly quotas: QuotasService,
+    private readonly conversations: ConversationHandles,
+    private readonly tasks: A2aTasks,
+    private readonly streams: A2aTaskStreams,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  async send(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<SendAnswer> {
+    if (send.message.taskId) {
+      const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
+      return answered.ok ? { ok: true, text: `{"task":${answered.text}}`, replayed: false } : answered;
+    }
+    if (send.skill === undefined)
+      return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
+    const prepared = await this.prepare(caller, send, send.skill, options);
+    if (!prepared.ok) return prepared;
+    const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
+    if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
+    try {
+      const { call } = prepared;
+      if (send.returnImmediately) {
+        const started = await this.tasks.start(caller, call);
+        return started.ok ? { ok: true, text: `{"task":${started.text}}`, replayed: false } : started;
+      }
+      const render = (outcome: CallOutcome): SendMessageResponse => ({
+        message: agentMessage(outcome, call.tool, this.contextOf(caller, outcome.channelId, send.message.contextId)),
+      });
+      const execute = options.signal ? { signal: options.signal } : {};
+      const ran = await this.calls.run('a2a', call, send.message.messageId, render, execute);
+      if (ran.ok) return { ok: true, text: ran.resultText, replayed: ran.replayed };
+      if (ran.error instanceof CallCancelledError) return { ok: false, failure: { kind: 'internal' } };
+      return { ok: false, failure: { kind: 'call', error: ran.error } };
+    } finally {
+      admitted.release();
+    }
+  }
+
+  /**
+   * `SendStreamingMessage`: the same checks and quotas (held until the stream
+   * ends), then the call as a task, streamed (task-stream.service.ts).
+   */
+  async stream(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<StreamStart> {
+    if (send.message.taskId) {
+      const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
+      return answered.ok ? this.streams.subscribe(caller, send.message.taskId, { evenIfEnded: true }) : answered;
+    }
+    if (send.skill === undefined)
+      return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
+    const prepared = await this.prepare(caller, send, send.skill, options);
+    if (!prepared.ok) return prepared;
+    const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
+    if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
+    const started = this.streams.send(caller, prepared.call);
+    if (!started.ok) {
+      admitted.release();
+      return started;
+    }
+    return { ok: true, run: (sink, signal) => started.run(sink, signal).finally(() => admitted.release()) };
+  }
+
+  /** The call as the pipeline takes it, or why this caller may not make it. */
+  private async prepare(
+    caller: A2aCaller,
+    send: SendMessage,
+    skill: string,
+    options: SendOptions,
+  ): Promise<{ ok: true; call: CallRequest & { messageId: string } } | { ok: false; failure: A2aFailure }> {
+    const tool = (await this.catalogue.forAgent(caller.agentId)).byName.get(skill);
+    // A skill this caller may not use is, to it, a skill that does not exist.
+    if (tool && !callerMayUse(caller, tool))
+      return { ok: false, failure: { kind: 'call', error: new ToolNotFoundError(skill) } };
+    const missing = tool ? callerLacks(caller, tool) : [];
+    if (missing.length) return { ok: false, failure: { kind: 'credential_unavailable', skill, missing } };
+    const channelId = this.conversations.channelOf(send.message.contextId, caller.agentId, caller.callerId);
+    return {
+      ok: true,
+      call: {
+        agentId: caller.agentId,
+        callerId: caller.callerId,
+        tool: skill,
+        arguments: send.arguments,
+        messageId: chatMessageIdOf(caller.agentId, caller.callerId, send.message.messageId),
+        ...(channelId && { channelId }),
+        time: CallTime.accept({}, this.env),
+        requestId: options.requestId,
+        meta: tool && callerMeta(caller, tool),
+      },
+    };
+  }
+
+  /** The contextId to answer with: the one the message sent when it names this channel, else a fresh handle. */
+  private contextOf(caller: A2aCaller, channelId: string, sent: string | undefined): string {
+    return this.conversations.renew(sent, channelId, caller.agentId, caller.callerId);
+  }
+}
+
+function unsupported(detail: string): { ok: false; failure: A2aFailure } {
+  return { ok: false, failure: { kind: 'unsupported_operation', detail } };
+}

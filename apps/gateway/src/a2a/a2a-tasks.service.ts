@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { messageIdOfCall } from '@mcpgw/contracts';
+import { CallError } from '../calls/call-errors';
+import { CallPipeline } from '../calls/call-pipeline.service';
+import type { CallRequest } from '../calls/call-shapes';
+import { ConversationHandles } from '../sessions/conversation-handles';
+import { TaskService } from '../tasks/tasks.service';
+import { TaskStore, type TaskRow } from '../tasks/tasks.store';
+import type { A2aCaller } from './a2a-authenticator.service';
+import type { A2aFailure } from './a2a-errors';
+import type { SendMessage } from './send-message';
+import { a2aTask, a2aState, INPUT_REQUEST_KEY, openQuestion, TERMINAL_STATES } from './task-shapes';
+
+export type TaskAnswer = { ok: true; text: string } | { ok: false; failure: A2aFailure };
+
+const DEFAULT_PAGE_SIZE = 50;
+/** What an A2A client can answer, in MCP's terms: form elicitations (a data part). */
+const A2A_CLIENT_CAPABILITIES = { elicitation: { form: {} } };
+const MAX_PAGE_SIZE = 100;
+
+/**
+ * A2A tasks are MCP tasks (../tasks/README.md): one row in PostgreSQL per call,
+ * named by its chat_message (the A2A id is the call id, `call_<hex>`, as on
+ * REST), followed on the bus, readable and cancellable from any replica, and
+ * only by the caller that made it: another caller's task is unknown (-32001).
+ */
+@Injectable()
+export class A2aTasks {
+  constructor(
+    private readonly pipeline: CallPipeline,
+    private readonly tasks: TaskService,
+    private readonly store: TaskStore,
+    private readonly conversations: ConversationHandles,
+  ) {}
+
+  /**
+   * Post the call without waiting and make its task (`returnImmediately`). The
+   * same message again (its chat_message id derives from the messageId) joins
+   * the first posting and answers the task already made.
+   */
+  async start(caller: A2aCaller, call: CallRequest & { messageId: string }): Promise<TaskAnswer> {
+    const existing = await this.tasks.current(call.messageId, caller.agentId, caller.callerId);
+    if (existing) return this.answer(caller, existing);
+    try {
+      const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
+      await this.tasks.create({
+        id: ref.messageId,
+        agentId: call.agentId,
+        principal: call.callerId,
+        tool: call.tool,
+        channelId: ref.channelId,
+        messageId: ref.messageId,
+        endsAt: Date.now() + call.time.limit.remainingMs(),
+        // An A2A client answers forms (a message with a data part naming the task); the agent's
+        // other questions (sampling, roots) have no A2A form and are refused to it at once.
+        capabilities: A2A_CLIENT_CAPABILITIES,
+      });
+      // The call was posted before its task watched it: a question asked in between went unheard.
+      // The agent publishes its open questions again (after the task's subscription, on the same connection).
+      this.pipeline.askAgain(call.agentId, ref.messageId);
+    } catch (error) {
+      if (error instanceof CallError) return { ok: false, failure: { kind: 'call', error } };
+      // Two requests with the same message raced to make its task: the row is the other's.
+      const raced = await this.tasks.current(call.messageId, caller.agentId, caller.callerId);
+      if (raced) return this.answer(caller, raced);
+      throw error;
+    }
+    return this.get(caller, call.messageId, { byMessage: true });
+  }
+
+  async get(caller: A2aCaller, taskId: unknown, { byMessage = false } = {}): Promise<TaskAnswer> {
+    const row = byMessage
+      ? await this.tasks.current(String(taskId), caller.agentId, caller.callerId)
+      : await this.rowOf(caller, taskId);
+    return row ? this.answer(caller, row) : notFound(taskId);
+  }
+
+  /** The caller's task named by its A2A id, as it is now; undefined for any other id. */
+  async rowOf(caller: A2aCaller, taskId: unknown): Promise<TaskRow | undefined> {
+    const messageId = typeof taskId === 'string' ? messageIdOfCall(taskId) : undefined;
+    return messageId ? this.tasks.current(messageId, caller.agentId, caller.callerId) : undefined;
+  }
+
+  /** Cancel a live task (the agent hears it on the bus); an ended one cannot be (-32002). */
+  async cancel(caller: A2aCaller, taskId: unknown): Promise<TaskAnswer> {
+    const row = await this.rowOf(caller, taskId);
+    if (!row) return notFound(taskId);
+    if (TERMINAL_STATES.includes(a2aState(row)))
+      return { ok: false, failure: { kind: 'task_not_cancelable', taskId: String(taskId), state: a2aState(row) } };
+    await this.tasks.cancel(row.id, caller.agentId, caller.callerId);
+    return this.get(caller, taskId);
+  }
+
+  /**
+   * A message naming a task answers the question the task waits on (its
+   * `metadata.inputRequestKey`, else the first open one): its data part is the
+   * form's content (`metadata.action` `decline` or `cancel` refuses it). The
+   * answer goes to the agent as MCP's tasks/update sends it; the task is answered.
+   */
+  async answerQuestion(caller: A2aCaller, taskId: string, send: SendMessage): Promise<TaskAnswer> {
+    const row = await this.rowOf(caller, taskId);
+    if (!row) return notFound(taskId);
+    if (row.status !== 'input_required')
+      return {
+        ok: false,
+        failure: { kind: 'unsupported_operation', detail: `task ${taskId} is not waiting for input` },
+      };
+    const metadata = send.message.metadata ?? {};
+    const key = typeof metadata[INPUT_REQUEST_KEY] === 'string' ? metadata[INPUT_REQUEST_KEY] : openQuestion(row)?.key;
+    if (!key || !Object.hasOwn(row.input_requests, key)) return invalid(`the task asks no question ${String(key)}`);
+    const action = metadata.action === 'decline' || metadata.action === 'cancel' ? metadata.action : 'accept';
+    const answer = action === 'accept' ? { action, content: send.arguments } : { action };
+    const updated = await this.tasks.update(row.id, { [key]: answer }, caller.agentId, caller.callerId);
+    if (!updated.ok) return invalid(updated.message);
+    return this.get(caller, taskId);
+  }
+
+  /** The caller's tasks of this agent, oldest first, a page at a time (`pageToken`: where the next page starts). */
+  async list(caller: A2aCaller, params: { pageSize?: unknown; pageToken?: unknown }): Promise<TaskAnswer> {
+    const size = params.pageSize === undefined || params.pageSize === 0 ? DEFAULT_PAGE_SIZE : Number(params.pageSize);
+    if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE)
+      return invalid(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    const offset = params.pageToken ? Number(Buffer.from(String(params.pageToken), 'base64url').toString()) : 0;
+    if (!Number.isInteger(offset) || offset < 0) return invalid('pageToken is not one this server gave');
+    const rows = await this.store.list(caller.agentId, caller.callerId, size + 1, offset);
+    const page = rows.slice(0, size);
+    const next = rows.length > size ? Buffer.from(String(offset + size)).toString('base64url') : '';
+    const body = {
+      tasks: page.map((row) => a2aTask(row, this.contextOf(caller, row))),
+      nextPageToken: next,
+      pageSize: page.length,
+      totalSize: offset + page.length + (next ? 1 : 0),
+    };
+    return { ok: true, text: JSON.stringify(body) };
+  }
+
+  answer(caller: A2aCaller, row: TaskRow): TaskAnswer {
+    return { ok: true, text: JSON.stringify(a2aTask(row, this.contextOf(caller, row))) };
+  }
+
+  /** The task's channel as a conversation handle, the same on every read (minted as of the task's creation). */
+  private contextOf(caller: A2aCaller, row: TaskRow): string {
+    return this.conversations.mint(row.channel_id, caller.agentId, caller.callerId, row.created_at.getTime());
+  }
+}
+
+function notFound(taskId: unknown): TaskAnswer {
+  return { ok: false, failure: { kind: 'task_not_found', taskId: String(taskId) } };
+}
+
+function invalid(detail: string): TaskAnswer {
+  return { ok: false, failure: { kind: 'invalid_params', detail } };
+}
