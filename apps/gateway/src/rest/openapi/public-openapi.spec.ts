@@ -17,6 +17,12 @@ const NOT_IN_THIS_DOCUMENT: Record<string, string> = {
   'DELETE /{}/mcp': 'surface A (ends a session)',
   'POST /workspaces/{}/agents/{}/mcp/http': 'surface B, MCP over a RuntimeGrant',
   'GET /.well-known/oauth-protected-resource/{}/mcp': 'RFC 9728 metadata of the MCP endpoints',
+  'GET /a2a/{}/.well-known/agent-card.json': "A2A: the agent card is the surface's own contract (docs/a2a.md)",
+  'POST /a2a/{}': 'A2A JSON-RPC binding: the A2A specification is its contract',
+  'ALL /a2a/{}/rest/*': 'A2A HTTP+JSON binding: the A2A specification is its contract',
+  'GET /workspaces/{}/agents/{}/a2a/.well-known/agent-card.json': 'A2A over a RuntimeGrant: its card',
+  'POST /workspaces/{}/agents/{}/a2a': 'A2A JSON-RPC over a RuntimeGrant',
+  'ALL /workspaces/{}/agents/{}/a2a/rest/*': 'A2A HTTP+JSON over a RuntimeGrant',
 };
 
 /** Every HTTP controller the public application mounts: AppModule's imports, followed all the way. */
