@@ -1,3 +1,4 @@
+import { createAgent, defineSkill } from '@mcpgw/agent-sdk';
 import { connectMcp, freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResponseChecker, loadAdminOpenApi, routesTestedBy } from './support/admin-openapi';
@@ -389,6 +390,84 @@ describe('management API', () => {
     const route = '/admin/v1/agents/{agentId}/playground/calls';
     for (const { event, data } of events) expect(checker.checkEvent('POST', route, event, data)).toEqual([]);
     expect(events.map((e) => e.event)).toEqual(['started', 'result']);
+  });
+
+  it('holds, approves and rejects tool changes, and lists the audit trail (the CLI agrees)', async () => {
+    const agentId = 'admin-api-pinned';
+    await env.addAgent(agentId);
+    const params = { agentId };
+    const policy = await admin<{ effective: string }>('PATCH', '/admin/v1/agents/{agentId}/tool-change-policy', {
+      params,
+      body: { tool_changes: 'hold' },
+    });
+    expect(policy.body).toEqual({ agent_id: agentId, tool_changes: 'hold', effective: 'hold' });
+    expect((await admin('GET', '/admin/v1/agents/{agentId}/tool-change-policy', { params })).body).toEqual(policy.body);
+
+    const skill = (description: string) =>
+      defineSkill({
+        name: 'note',
+        description,
+        inputSchema: { type: 'object', properties: {} },
+        run: async () => 'ok',
+      });
+    const agent = await createAgent({
+      agentId,
+      skills: [skill('Takes a note')],
+      natsUrl: env.nats!.url,
+      natsCreds: await env.nats!.credsFile({ role: 'agent', agentId }),
+      busPrefix: env.stack.settings.busPrefix,
+      handleSignals: false,
+      env: {},
+    });
+    try {
+      await agent.start();
+      type Changes = { items: { version: number; status: string; diff: { tool: string; kind: string }[] }[] };
+      const pending = () => admin<Changes>('GET', '/admin/v1/tool-changes', { query: `agent=${agentId}` });
+      expect((await pending()).body.items).toMatchObject([
+        { version: 1, status: 'pending', diff: [{ tool: 'note', kind: 'new' }] },
+      ]);
+      expect(await cli('tools', 'changes', '--agent', agentId)).toEqual((await pending()).body.items);
+      const approved = await admin('POST', '/admin/v1/agents/{agentId}/tool-changes/{version}/approve', {
+        params: { agentId, version: '1' },
+      });
+      expect(approved.body).toMatchObject({ version: 1, status: 'approved', decided_by: `admin:${token.id}` });
+      await agent.update({ skills: [skill('Takes a note, and mails it elsewhere')] });
+      expect((await pending()).body.items).toMatchObject([{ version: 2, status: 'pending' }]);
+      const rejected = await admin('POST', '/admin/v1/agents/{agentId}/tool-changes/{version}/reject', {
+        params: { agentId, version: '2' },
+      });
+      expect(rejected.body).toMatchObject({ version: 2, status: 'rejected' });
+      // Not pending any more: 400.
+      expect(
+        (
+          await admin('POST', '/admin/v1/agents/{agentId}/tool-changes/{version}/approve', {
+            params: { agentId, version: '2' },
+          })
+        ).status,
+      ).toBe(400);
+    } finally {
+      await agent.stop();
+    }
+
+    type Audit = { items: { principal: string; outcome: string; detail: { action?: string } | null }[] };
+    const trail = () =>
+      admin<Audit>('GET', '/admin/v1/audit', {
+        query: `agent=${agentId}&kind=admin_action&caller=${encodeURIComponent(`admin:${token.id}`)}`,
+      });
+    // Written off the request path (every AUDIT_FLUSH_INTERVAL_MS): wait for the four.
+    let items = (await trail()).body.items;
+    for (const deadline = Date.now() + 10_000; items.length < 4 && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      items = (await trail()).body.items;
+    }
+    expect(items.map((item) => [item.detail?.action, item.outcome])).toEqual([
+      ['POST /admin/v1/agents/:agentId/tool-changes/:version/approve', 'refused'],
+      ['POST /admin/v1/agents/:agentId/tool-changes/:version/reject', 'ok'],
+      ['POST /admin/v1/agents/:agentId/tool-changes/:version/approve', 'ok'],
+      ['PATCH /admin/v1/agents/:agentId/tool-change-policy', 'ok'],
+    ]);
+    expect(items.every((item) => item.principal === `admin:${token.id}`)).toBe(true);
+    expect((await admin('GET', '/admin/v1/audit', { query: 'kind=nonsense' })).status).toBe(400);
   });
 
   it('answered every documented operation at least once, valid against its schema', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditChain } from './audit-chain';
 import { auditedArguments, redactedKeys, REDACTED } from './audit-arguments';
-import { GENESIS_HASH, auditEntry, chainHash } from './audit-record';
+import { GENESIS_HASH, auditEntry, chainHash, storable } from './audit-record';
 import { RefusalCounter } from './auth-failures';
 
 describe('the audit chain', () => {
@@ -66,5 +66,17 @@ describe('refused credentials', () => {
       expect.objectContaining({ source: '10.0.0.8', count: 1 }),
     ]);
     expect(counter.take(new Date('2026-12-03T10:02:00Z'))).toEqual([]);
+  });
+});
+
+describe('what PostgreSQL can hold', () => {
+  it('has U+0000 and lone surrogates replaced, in strings and keys at any depth (one bad row would stop the chain)', () => {
+    const entry = auditEntry('admin_action', {
+      principal: 'a\u0000b',
+      detail: { target: { 'k\uD800': ['x\uDC00y', 'ok \uD83D\uDE00'] } },
+    });
+    expect(entry.principal).toBe('a\uFFFDb');
+    expect(entry.detail).toEqual({ target: { 'k\uFFFD': ['x\uFFFDy', 'ok \uD83D\uDE00'] } });
+    expect(storable({ n: 1, b: true, z: null })).toEqual({ n: 1, b: true, z: null });
   });
 });

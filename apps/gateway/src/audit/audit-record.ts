@@ -73,9 +73,26 @@ export function chainHash(prevHash: string, entry: AuditEntry & { chain: string;
   return createHash('sha256').update(prevHash).update('\n').update(canonicalEntry(entry)).digest('hex');
 }
 
-/** An entry with every field null but those given. */
+/**
+ * What PostgreSQL's text and jsonb can hold: U+0000 and lone UTF-16 surrogates
+ * (which a caller can put in a tool name, a path parameter or an argument)
+ * become U+FFFD, in strings and keys at any depth. One unstorable row would
+ * fail its whole batch and hold up the chain behind it.
+ */
+export function storable<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(UNSTORABLE, '\uFFFD') as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, item]) => [storable(key), storable(item)]),
+  ) as T;
+}
+
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** An entry with every field null but those given, storable. */
 export function auditEntry(kind: AuditKind, fields: Partial<AuditEntry>): AuditEntry {
-  return {
+  return storable({
     kind,
     at: new Date().toISOString(),
     surface: null,
@@ -92,5 +109,5 @@ export function auditEntry(kind: AuditKind, fields: Partial<AuditEntry>): AuditE
     arguments: null,
     detail: null,
     ...fields,
-  };
+  });
 }

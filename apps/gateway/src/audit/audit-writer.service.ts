@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Draining } from '@mcpgw/runtime';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
+import { isDatabaseUnreachable } from '@mcpgw/persistence';
 import { Counter, type Registry } from 'prom-client';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { AuditChain, type ChainHead } from './audit-chain';
@@ -90,6 +91,18 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
       try {
         await this.store.insert(batch);
       } catch (error) {
+        if (!isDatabaseUnreachable(error)) {
+          // Refused for what it holds, it would be refused again and hold up every row behind it: it is
+          // dropped, counted, and the gap shows in `audit verify` (the next row links to a row not there).
+          this.dropped.inc(batch.length);
+          this.unwritten = [];
+          this.logger.error({
+            msg: 'audit rows refused by the database; dropped',
+            rows: batch.length,
+            error: (error as Error).message,
+          });
+          continue;
+        }
         this.unwritten = batch;
         this.logger.warn({
           msg: 'audit rows not written; kept to write first next time',
