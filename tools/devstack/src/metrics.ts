@@ -27,29 +27,33 @@ export interface CallCounters {
   bus: Map<string, number>;
   sqlStatements: number;
   sqlCommits: number;
+  /** Of the statements, those writing the audit trail: one per flush interval, not per call. */
+  auditWrites: number;
 }
 
 export async function scrapeCounters(baseUrl: string): Promise<CallCounters> {
   const response = await fetch(`${baseUrl}/metrics`);
   if (!response.ok) throw new Error(`${baseUrl}/metrics: HTTP ${response.status}`);
-  const counters: CallCounters = { bus: new Map(), sqlStatements: 0, sqlCommits: 0 };
+  const counters: CallCounters = { bus: new Map(), sqlStatements: 0, sqlCommits: 0, auditWrites: 0 };
   for (const sample of parsePrometheus(await response.text())) {
     if (sample.name === 'mcpgw_bus_messages_total') {
       const key = `${sample.labels.direction} ${sample.labels.family}`;
       counters.bus.set(key, (counters.bus.get(key) ?? 0) + sample.value);
     } else if (sample.name === 'mcpgw_sql_statements_total') counters.sqlStatements += sample.value;
     else if (sample.name === 'mcpgw_sql_commits_total') counters.sqlCommits += sample.value;
+    else if (sample.name === 'mcpgw_audit_writes_total') counters.auditWrites += sample.value;
   }
   return counters;
 }
 
 /** Counters summed over several processes. */
 export async function scrapeAll(baseUrls: string[]): Promise<CallCounters> {
-  const total: CallCounters = { bus: new Map(), sqlStatements: 0, sqlCommits: 0 };
+  const total: CallCounters = { bus: new Map(), sqlStatements: 0, sqlCommits: 0, auditWrites: 0 };
   for (const counters of await Promise.all(baseUrls.map(scrapeCounters))) {
     for (const [key, value] of counters.bus) total.bus.set(key, (total.bus.get(key) ?? 0) + value);
     total.sqlStatements += counters.sqlStatements;
     total.sqlCommits += counters.sqlCommits;
+    total.auditWrites += counters.auditWrites;
   }
   return total;
 }
@@ -65,6 +69,7 @@ export function counterDelta(before: CallCounters, after: CallCounters): CallCou
     bus,
     sqlStatements: after.sqlStatements - before.sqlStatements,
     sqlCommits: after.sqlCommits - before.sqlCommits,
+    auditWrites: after.auditWrites - before.auditWrites,
   };
 }
 

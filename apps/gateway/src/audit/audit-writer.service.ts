@@ -36,6 +36,7 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
   private flushing?: Promise<void>;
   private anchored?: ChainHead;
   private readonly dropped: Counter;
+  private readonly writes: Counter;
   readonly enabled: boolean;
 
   constructor(
@@ -53,13 +54,18 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
       help: 'audit entries dropped because too many waited to be written (the database was away too long)',
       registers: registry ? [registry] : [],
     });
+    this.writes = new Counter({
+      name: 'mcpgw_audit_writes_total',
+      help: 'statements that wrote audit rows: at most one per AUDIT_FLUSH_INTERVAL_MS however many calls',
+      registers: registry ? [registry] : [],
+    });
     // The calls that end during the drain are written before the database closes.
     draining?.register({ name: 'audit', settled: () => this.flush() });
   }
 
   onModuleInit(): void {
     if (!this.enabled) return;
-    this.flushTimer = setInterval(() => void this.flush(), this.env.AUDIT_FLUSH_INTERVAL_MS).unref();
+    this.flushTimer = setInterval(() => this.tick(), this.env.AUDIT_FLUSH_INTERVAL_MS).unref();
     this.anchorTimer = setInterval(() => void this.anchor(), this.env.AUDIT_ANCHOR_INTERVAL_MS).unref();
   }
 
@@ -78,17 +84,35 @@ export class AuditWriter implements OnModuleInit, OnApplicationShutdown {
     this.waiting.push(entry);
   }
 
-  /** Write what waits now (tests and shutdown; otherwise the timer does). */
+  /** Write what waits now (tests and shutdown): after a write under way, everything appended before this call. */
   flush(): Promise<void> {
-    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
-    return this.flushing;
+    const run: Promise<void> = (this.flushing ?? Promise.resolve())
+      .then(() => this.write())
+      .finally(() => {
+        if (this.flushing === run) this.flushing = undefined;
+      });
+    this.flushing = run;
+    return run;
   }
 
+  /** The timer's turn: skipped while a write is under way (a slow database is not sent a queue of them). */
+  private tick(): void {
+    if (!this.flushing) void this.flush();
+  }
+
+  /**
+   * One statement for what waits, more only while a backlog fills whole batches
+   * (after the database was away): rows that arrive during the statement wait
+   * for the next tick, so a busy gateway still writes once per interval.
+   */
   private async write(): Promise<void> {
-    while (this.waiting.length || this.unwritten.length) {
+    let more = this.waiting.length > 0 || this.unwritten.length > 0;
+    while (more) {
+      more = this.waiting.length + this.unwritten.length > MAX_BATCH;
       const { rows, ended } = this.chain.link(this.waiting.splice(0, MAX_BATCH - this.unwritten.length));
       const batch = [...this.unwritten, ...rows];
       try {
+        this.writes.inc();
         await this.store.insert(batch);
       } catch (error) {
         if (!isDatabaseUnreachable(error)) {
