@@ -150,6 +150,22 @@ describe('console: calls and channels', () => {
     await audit('channels');
   });
 
+  it('lists a REST invoke call with the MCP ones, under the call id the REST answer gave', async () => {
+    const response = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey },
+      body: JSON.stringify({ tool: 'echo', arguments: { text: 'hello over REST' } }),
+    });
+    expect(response.status).toBe(200);
+    const { call_id: restCall } = (await response.json()) as { call_id: string };
+    await page.goto('/console/#/calls');
+    await heading('Calls').waitFor();
+    await expect.poll(listedCalls).toEqual([restCall, made.count, made.fail, made.echo]);
+    await page.getByRole('link', { name: restCall, exact: true }).click();
+    await heading(`Call ${restCall}`).waitFor();
+    await audit();
+  });
+
   it('used only routes of docs/admin-openapi.yaml, and every answer was valid by its schema', async () => {
     const checked = await Promise.all(answers);
     expect(checked.filter((answer) => answer.problems.length > 0)).toEqual([]);

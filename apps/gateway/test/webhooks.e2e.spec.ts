@@ -263,6 +263,26 @@ describe('webhooks', () => {
     expect(receiver.at('/grant')[0].body).not.toContain(grant);
   });
 
+  it('REST invoke calls report too: surface rest, the call id of the REST answer', async () => {
+    await addWebhook('/invoked', 'tool_call.completed');
+    const marker = fresh('rest');
+    const response = await fetch(`${env.gatewayUrls[1]}/api/v1/agents/${env.agentId}/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey },
+      body: JSON.stringify({ tool: 'echo', arguments: { text: marker } }),
+    });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { call_id: string };
+    await expect.poll(() => receiver.at('/invoked').length, { timeout: 10_000 }).toBe(1);
+    expect(eventOf(receiver.at('/invoked')[0]).data).toMatchObject({
+      surface: 'rest',
+      tool: 'echo',
+      call_id: answer.call_id,
+      caller_id: expect.stringContaining(env.apiKeyId),
+      result: { text: marker },
+    });
+  });
+
   it('a receiver that fails twice then succeeds is retried, and every attempt is recorded', async () => {
     receiver.on('/flaky', (n) => (n < 2 ? 503 : 200));
     const hook = await addWebhook('/flaky', 'tool_call.completed');
