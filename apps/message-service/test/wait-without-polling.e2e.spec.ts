@@ -88,6 +88,9 @@ describe('a waiter does not poll the database', () => {
       1_000,
     );
     expect(posted.result).toEqual({ status: 'timeout' });
-    expect(queries.mock.calls.map(([sql]) => String(sql).trim().split(/\s+/)[0])).toEqual(['INSERT', 'SELECT']);
+    // The write (the group commit's one statement: WITH … INSERT INTO messages …), then the one read.
+    const statements = queries.mock.calls.map(([sql]) => String(sql).trim());
+    expect(statements.map((sql) => sql.split(/\s+/)[0])).toEqual(['WITH', 'SELECT']);
+    expect(statements[0]).toContain('INSERT INTO messages');
   });
 });

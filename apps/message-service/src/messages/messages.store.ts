@@ -40,45 +40,22 @@ interface NewRow {
 }
 
 /**
- * Messages that start conversations, with their channels. A message id already
- * stored makes no channel and no row (the caller then reports the original).
- * SQL, not the builder: a data-modifying CTE over unnest of one array per column.
+ * One batch in one statement (one commit): messages that start conversations,
+ * with their channels, and messages and replies on existing channels, side by
+ * side as data-modifying CTEs over unnest of one array per column. SQL, not the
+ * builder.
+ *
+ * On a new channel, a message id already stored makes no channel and no row
+ * (the caller then reports the original). On an existing channel, a row is
+ * skipped when its channel does not exist, when it is a reply of an agent other
+ * than the channel's, when it answers a message that is not on that channel, or
+ * when its id (or a reply to the same message) is already stored. The channel
+ * is locked first (FOR KEY SHARE, the lock the foreign key takes anyway): a
+ * channel being deleted by retention is waited for, then found gone
+ * (`no_channel`), never a foreign-key error failing the whole batch.
  */
-function insertOnNewChannels(rows: NewRow[]) {
-  const [ids, channelIds, agentIds, envelopes, senders, traceIds] = columns(rows, [
-    'id',
-    'channelId',
-    'agentId',
-    'json',
-    'sender',
-    'traceId',
-  ]);
-  return sql<Row>`
-  WITH input AS (
-    SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${envelopes}::jsonb[], ${senders}::text[], ${traceIds}::text[]) AS i(id, channel_id, agent_id, envelope, sender, trace_id)
-  ), channel AS (
-    INSERT INTO channels (id, agent_id)
-    SELECT i.channel_id, i.agent_id FROM input i
-     WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.id)
-    RETURNING id
-  )
-  INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id)
-  SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id FROM input i JOIN channel ON channel.id = i.channel_id
-  ON CONFLICT (id) DO NOTHING
-  RETURNING id, seq, channel_id`;
-}
-
-/**
- * Messages and replies on existing channels. A row is skipped when its channel
- * does not exist, when it is a reply of an agent other than the channel's,
- * when it answers a message that is not on that channel, or when its id (or a
- * reply to the same message) is already stored. The channel is locked first
- * (FOR KEY SHARE, the lock the foreign key takes anyway): a channel being
- * deleted by retention is waited for, then found gone (`no_channel`), never a
- * foreign-key error failing the whole batch.
- */
-function insertOnChannels(rows: NewRow[]) {
-  const [ids, channelIds, agentIds, types, inReplyTos, envelopes, senders, traceIds] = columns(rows, [
+function insertBatchStatement(rows: NewRow[]) {
+  const [ids, channelIds, agentIds, types, inReplyTos, envelopes, senders, traceIds, newChannels] = columns(rows, [
     'id',
     'channelId',
     'agentId',
@@ -87,15 +64,32 @@ function insertOnChannels(rows: NewRow[]) {
     'json',
     'sender',
     'traceId',
+    'newChannel',
   ]);
   return sql<Row>`
-  INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id)
-  SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id
-    FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[], ${senders}::text[], ${traceIds}::text[]) AS i(id, channel_id, agent_id, type, in_reply_to, envelope, sender, trace_id)
-   WHERE EXISTS (SELECT 1 FROM channels c WHERE c.id = i.channel_id AND (i.type <> 'agent_reply' OR c.agent_id = i.agent_id) FOR KEY SHARE)
-     AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
-  ON CONFLICT DO NOTHING
-  RETURNING id, seq, channel_id`;
+  WITH input AS (
+    SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[], ${senders}::text[], ${traceIds}::text[], ${newChannels}::boolean[])
+      AS i(id, channel_id, agent_id, type, in_reply_to, envelope, sender, trace_id, new_channel)
+  ), channel AS (
+    INSERT INTO channels (id, agent_id)
+    SELECT i.channel_id, i.agent_id FROM input i
+     WHERE i.new_channel AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.id)
+    RETURNING id
+  ), on_new AS (
+    INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id)
+    SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id FROM input i JOIN channel ON channel.id = i.channel_id
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, seq, channel_id
+  ), on_existing AS (
+    INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id)
+    SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id FROM input i
+     WHERE NOT i.new_channel
+       AND EXISTS (SELECT 1 FROM channels c WHERE c.id = i.channel_id AND (i.type <> 'agent_reply' OR c.agent_id = i.agent_id) FOR KEY SHARE)
+       AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
+    ON CONFLICT DO NOTHING
+    RETURNING id, seq, channel_id
+  )
+  SELECT * FROM on_new UNION ALL SELECT * FROM on_existing`;
 }
 
 /** The batch as one array per column, the way unnest takes it. */
@@ -148,17 +142,12 @@ export class MessagesStore {
     return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo);
   }
 
-  /** One batch: at most one statement for messages on new channels, one for the rest, side by side. */
+  /** One batch, one statement: messages on new channels and on existing ones alike. */
   private async insertBatch(rows: NewRow[]): Promise<(InsertOutcome | undefined)[]> {
-    const onNew = rows.filter((row) => row.newChannel);
-    const onExisting = rows.filter((row) => !row.newChannel);
     const inserted = new Map<string, Row>();
-    const results = await Promise.all([
-      onNew.length ? insertOnNewChannels(onNew).execute(this.db) : undefined,
-      onExisting.length ? insertOnChannels(onExisting).execute(this.db) : undefined,
-    ]);
+    const result = await insertBatchStatement(rows).execute(this.db);
     // PostgreSQL answers with lower-case UUIDs; a sender may have written capitals.
-    for (const result of results) for (const row of result?.rows ?? []) inserted.set(row.id, row);
+    for (const row of result.rows) inserted.set(row.id, row);
     return rows.map((row) => {
       const id = row.id.toLowerCase();
       const stored = inserted.get(id);
