@@ -91,13 +91,38 @@ describe('the audit trail', () => {
     });
     expect(rest.status).toBe(200);
     const restCallId = ((await rest.json()) as { call_id: string }).call_id;
+    const a2a = await fetch(`${env.gatewayUrls[0]}/a2a/${env.agentId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-agent-api-key': env.apiKey },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: {
+            messageId: `audit-${Date.now()}`,
+            role: 'ROLE_USER',
+            metadata: { skill: 'echo' },
+            parts: [{ data: { text: 'A2A' } }],
+          },
+        },
+      }),
+    });
+    const a2aCallId = ((await a2a.json()) as { result: { message: { metadata: Record<string, string> } } }).result
+      .message.metadata['mcpgw/callId'];
     // An error: a tool that does not exist.
     await mcp.client.callTool({ name: 'no_such_tool', arguments: {} }).catch(() => undefined);
 
-    await expect.poll(async () => (await calls()).length, { timeout: 10_000 }).toBe(4);
+    await expect.poll(async () => (await calls()).length, { timeout: 10_000 }).toBe(5);
     const rows = await calls();
     const bySurface = Object.fromEntries(rows.map((row) => [`${row.surface}:${row.tool}`, row]));
-    expect(Object.keys(bySurface).sort()).toEqual(['agent:echo', 'agent:no_such_tool', 'grant:echo', 'rest:echo']);
+    expect(Object.keys(bySurface).sort()).toEqual([
+      'a2a:echo',
+      'agent:echo',
+      'agent:no_such_tool',
+      'grant:echo',
+      'rest:echo',
+    ]);
     expect(bySurface['agent:echo']).toMatchObject({
       principal: `apikey:${env.apiKeyId}`,
       agent_id: env.agentId,
@@ -111,10 +136,16 @@ describe('the audit trail', () => {
     expect(bySurface['agent:echo'].duration_ms).toBeGreaterThanOrEqual(0);
     expect(bySurface['grant:echo']).toMatchObject({ principal: expect.stringContaining('audit-task'), outcome: 'ok' });
     expect(bySurface['rest:echo']).toMatchObject({ call_id: restCallId, arguments_digest: digestOf({ text: 'REST' }) });
+    expect(bySurface['a2a:echo']).toMatchObject({
+      principal: `apikey:${env.apiKeyId}`,
+      call_id: a2aCallId,
+      outcome: 'ok',
+      arguments_digest: digestOf({ text: 'A2A' }),
+    });
     expect(bySurface['agent:no_such_tool']).toMatchObject({ outcome: 'tool_not_found', error_code: 'tool_not_found' });
     // The filters: by tool and by outcome.
     expect((await audit('--tool', 'no_such_tool')).items).toHaveLength(1);
-    expect((await audit('--kind', 'tool_call', '--outcome', 'ok')).items).toHaveLength(3);
+    expect((await audit('--kind', 'tool_call', '--outcome', 'ok')).items).toHaveLength(4);
   }, 120_000);
 
   it('records admin actions (key created, revoked) and refused credentials, per source and window', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SeverityNumber, type Logger as OtelLogger } from '@opentelemetry/api-logs';
-import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
@@ -11,7 +11,8 @@ import type { ChainedEntry } from './audit-record';
 /**
  * The streaming sink: with OTEL_EXPORTER_OTLP_LOGS_ENDPOINT set, every row
  * written (after it is stored) and every anchor goes out as an OpenTelemetry
- * log record (OTLP/HTTP, the official exporter, batched), so any SIEM that
+ * log record (OTLP/HTTP in binary protobuf, the encoding every OTLP receiver
+ * must take; the official exporter, batched), so any SIEM that
  * takes OTLP holds a copy the database's owner cannot rewrite. Without it,
  * nothing is done.
  */

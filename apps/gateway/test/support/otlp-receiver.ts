@@ -1,5 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+/**
+ * ExportLogsServiceRequest from the official OTLP definitions (./otlp-proto, vendored
+ * unchanged from opentelemetry-proto), which the gateway's audit export sends in
+ * binary protobuf: the encoding every OTLP receiver must take.
+ */
+const EXPORT_LOGS_REQUEST = (() => {
+  const root = new protobuf.Root();
+  const protos = join(dirname(fileURLToPath(import.meta.url)), 'otlp-proto');
+  root.resolvePath = (_origin, target) => join(protos, target);
+  root.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto');
+  return root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
+})();
 
 /** A span as an app exported it (OTLP/HTTP, JSON), with the app that sent it. */
 export interface ReceivedSpan {
@@ -22,7 +38,7 @@ function attributesOf(list: OtlpAttribute[] = []): Record<string, unknown> {
   );
 }
 
-/** A log record as an app exported it (OTLP/HTTP JSON, `POST /v1/logs`). */
+/** A log record as an app exported it (OTLP/HTTP protobuf, `POST /v1/logs`). */
 export interface ReceivedLog {
   service: string;
   eventName?: string;
@@ -53,8 +69,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.method === 'POST' && req.url === '/v1/logs') {
-        logs.push(...logsOf(Buffer.concat(chunks).toString('utf8')));
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        if (req.headers['content-type'] !== 'application/x-protobuf') return void res.writeHead(415).end();
+        logs.push(...logsOf(Buffer.concat(chunks)));
+        return void res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       }
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
@@ -86,13 +103,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 }
 
 /**
- * An ExportLogsServiceRequest in the OTLP/JSON mapping of the proto definitions
- * (opentelemetry-proto `logs/v1`): resourceLogs → scopeLogs → logRecords, each
- * with `timeUnixNano`, `severityNumber`, `body.stringValue`, `attributes` (KeyValue
- * list) and `eventName`. Anything else in the shape throws (the test fails).
+ * An ExportLogsServiceRequest, decoded with the official definitions (a body they
+ * do not describe throws: the test fails), then read in their JSON mapping:
+ * resourceLogs → scopeLogs → logRecords, each with `timeUnixNano`,
+ * `severityNumber`, `body.stringValue`, `attributes` (KeyValue list) and `eventName`.
  */
-function logsOf(text: string): ReceivedLog[] {
-  const request = JSON.parse(text) as {
+function logsOf(body: Buffer): ReceivedLog[] {
+  const decoded = EXPORT_LOGS_REQUEST.decode(body);
+  const request = EXPORT_LOGS_REQUEST.toObject(decoded, { longs: String, enums: Number, defaults: false }) as {
     resourceLogs: {
       resource: { attributes: OtlpAttribute[] };
       scopeLogs: {
