@@ -2,13 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AgentAuthenticator } from '../auth/agent-authenticator.service';
 import { RuntimeGrantAuthenticator } from '../grants/runtime-grant-authenticator.service';
-import { agentCaller, grantCaller, type RestCaller } from '../rest/rest-caller';
+import { agentCaller, grantCaller, type Caller } from '../auth/caller';
 import type { A2aFailure } from './a2a-errors';
 
-/** Who calls over A2A: the same two credentials as REST (and the same caller ids as MCP). */
-export type A2aCaller = RestCaller;
-
-export type A2aAuthenticated = { ok: true; caller: A2aCaller } | { ok: false; failure: A2aFailure };
+export type A2aAuthenticated = { ok: true; caller: Caller } | { ok: false; failure: A2aFailure };
 
 /**
  * On an agent's A2A path, its API key or an OAuth token (surface A's rules,

@@ -5,8 +5,8 @@ import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { OAuthAuthenticator } from '../oauth/oauth-authenticator.service';
-import { callerMayUse } from '../rest/rest-caller';
-import type { A2aCaller } from './a2a-authenticator.service';
+import { callerMayUse } from '../auth/caller';
+import type { Caller } from '../auth/caller';
 import { agentCard, type CardSecurity } from './agent-card';
 import type { AgentCard } from './wire';
 
@@ -52,7 +52,7 @@ export class A2aCards {
   }
 
   /** A RuntimeGrant's card (`/workspaces/{ws}/agents/{agent_id}/a2a`): only the skills the grant names. */
-  async ofGrant(workspaceId: string, caller: A2aCaller, req: FastifyRequest): Promise<AgentCard> {
+  async ofGrant(workspaceId: string, caller: Caller, req: FastifyRequest): Promise<AgentCard> {
     const { tools } = await this.catalogue.forAgent(caller.agentId);
     return agentCard({
       agentId: caller.agentId,

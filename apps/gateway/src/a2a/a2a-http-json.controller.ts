@@ -2,7 +2,8 @@ import { All, Controller, Logger, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { whenClientLeaves } from '../cancellation/client-disconnect';
 import { jsonDeeperThan, TOO_DEEP_MESSAGE } from '../mcp/transport/json-depth';
-import { A2aAuthenticator, type A2aAuthenticated, type A2aCaller } from './a2a-authenticator.service';
+import type { Caller } from '../auth/caller';
+import { A2aAuthenticator, type A2aAuthenticated } from './a2a-authenticator.service';
 import { a2aProblem, httpJsonError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
@@ -73,7 +74,7 @@ export class A2aHttpJsonController {
   }
 
   private async dispatch(
-    caller: A2aCaller,
+    caller: Caller,
     operation: HttpJsonOperation,
     req: FastifyRequest,
     reply: FastifyReply,

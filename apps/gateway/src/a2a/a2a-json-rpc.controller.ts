@@ -1,7 +1,8 @@
 import { Controller, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { whenClientLeaves } from '../cancellation/client-disconnect';
-import { A2aAuthenticator, type A2aAuthenticated, type A2aCaller } from './a2a-authenticator.service';
+import type { Caller } from '../auth/caller';
+import { A2aAuthenticator, type A2aAuthenticated } from './a2a-authenticator.service';
 import { a2aProblem, jsonRpcError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
@@ -89,12 +90,7 @@ export class A2aJsonRpcController {
     }
   }
 
-  private async dispatch(
-    caller: A2aCaller,
-    call: JsonRpcCall,
-    req: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<Answer> {
+  private async dispatch(caller: Caller, call: JsonRpcCall, req: FastifyRequest, reply: FastifyReply): Promise<Answer> {
     switch (call.method) {
       case 'SendMessage': {
         const parsed = parseSendMessage(call.params);

@@ -5,10 +5,10 @@ import type { CallOutcome, CallRequest } from '../calls/call-shapes';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { QuotasService } from '../quotas/quotas.service';
-import { callerLacks, callerMayUse, callerMeta } from '../rest/rest-caller';
+import { callerLacks, callerMayUse, callerMeta } from '../auth/caller';
 import { ConversationHandles } from '../sessions/conversation-handles';
 import { CallTime } from '../timeouts/call-time';
-import type { A2aCaller } from './a2a-authenticator.service';
+import type { Caller } from '../auth/caller';
 import type { A2aFailure } from './a2a-errors';
 import { A2aTasks } from './a2a-tasks.service';
 import { agentMessage } from './answers';
@@ -51,7 +51,7 @@ export class A2aMessages {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  async send(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<SendAnswer> {
+  async send(caller: Caller, send: SendMessage, options: SendOptions): Promise<SendAnswer> {
     if (send.message.taskId) {
       const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
       return answered.ok ? { ok: true, text: `{"task":${answered.text}}`, replayed: false } : answered;
@@ -85,7 +85,7 @@ export class A2aMessages {
    * `SendStreamingMessage`: the same checks and quotas (held until the stream
    * ends), then the call as a task, streamed (task-stream.service.ts).
    */
-  async stream(caller: A2aCaller, send: SendMessage, options: SendOptions): Promise<StreamStart> {
+  async stream(caller: Caller, send: SendMessage, options: SendOptions): Promise<StreamStart> {
     if (send.message.taskId) {
       const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
       return answered.ok ? this.streams.subscribe(caller, send.message.taskId, { evenIfEnded: true }) : answered;
@@ -106,7 +106,7 @@ export class A2aMessages {
 
   /** The call as the pipeline takes it, or why this caller may not make it. */
   private async prepare(
-    caller: A2aCaller,
+    caller: Caller,
     send: SendMessage,
     skill: string,
     options: SendOptions,
@@ -135,7 +135,7 @@ export class A2aMessages {
   }
 
   /** The contextId to answer with: the one the message sent when it names this channel, else a fresh handle. */
-  private contextOf(caller: A2aCaller, channelId: string, sent: string | undefined): string {
+  private contextOf(caller: Caller, channelId: string, sent: string | undefined): string {
     return this.conversations.renew(sent, channelId, caller.agentId, caller.callerId);
   }
 }

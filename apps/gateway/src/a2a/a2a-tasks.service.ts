@@ -6,7 +6,7 @@ import type { CallRequest } from '../calls/call-shapes';
 import { ConversationHandles } from '../sessions/conversation-handles';
 import { TaskService } from '../tasks/tasks.service';
 import { TaskStore, type TaskRow } from '../tasks/tasks.store';
-import type { A2aCaller } from './a2a-authenticator.service';
+import type { Caller } from '../auth/caller';
 import type { A2aFailure } from './a2a-errors';
 import type { SendMessage } from './send-message';
 import { a2aTask, a2aState, INPUT_REQUEST_KEY, openQuestion, TERMINAL_STATES } from './task-shapes';
@@ -38,7 +38,7 @@ export class A2aTasks {
    * same message again (its chat_message id derives from the messageId) joins
    * the first posting and answers the task already made.
    */
-  async start(caller: A2aCaller, call: CallRequest & { messageId: string }): Promise<TaskAnswer> {
+  async start(caller: Caller, call: CallRequest & { messageId: string }): Promise<TaskAnswer> {
     const existing = await this.tasks.current(call.messageId, caller.agentId, caller.callerId);
     if (existing) return this.answer(caller, existing);
     try {
@@ -68,7 +68,7 @@ export class A2aTasks {
     return this.get(caller, call.messageId, { byMessage: true });
   }
 
-  async get(caller: A2aCaller, taskId: unknown, { byMessage = false } = {}): Promise<TaskAnswer> {
+  async get(caller: Caller, taskId: unknown, { byMessage = false } = {}): Promise<TaskAnswer> {
     const row = byMessage
       ? await this.tasks.current(String(taskId), caller.agentId, caller.callerId)
       : await this.rowOf(caller, taskId);
@@ -76,13 +76,13 @@ export class A2aTasks {
   }
 
   /** The caller's task named by its A2A id, as it is now; undefined for any other id. */
-  async rowOf(caller: A2aCaller, taskId: unknown): Promise<TaskRow | undefined> {
+  async rowOf(caller: Caller, taskId: unknown): Promise<TaskRow | undefined> {
     const messageId = typeof taskId === 'string' ? messageIdOfCall(taskId) : undefined;
     return messageId ? this.tasks.current(messageId, caller.agentId, caller.callerId) : undefined;
   }
 
   /** Cancel a live task (the agent hears it on the bus); an ended one cannot be (-32002). */
-  async cancel(caller: A2aCaller, taskId: unknown): Promise<TaskAnswer> {
+  async cancel(caller: Caller, taskId: unknown): Promise<TaskAnswer> {
     const row = await this.rowOf(caller, taskId);
     if (!row) return notFound(taskId);
     if (TERMINAL_STATES.includes(a2aState(row)))
@@ -97,7 +97,7 @@ export class A2aTasks {
    * form's content (`metadata.action` `decline` or `cancel` refuses it). The
    * answer goes to the agent as MCP's tasks/update sends it; the task is answered.
    */
-  async answerQuestion(caller: A2aCaller, taskId: string, send: SendMessage): Promise<TaskAnswer> {
+  async answerQuestion(caller: Caller, taskId: string, send: SendMessage): Promise<TaskAnswer> {
     const row = await this.rowOf(caller, taskId);
     if (!row) return notFound(taskId);
     if (row.status !== 'input_required')
@@ -116,7 +116,7 @@ export class A2aTasks {
   }
 
   /** The caller's tasks of this agent, oldest first, a page at a time (`pageToken`: where the next page starts). */
-  async list(caller: A2aCaller, params: { pageSize?: unknown; pageToken?: unknown }): Promise<TaskAnswer> {
+  async list(caller: Caller, params: { pageSize?: unknown; pageToken?: unknown }): Promise<TaskAnswer> {
     const size = params.pageSize === undefined || params.pageSize === 0 ? DEFAULT_PAGE_SIZE : Number(params.pageSize);
     if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE)
       return invalid(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`);
@@ -134,12 +134,12 @@ export class A2aTasks {
     return { ok: true, text: JSON.stringify(body) };
   }
 
-  answer(caller: A2aCaller, row: TaskRow): TaskAnswer {
+  answer(caller: Caller, row: TaskRow): TaskAnswer {
     return { ok: true, text: JSON.stringify(a2aTask(row, this.contextOf(caller, row))) };
   }
 
   /** The task's channel as a conversation handle, the same on every read (minted as of the task's creation). */
-  private contextOf(caller: A2aCaller, row: TaskRow): string {
+  private contextOf(caller: Caller, row: TaskRow): string {
     return this.conversations.mint(row.channel_id, caller.agentId, caller.callerId, row.created_at.getTime());
   }
 }

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { CallRequest } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
 import { TaskService } from '../tasks/tasks.service';
-import type { A2aCaller } from './a2a-authenticator.service';
+import type { Caller } from '../auth/caller';
 import type { A2aFailure } from './a2a-errors';
 import { A2aTasks, type TaskAnswer } from './a2a-tasks.service';
 import { a2aState, a2aTask, TERMINAL_STATES, type A2aTask } from './task-shapes';
@@ -43,13 +43,13 @@ export class A2aTaskStreams {
   ) {}
 
   /** Start the call as a task (returnImmediately's path) and stream it. */
-  send(caller: A2aCaller, call: CallRequest & { messageId: string }): StreamStart {
+  send(caller: Caller, call: CallRequest & { messageId: string }): StreamStart {
     const start = () => this.tasks.start(caller, call);
     return { ok: true, run: (sink, signal) => this.follow(caller, call.messageId, sink, signal, start) };
   }
 
   /** Stream a live task of the caller's; an ended one cannot be subscribed to (UnsupportedOperationError). */
-  async subscribe(caller: A2aCaller, taskId: unknown, { evenIfEnded = false } = {}): Promise<StreamStart> {
+  async subscribe(caller: Caller, taskId: unknown, { evenIfEnded = false } = {}): Promise<StreamStart> {
     const row = await this.tasks.rowOf(caller, taskId);
     if (!row) return { ok: false, failure: { kind: 'task_not_found', taskId: String(taskId) } };
     if (!evenIfEnded && TERMINAL_STATES.includes(a2aState(row)))
@@ -59,7 +59,7 @@ export class A2aTaskStreams {
   }
 
   private async follow(
-    caller: A2aCaller,
+    caller: Caller,
     messageId: string,
     sink: StreamSink,
     signal: AbortSignal,

@@ -5,9 +5,9 @@ import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.service';
 import { RuntimeGrantAuthenticator } from '../grants/runtime-grant-authenticator.service';
 import { OAuthAuthenticator } from '../oauth/oauth-authenticator.service';
 import type { RestFailure } from './problems';
-import { agentCaller, grantCaller, type RestCaller } from './rest-caller';
+import { agentCaller, grantCaller, type Caller } from '../auth/caller';
 
-export type Authenticated = { ok: true; caller: RestCaller } | { ok: false; failure: RestFailure };
+export type Authenticated = { ok: true; caller: Caller } | { ok: false; failure: RestFailure };
 
 /**
  * Who calls the REST surface: on an agent's path, its API key or an OAuth token

@@ -8,7 +8,7 @@ import type { TaskRow } from '../tasks/tasks.store';
 import type { InvokeRequest } from './invoke-request';
 import { outputOf } from './invoke-result';
 import type { RestFailure } from './problems';
-import type { RestCaller } from './rest-caller';
+import type { Caller } from '../auth/caller';
 import { RestInvoke, type InvokeOptions } from './rest-invoke.service';
 
 export type CallState = ReturnType<typeof callState>;
@@ -30,7 +30,7 @@ export class RestCalls {
   ) {}
 
   /** Post the call without waiting, make its task, and answer its state (`working`). */
-  async start(caller: RestCaller, request: InvokeRequest, options: InvokeOptions): Promise<CallAnswer> {
+  async start(caller: Caller, request: InvokeRequest, options: InvokeOptions): Promise<CallAnswer> {
     if (request.callId !== undefined)
       return invalid('call_id cannot be named on an async call: its call id is the one in Location');
     const prepared = await this.invoker.prepare(caller, request, options);
@@ -60,13 +60,13 @@ export class RestCalls {
     }
   }
 
-  async state(caller: RestCaller, callId: string): Promise<CallAnswer> {
+  async state(caller: Caller, callId: string): Promise<CallAnswer> {
     const row = await this.tasks.current(messageIdOfCall(callId), caller.agentId, caller.callerId);
     return row ? { ok: true, state: callState(row) } : notFound(callId);
   }
 
   /** Tell the agent to stop (a call that ended is left as it is), and answer its state. */
-  async cancel(caller: RestCaller, callId: string): Promise<CallAnswer> {
+  async cancel(caller: Caller, callId: string): Promise<CallAnswer> {
     const cancelled = await this.tasks.cancel(messageIdOfCall(callId), caller.agentId, caller.callerId);
     return cancelled.ok ? this.state(caller, callId) : notFound(callId);
   }

@@ -10,7 +10,7 @@ import { CallTime, TIMEOUT_META_KEY } from '../timeouts/call-time';
 import type { InvokeRequest } from './invoke-request';
 import { toInvokeResult } from './invoke-result';
 import type { RestFailure } from './problems';
-import { callerLacks, callerMayUse, callerMeta, type RestCaller } from './rest-caller';
+import { callerLacks, callerMayUse, callerMeta, type Caller } from '../auth/caller';
 
 export interface InvokeOptions {
   /** The HTTP request's id, for the call's log lines. */
@@ -43,7 +43,7 @@ export class RestInvoke {
 
   /** The call as the pipeline takes it, or why the caller may not make it. */
   async prepare(
-    caller: RestCaller,
+    caller: Caller,
     request: InvokeRequest,
     options: Pick<InvokeOptions, 'requestId' | 'timeoutMs'>,
   ): Promise<{ ok: true; call: CallRequest } | { ok: false; failure: RestFailure }> {
@@ -69,7 +69,7 @@ export class RestInvoke {
   }
 
   /** One invoke, within the caller's call quotas, answered when the agent replies (or the call fails). */
-  async invoke(caller: RestCaller, request: InvokeRequest, options: InvokeOptions): Promise<InvokeAnswer> {
+  async invoke(caller: Caller, request: InvokeRequest, options: InvokeOptions): Promise<InvokeAnswer> {
     const prepared = await this.prepare(caller, request, options);
     if (!prepared.ok) return prepared;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);

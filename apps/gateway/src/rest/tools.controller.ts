@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ToolCatalogueService, type CatalogueTool } from '../catalogue/tool-catalogue.service';
 import { sendProblem } from './problems';
 import { RestAuthenticator, type Authenticated } from './rest-authenticator.service';
-import { callerMayUse } from './rest-caller';
+import { callerMayUse } from '../auth/caller';
 
 /**
  * `GET /api/v1/agents/{agent_id}/tools` and its grant twin: the agent's
