@@ -1,8 +1,18 @@
 import { Agent } from 'node:http';
 import { LatencyRecorder } from './latency';
-import { LeanMcpClient } from './mcp-http';
+import { LeanA2aClient } from './a2a-http';
+import { LeanMcpClient, type Target } from './mcp-http';
 import type { LoadClose, LoadGo, LoadPlan, LoadReport, LoadResult } from './protocol';
 import { LeanRestClient } from './rest-http';
+
+type LeanClient = LeanMcpClient | LeanRestClient | LeanA2aClient;
+
+/** The lean client of the target's dialect. */
+function clientFor(target: Target, agent: Agent): LeanClient {
+  if (target.dialect === 'rest') return new LeanRestClient(target, agent);
+  if (target.dialect === 'a2a') return new LeanA2aClient(target, agent);
+  return new LeanMcpClient(target, agent);
+}
 
 /**
  * The load generator, a child process of the bench (forked with IPC) so that
@@ -24,9 +34,7 @@ function exchange<T>(report: LoadReport): Promise<T> {
 
 async function run(plan: LoadPlan): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: plan.concurrency, maxFreeSockets: plan.concurrency });
-  const clients = Array.from({ length: plan.concurrency }, () =>
-    plan.target.rest ? new LeanRestClient(plan.target, agent) : new LeanMcpClient(plan.target, agent),
-  );
+  const clients = Array.from({ length: plan.concurrency }, () => clientFor(plan.target, agent));
   for (const client of clients) await client.initialize();
 
   let measuring = false;
@@ -39,7 +47,7 @@ async function run(plan: LoadPlan): Promise<void> {
   const runId = Math.random().toString(36).slice(2, 8);
   const text = typeof plan.args.text === 'string' ? plan.args.text : undefined;
 
-  const loop = async (client: LeanMcpClient | LeanRestClient, index: number) => {
+  const loop = async (client: LeanClient, index: number) => {
     let seq = 0;
     while (!stopping) {
       let args = plan.args;

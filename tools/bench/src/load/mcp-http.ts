@@ -1,4 +1,5 @@
-import { request, type Agent } from 'node:http';
+import type { Agent } from 'node:http';
+import { httpSend, type HttpAnswer } from './http-send';
 
 /** Where and how the load generator talks to a system under test. */
 export interface Target {
@@ -8,14 +9,11 @@ export interface Target {
   headers: Record<string, string>;
   /** initialize + notifications/initialized first, then carry Mcp-Session-Id. */
   stateful: boolean;
-  /** `url` is a REST invoke (`POST /api/v1/agents/{agent_id}/invoke`), not an MCP endpoint. */
-  rest?: boolean;
-}
-
-export interface HttpAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
+  /**
+   * `url` speaks another dialect than MCP: a REST invoke (`POST /api/v1/agents/{agent_id}/invoke`)
+   * or A2A's JSON-RPC binding (`POST /a2a/{agent_id}`).
+   */
+  dialect?: 'rest' | 'a2a';
 }
 
 const PROTOCOL_VERSION = '2025-06-18';
@@ -87,32 +85,8 @@ export class LeanMcpClient {
       'mcp-protocol-version': PROTOCOL_VERSION,
       ...this.target.headers,
     };
-    if (body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(body));
-    }
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          hostname: this.url.hostname,
-          port: this.url.port,
-          path: this.url.pathname + this.url.search,
-          method,
-          headers,
-          agent: this.agent,
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+    return httpSend(this.url, this.agent, method, headers, body);
   }
 }
 

@@ -1,5 +1,6 @@
-import { request, type Agent } from 'node:http';
-import type { HttpAnswer, Target } from './mcp-http';
+import type { Agent } from 'node:http';
+import { httpSend } from './http-send';
+import type { Target } from './mcp-http';
 
 /**
  * One simulated REST client (`POST /api/v1/agents/{agent_id}/invoke`) over
@@ -21,7 +22,14 @@ export class LeanRestClient {
 
   /** One invoke; resolves to undefined on success, or what went wrong. */
   async callTool(name: string, args: Record<string, unknown>, expectText?: string): Promise<string | undefined> {
-    const answer = await this.post(JSON.stringify({ tool: name, arguments: args }));
+    const body = JSON.stringify({ tool: name, arguments: args });
+    const answer = await httpSend(
+      this.url,
+      this.agent,
+      'POST',
+      { accept: 'application/json', ...this.target.headers },
+      body,
+    );
     if (answer.status !== 200) return `HTTP ${answer.status}`;
     let result: { is_error?: boolean; content?: { text?: string }[] };
     try {
@@ -35,34 +43,4 @@ export class LeanRestClient {
   }
 
   async close(): Promise<void> {}
-
-  private post(body: string): Promise<HttpAnswer> {
-    const headers = {
-      accept: 'application/json',
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      ...this.target.headers,
-    };
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          hostname: this.url.hostname,
-          port: this.url.port,
-          path: this.url.pathname,
-          method: 'POST',
-          headers,
-          agent: this.agent,
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
 }

@@ -222,12 +222,23 @@ function webhookCeiling(all: Measurement[], floor?: MachineFloor): string[] {
   ];
 }
 
-/** The REST invoke against MCP surface A, same stack settings, same run. */
-function restAgainstMcp(all: Measurement[], concurrency: number): string | undefined {
-  const rest = find(all, 'stack-rest', concurrency);
+/** The REST invoke and A2A against MCP surface A, same stack settings, same run (issues 39 and 38). */
+function surfacesAgainstMcp(all: Measurement[], concurrency: number): string[] {
   const mcp = find(all, 'stack', concurrency);
-  if (!rest || !mcp) return undefined;
-  return `REST invoke at ${concurrency} clients: ${fixed(rest.callsPerSecond, 0)} calls/s = ${ratio(rest.callsPerSecond, mcp.callsPerSecond)} MCP surface A (${fixed(mcp.callsPerSecond, 0)} calls/s); p50 ${ratio(rest.latencyMs.p50, mcp.latencyMs.p50)}, CPU/call ${ratio(rest.cpuMsPerCall, mcp.cpuMsPerCall)}`;
+  if (!mcp) return [];
+  const lines: string[] = [];
+  for (const [id, name, target] of [
+    ['stack-rest', 'REST invoke', 1.0],
+    ['stack-a2a', 'A2A SendMessage', 0.9],
+  ] as const) {
+    const other = find(all, id, concurrency);
+    if (!other) continue;
+    lines.push(
+      '',
+      `${name} at ${concurrency} clients: ${fixed(other.callsPerSecond, 0)} calls/s = ${ratio(other.callsPerSecond, mcp.callsPerSecond)} MCP surface A (${fixed(mcp.callsPerSecond, 0)} calls/s); p50 ${ratio(other.latencyMs.p50, mcp.latencyMs.p50)}, CPU/call ${ratio(other.cpuMsPerCall, mcp.cpuMsPerCall)}; target >= ${fixed(target, 1)}x calls/s`,
+    );
+  }
+  return lines;
 }
 
 /** The whole report, as printed at the end of a run. */
@@ -245,8 +256,7 @@ export function render(all: Measurement[], floor?: MachineFloor): string {
     for (const m of rows) out.push(`  ${m.label}`, ...processLines(m));
     const r = ratios(all, concurrency);
     if (r) out.push('', r);
-    const rest = restAgainstMcp(all, concurrency);
-    if (rest) out.push('', rest);
+    out.push(...surfacesAgainstMcp(all, concurrency));
     out.push(...webhooks(all, concurrency));
     const a = auditCost(all, concurrency);
     if (a) out.push('', a);

@@ -5,8 +5,8 @@ import { startPeerGateway } from './peer-gateways';
 import {
   externalStack,
   startClusterStack,
-  startRestStack,
   startScaledStack,
+  startSurfaceStack,
   startStack,
   startWebhookStack,
 } from './stack';
@@ -23,7 +23,9 @@ export function startSystem(id: SystemId, config: BenchConfig): Promise<RunningS
     case 'stack-audit-off':
       return startStack({ AUDIT: 'off' });
     case 'stack-rest':
-      return startRestStack();
+      return startSurfaceStack('rest');
+    case 'stack-a2a':
+      return startSurfaceStack('a2a');
     case 'stack-webhook-live':
       return startWebhookStack('live');
     case 'stack-webhook-dead':

@@ -52,20 +52,23 @@ export async function startStack(env: { AUDIT?: 'off' } = {}): Promise<RunningSy
 }
 
 /**
- * The same stack, called over the REST surface: `POST /api/v1/agents/{agent_id}/invoke`
- * to echo with the agent's API key, one request a call (no session): what the REST
- * dialect costs against MCP surface A on the same call path.
+ * The same stack, called over another surface with the agent's API key, one
+ * request a call (no session): `rest`, `POST /api/v1/agents/{agent_id}/invoke`
+ * to echo; `a2a`, A2A's JSON-RPC `SendMessage` naming the echo skill at
+ * `POST /a2a/{agent_id}`. What each dialect costs against MCP surface A on
+ * the same call path.
  */
-export async function startRestStack(): Promise<RunningSystem> {
+export async function startSurfaceStack(dialect: 'rest' | 'a2a'): Promise<RunningSystem> {
   const stack = await startTestStack({ env: STACK_ENV });
+  const path = dialect === 'rest' ? `/api/v1/agents/${stack.agentId}/invoke` : `/a2a/${stack.agentId}`;
   return {
-    id: 'stack-rest',
-    label: 'stack, REST invoke',
+    id: dialect === 'rest' ? 'stack-rest' : 'stack-a2a',
+    label: dialect === 'rest' ? 'stack, REST invoke' : 'stack, A2A',
     target: {
-      url: `${stack.gatewayUrls[0]}/api/v1/agents/${stack.agentId}/invoke`,
+      url: `${stack.gatewayUrls[0]}${path}`,
       headers: { 'X-Agent-API-Key': stack.apiKey },
       stateful: false,
-      rest: true,
+      dialect,
     },
     groups: [...appGroups(stack), ...serverGroups()],
     metrics: appMetrics(stack),
