@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The README's configuration table is checked against the apps' env classes: every
+ * docs/configuration.md's table is checked against the apps' env classes: every
  * variable an app reads is listed exactly once, with the default the class gives it
  * and the apps that read it, and nothing else is listed. Renaming a variable, changing
  * a default or adding one without documenting it fails here.
@@ -21,10 +21,10 @@ interface Row {
   readBy: string;
 }
 
-/** The rows of the table under "## Configuration" whose first cell names variables. */
-function configurationRows(readme: string): Row[] {
-  const section = readme.split(/^## Configuration$/m)[1]?.split(/^## /m)[0];
-  if (!section) throw new Error('README.md has no "## Configuration" section');
+/** The rows of the table under the page's "# Configuration" title whose first cell names variables. */
+function configurationRows(page: string): Row[] {
+  const section = page.split(/^# Configuration$/m)[1]?.split(/^##? /m)[0];
+  if (!section) throw new Error('docs/configuration.md has no "# Configuration" title');
   return section
     .split('\n')
     .filter((line) => /^\| `[A-Z]/.test(line))
@@ -51,7 +51,7 @@ function expectedDefaultCell(name: string, defaults: Partial<Record<App, unknown
   return value === '' ? '(none)' : `\`${value}\``;
 }
 
-describe('the README configuration table', () => {
+describe('the configuration table (docs/configuration.md)', () => {
   const defaults = new Map<string, Partial<Record<App, unknown>>>();
   let rows: Row[];
 
@@ -64,7 +64,7 @@ describe('the README configuration table', () => {
         defaults.set(name, { ...defaults.get(name), [app]: value });
       }
     }
-    rows = configurationRows(readFileSync(join(root, 'README.md'), 'utf8'));
+    rows = configurationRows(readFileSync(join(root, 'docs/configuration.md'), 'utf8'));
   });
 
   it('lists every variable the apps read exactly once, and no other', () => {
@@ -98,7 +98,7 @@ describe('the README configuration table', () => {
   });
 
   it('catches a stale row (the control)', () => {
-    const stale = configurationRows('## Configuration\n| `GATEWAY_PORT` | `3001` | gateway | x |\n');
+    const stale = configurationRows('# Configuration\n| `GATEWAY_PORT` | `3001` | gateway | x |\n');
     expect(expectedDefaultCell('GATEWAY_PORT', defaults.get('GATEWAY_PORT')!)).not.toBe(stale[0].defaultCell);
   });
 });

@@ -4,22 +4,32 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * README.zh.md, the Chinese documentation, stays in step with README.md:
+ * The Chinese documentation stays in step with the English:
  *
- * - the error tables: each of README.md's tables with a `code` column (surface A, surface
- *   B, the files API) has its counterpart in README.zh.md, in the same order, with the
- *   same codes row by row (and the same HTTP statuses where the table has them);
- * - the configuration table: the same variables in the same order, each with the same
- *   default (its code spans; a default described in words, "(none)", is described in
- *   words in both);
- * - README.md links to README.zh.md at its top, README.zh.md back, and README.zh.md has
- *   the sections the source documents' readers look for, in their words.
+ * - README.zh.md mirrors README.md: the same headings at the same levels in the same
+ *   order, and section by section the same links (to the same pages and anchors; the
+ *   two READMEs' links to each other and to the Chinese-only docs/zh/ aside), the same
+ *   code blocks (commands equal, comments free to be translated) and the same ratios;
+ *   README.md links to README.zh.md at its top, README.zh.md back;
+ * - docs/zh/reference.md, the Chinese reference, keeps the English pages' tables: each
+ *   table with a `code` column (surface A in docs/mcp-clients.md, surface B in
+ *   docs/grants.md, the files API in docs/attachments.md) has its counterpart, in the
+ *   same order, with the same codes row by row (and the same HTTP statuses where the
+ *   table has them); docs/configuration.md's table: the same variables in the same
+ *   order, each with the same default (its code spans; a default described in words,
+ *   "(none)", is described in words in both);
  *
- * Controls feed altered copies to the same comparison.
+ * Controls feed altered copies to the same comparisons.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const en = readFileSync(join(root, 'README.md'), 'utf8');
-const zh = readFileSync(join(root, 'README.zh.md'), 'utf8');
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+const readme = read('README.md');
+const readmeZh = read('README.zh.md');
+/** The English pages the Chinese reference translates, in its order. */
+const en = ['docs/mcp-clients.md', 'docs/grants.md', 'docs/attachments.md', 'docs/configuration.md'].map(read).join('\n');
+const zh = read('docs/zh/reference.md');
+const EN_CONFIGURATION = '# Configuration';
+const ZH_CONFIGURATION = '## 配置';
 
 type Table = string[][];
 
@@ -60,10 +70,10 @@ function errorTables(text: string): string[][] {
     });
 }
 
-/** The configuration table's rows under a heading, as "NAME = default's code spans". */
+/** The configuration table's rows under a heading line ("# Configuration"), as "NAME = default's code spans". */
 function configuration(text: string, heading: string): string[] {
-  const section = text.split(new RegExp(`^## ${heading}$`, 'm'))[1]?.split(/^## /m)[0];
-  if (!section) throw new Error(`no "## ${heading}" section`);
+  const section = text.split(new RegExp(`^${heading}$`, 'm'))[1]?.split(/^##? /m)[0];
+  if (!section) throw new Error(`no "${heading}" section`);
   return tables(section)
     .flat()
     .filter((row) => /^`[A-Z][A-Z0-9_]*`$/.test(row[0]))
@@ -82,16 +92,124 @@ function differences(english: string, chinese: string): string[] {
       if (rows[r] !== other[r])
         problems.push(`error table ${i + 1}, row ${r + 1}: README.md "${rows[r]}", README.zh.md "${other[r]}"`);
   });
-  const c = configuration(english, 'Configuration');
-  const d = configuration(chinese, '配置');
+  const c = configuration(english, EN_CONFIGURATION);
+  const d = configuration(chinese, ZH_CONFIGURATION);
   const n = Math.max(c.length, d.length);
   for (let r = 0; r < n; r++)
     if (c[r] !== d[r]) problems.push(`configuration row ${r + 1}: README.md "${c[r]}", README.zh.md "${d[r]}"`);
   return problems;
 }
 
+interface Section {
+  heading: string;
+  level: number;
+  links: string[];
+  code: string[];
+  ratios: string[];
+}
+
+/** A README's sections: each heading with its level, its links, its code blocks' commands and its ratios. */
+function sections(text: string): Section[] {
+  const found: Section[] = [];
+  let fenced: string[] | undefined;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('```')) {
+      if (fenced) {
+        found.at(-1)?.code.push(fenced.join('\n'));
+        fenced = undefined;
+      } else fenced = [];
+      continue;
+    }
+    if (fenced) {
+      // Comments are prose: translated, not compared.
+      fenced.push(line.replace(/\s+(#|\/\/)\s.*$/, '').trimEnd());
+      continue;
+    }
+    const heading = /^(#{1,6}) (.+)$/.exec(line);
+    if (heading) {
+      found.push({ heading: heading[2], level: heading[1].length, links: [], code: [], ratios: [] });
+      continue;
+    }
+    const section = found.at(-1);
+    if (!section) continue;
+    for (const m of line.matchAll(/\]\(([^)\s]+)\)/g))
+      if (!/^(README(\.zh)?\.md|docs\/zh\/)/.test(m[1])) section.links.push(m[1]);
+    section.ratios.push(...(line.match(/\d+(?:\.\d+)?x(?![A-Za-z0-9])/g) ?? []));
+  }
+  for (const section of found) section.links.sort();
+  return found;
+}
+
+/** How README.zh.md's structure differs from README.md's (empty: a mirror). */
+function mirrorDifferences(english: string, chinese: string): string[] {
+  const problems: string[] = [];
+  const a = sections(english);
+  const b = sections(chinese);
+  if (a.length !== b.length) problems.push(`sections: README.md has ${a.length}, README.zh.md ${b.length}`);
+  a.forEach((section, i) => {
+    const other = b[i];
+    if (!other) return;
+    const name = `section ${i + 1} ("${section.heading}" / "${other.heading}")`;
+    if (section.level !== other.level) problems.push(`${name}: level ${section.level} against ${other.level}`);
+    if (section.links.join(' ') !== other.links.join(' '))
+      problems.push(`${name}: links ${section.links.join(' ')} against ${other.links.join(' ')}`);
+    if (section.code.join('\n---\n') !== other.code.join('\n---\n')) problems.push(`${name}: code blocks differ`);
+    if (section.ratios.join(' ') !== other.ratios.join(' '))
+      problems.push(`${name}: ratios ${section.ratios.join(' ')} against ${other.ratios.join(' ')}`);
+  });
+  return problems;
+}
+
 describe('README.zh.md', () => {
-  it("has README.md's error codes and configuration (names and defaults), table by table and row by row", () => {
+  it("mirrors README.md: its headings, and section by section its links, commands and ratios", () => {
+    expect(mirrorDifferences(readme, readmeZh)).toEqual([]);
+  });
+
+  it('compares something: every section, its links and its commands', () => {
+    const english = sections(readme);
+    expect(english.length).toBeGreaterThanOrEqual(15);
+    expect(english.flatMap((s) => s.links)).toEqual(
+      expect.arrayContaining(['docs/grants.md', 'docs/rest.md', 'docs/a2a.md', 'docs/operations/README.md']),
+    );
+    expect(english.flatMap((s) => s.code).join('\n')).toContain('npm ci && npm test');
+    expect(english.flatMap((s) => s.ratios)).toContain('1.14x');
+  });
+
+  it('is linked from the top of README.md and links back', () => {
+    expect(readme.split('\n').slice(0, 5).join('\n')).toContain('](README.zh.md)');
+    expect(readmeZh.split('\n').slice(0, 5).join('\n')).toContain('](README.md)');
+  });
+
+  describe('controls: altered copies fail', () => {
+    it('a section left out', () => {
+      const altered = readmeZh.replace(/^## 附件\n[\s\S]*?(?=^## )/m, '');
+      expect(altered).not.toBe(readmeZh);
+      const n = sections(readme).length;
+      expect(mirrorDifferences(readme, altered)[0]).toBe(`sections: README.md has ${n}, README.zh.md ${n - 1}`);
+    });
+
+    it('a link to another page, a changed command, a changed ratio', () => {
+      const altered = readmeZh
+        .replace('[docs/grants.md](docs/grants.md)', '[docs/grants.md](docs/rest.md)')
+        .replace('npm ci && npm test    #', 'npm install && npm test    #')
+        .replace('0.685x', '0.7x');
+      expect(mirrorDifferences(readme, altered)).toEqual([
+        expect.stringMatching(/^section 3 \("Two commands" .*: code blocks differ$/),
+        expect.stringMatching(/^section \d+ \("Task-scoped grants" .*: links docs\/grants.md against docs\/rest.md$/),
+        expect.stringMatching(/^section \d+ \("Performance" .*: ratios .*0.685x.* against .*0.7x/),
+      ]);
+    });
+
+    it('a comment translated is not a difference', () => {
+      const altered = readmeZh.replace('# 构建并以本地默认配置运行全部三个应用', '# 构建并运行');
+      expect(altered).not.toBe(readmeZh);
+      expect(mirrorDifferences(readme, altered)).toEqual([]);
+    });
+  });
+});
+
+describe('docs/zh/reference.md', () => {
+  it("has the English pages' error codes and configuration (names and defaults), table by table and row by row", () => {
     expect(differences(en, zh)).toEqual([]);
   });
 
@@ -99,15 +217,13 @@ describe('README.zh.md', () => {
     expect(errorTables(en).map((t) => t.length)).toEqual([8, 8, 9]);
     expect(errorTables(en)[0]).toContain('-32003');
     expect(errorTables(en)[1]).toContain('401: -32003');
-    expect(configuration(en, 'Configuration').length).toBeGreaterThan(100);
-    expect(configuration(en, 'Configuration')).toContain('NODE_ENV = development');
-    expect(configuration(en, 'Configuration')).toContain('DATABASE_URL = postgres://postgres@127.0.0.1:5432/mcpgw');
+    expect(configuration(en, EN_CONFIGURATION).length).toBeGreaterThan(100);
+    expect(configuration(en, EN_CONFIGURATION)).toContain('NODE_ENV = development');
+    expect(configuration(en, EN_CONFIGURATION)).toContain('DATABASE_URL = postgres://postgres@127.0.0.1:5432/mcpgw');
   });
 
-  it('is linked from the top of README.md and links back', () => {
-    const top = en.split('\n').slice(0, 5).join('\n');
-    expect(top).toContain('](README.zh.md)');
-    expect(zh.split('\n').slice(0, 5).join('\n')).toContain('](README.md)');
+  it('is linked from README.zh.md', () => {
+    expect(readmeZh.split('\n').slice(0, 5).join('\n')).toContain('](docs/zh/reference.md)');
   });
 
   it("has the quick start's commands, both surfaces and the sections in the source documents' words", () => {
