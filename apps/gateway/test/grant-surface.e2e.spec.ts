@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Answer = { status: number; body: any; headers: Headers };
 
-/** Surface B, row by row of its contract (root README, "The task-scoped endpoint"), over real HTTP against the running stack. */
+/** Surface B, row by row of its contract (docs/grants.md, "Answers and errors"), over real HTTP against the running stack. */
 describe('POST /workspaces/{ws}/agents/{agent}/mcp/http', () => {
   let env: TestStack;
   let db: Client;

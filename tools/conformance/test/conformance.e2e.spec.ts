@@ -75,7 +75,7 @@ describe('official MCP tools against the stack, through the bus', () => {
     expect(await runServerSuite(proxyUrl, 'expected-failures.yml')).toContain('web_search');
   }, 360_000);
 
-  // The README's line: npx @modelcontextprotocol/inspector --cli <url> --transport http --header "X-Agent-API-Key: …" --method tools/list
+  // docs/mcp-clients.md's line: npx @modelcontextprotocol/inspector --cli <url> --transport http --header "X-Agent-API-Key: …" --method tools/list
   it('the MCP Inspector CLI lists and calls tools with the agent key', async () => {
     const url = `${env.gatewayUrls[0].replace('127.0.0.1', 'localhost')}/${env.agentId}/mcp`;
     const cli = (...args: string[]) => mcpInspectorCli(url, env.apiKey, args);

@@ -7,7 +7,7 @@ import { createDatabase, dropDatabase, freePort, natsServerAvailable, withDataba
 import { bannerOf } from './support/banner';
 
 /**
- * What the README promises for `NATS_CLUSTER=3 npm start`: the stack on a 3-node
+ * What docs/getting-started.md promises for `NATS_CLUSTER=3 npm start`: the stack on a 3-node
  * nats-server cluster of its own (auth on, the inbox stream on all three), every
  * app ready on the list of the three URLs, and a call answered.
  */

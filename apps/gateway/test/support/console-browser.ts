@@ -10,7 +10,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * Where the test run leaves a screenshot of every page: docs/console (committed,
- * shown in the README) with UPDATE_SCREENSHOTS=1, else a temporary folder, so
+ * shown in docs/admin.md) with UPDATE_SCREENSHOTS=1, else a temporary folder, so
  * that `npm test` leaves the working tree as it found it.
  */
 export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
