@@ -144,7 +144,8 @@ function readmeProblems(readme: string, benchmarks: string): string[] {
     const section = all.find((s) => s.name === run)!;
     const held = new Set(figures(section.text));
     const foreign = figures(text).filter((f) => !held.has(f));
-    if (foreign.length) found.push(`README.md, "${run}": ${foreign.join(', ')} not in the section "${section.heading}"`);
+    if (foreign.length)
+      found.push(`README.md, "${run}": ${foreign.join(', ')} not in the section "${section.heading}"`);
   }
   const newest = all.filter((s) => s.date).at(-1);
   if (newest && !bullets.some((b) => b.run === newest.name))
@@ -209,7 +210,9 @@ describe('the performance figures of docs/performance.md and the README', () => 
       expect(readmeProblems(altered, benchmarks)).toEqual([expect.stringContaining(`"${first.run}": 9.99x not in`)]);
       expect(ratio).toBeDefined();
       const renamed = readme.replace(`- **${first.run}**`, '- **Stop 99**');
-      expect(readmeProblems(renamed, benchmarks)).toContainEqual(expect.stringContaining('"Stop 99", which has no row'));
+      expect(readmeProblems(renamed, benchmarks)).toContainEqual(
+        expect.stringContaining('"Stop 99", which has no row'),
+      );
     });
 
     it('a README that leaves out the newest run, or quotes none', () => {

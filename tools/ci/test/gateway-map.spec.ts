@@ -84,7 +84,9 @@ describe('the map of the gateway (apps/gateway/README.md)', () => {
     it('a rule the code breaks (calls/ imports timeouts/)', () => {
       const altered = map.replace(/^(- \*\*`calls\/`\*\*:.*Must not import: )/m, '$1`timeouts/`, ');
       expect(altered).not.toBe(map);
-      expect(problems(altered)).toEqual([expect.stringMatching(/^calls\/ must not import timeouts\/, but apps\/gateway\/src\/calls\/.+ does$/)]);
+      expect(problems(altered)).toEqual([
+        expect.stringMatching(/^calls\/ must not import timeouts\/, but apps\/gateway\/src\/calls\/.+ does$/),
+      ]);
     });
 
     it('a folder left out, and one that does not exist', () => {

@@ -26,7 +26,9 @@ const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 const readme = read('README.md');
 const readmeZh = read('README.zh.md');
 /** The English pages the Chinese reference translates, in its order. */
-const en = ['docs/mcp-clients.md', 'docs/grants.md', 'docs/attachments.md', 'docs/configuration.md'].map(read).join('\n');
+const en = ['docs/mcp-clients.md', 'docs/grants.md', 'docs/attachments.md', 'docs/configuration.md']
+  .map(read)
+  .join('\n');
 const zh = read('docs/zh/reference.md');
 const EN_CONFIGURATION = '# Configuration';
 const ZH_CONFIGURATION = '## 配置';
@@ -161,7 +163,7 @@ function mirrorDifferences(english: string, chinese: string): string[] {
 }
 
 describe('README.zh.md', () => {
-  it("mirrors README.md: its headings, and section by section its links, commands and ratios", () => {
+  it('mirrors README.md: its headings, and section by section its links, commands and ratios', () => {
     expect(mirrorDifferences(readme, readmeZh)).toEqual([]);
   });
 
