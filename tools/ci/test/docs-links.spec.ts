@@ -17,6 +17,10 @@ import { afterAll, describe, expect, it } from 'vitest';
  * Links inside code (fenced blocks and `code spans`) are not links. A control writes a
  * synthetic page with a broken file link, a broken anchor and good ones, and expects
  * exactly the broken ones reported.
+ *
+ * And the README's two commands stay true: `npm ci && npm start` and `npm ci && npm test`
+ * name package.json's scripts, and the test command is what .ci/run runs (`npm ci`, then
+ * `npm test`).
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const README_MAX_LINES = 300;
@@ -130,7 +134,34 @@ function brokenLinks(base: string, files: string[]): string[] {
   return problems;
 }
 
+/** How the README's two commands disagree with package.json and .ci/run (empty: they agree). */
+function commandProblems(readme: string, ciRun: string, scripts: Record<string, string>): string[] {
+  const problems: string[] = [];
+  for (const script of ['start', 'test']) {
+    if (!new RegExp(`^npm ci && npm ${script}\\b`, 'm').test(readme))
+      problems.push(`README.md has no line "npm ci && npm ${script}"`);
+    if (!scripts[script]) problems.push(`package.json has no "${script}" script`);
+  }
+  const install = ciRun.search(/^npm ci\b/m);
+  const test = ciRun.search(/^npm test\b/m);
+  if (install < 0 || test < install) problems.push('.ci/run does not run npm ci, then npm test');
+  return problems;
+}
+
 describe('the documentation', () => {
+  it("README.md's two commands are package.json's scripts, and its test command is what .ci/run runs", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const ciRun = readFileSync(join(root, '.ci/run'), 'utf8');
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(commandProblems(readme, ciRun, scripts)).toEqual([]);
+    // Control: a README whose test command drifted.
+    expect(
+      commandProblems(readme.replace('npm ci && npm test', 'npm ci && npm run test:unit'), ciRun, scripts),
+    ).toEqual(['README.md has no line "npm ci && npm test"']);
+  });
+
   it(`README.md is a door: at most ${README_MAX_LINES} lines`, () => {
     const lines = readFileSync(join(root, 'README.md'), 'utf8').trimEnd().split('\n').length;
     expect(lines).toBeLessThanOrEqual(README_MAX_LINES);
