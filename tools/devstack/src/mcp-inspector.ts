@@ -39,7 +39,7 @@ export function node22(args: string[], timeoutMs: number): Promise<{ code: numbe
 
 /**
  * The MCP Inspector CLI against an MCP endpoint with an agent key, as the
- * README's line runs it: `npx @modelcontextprotocol/inspector --cli <url>
+ * docs/mcp-clients.md's line runs it: `npx @modelcontextprotocol/inspector --cli <url>
  * --transport http --header "X-Agent-API-Key: …" <args>`.
  */
 export function mcpInspectorCli(

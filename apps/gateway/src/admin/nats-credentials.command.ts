@@ -9,7 +9,7 @@ import { optionalFlag, requireFlag } from './flags';
  * `agent credentials` (issue, with --ttl, to --out), `agent credentials list`,
  * `record --file` (nats-init's agent users) and `revoke --agent|--user`: an
  * agent's NATS users, signed with the account signing key, revoked through the
- * system account (README, "NATS credentials").
+ * system account (docs/admin.md, "NATS credentials").
  */
 export const agentCredentials: Command = async (deps, { words, flags }) => {
   const { natsCredentials } = deps;

@@ -5,7 +5,7 @@ import type { GatewayEnv } from '../../config/gateway.env';
 import type { NatsCredentialsStore } from '../../nats/nats-credentials.store';
 
 /**
- * An agent's NATS credentials (README, "NATS credentials"), once for the admin
+ * An agent's NATS credentials (docs/admin.md, "NATS credentials"), once for the admin
  * CLI (`agent credentials`) and the management API: users signed with the
  * account signing key (the creds shown once, only the public key recorded),
  * revoked through the system account, which closes their connections at once.
@@ -117,7 +117,7 @@ function accountKey(value: string): string {
 function requireSetting(name: string, value: string): string {
   if (!value)
     throw new InvalidRequestError(
-      `${name} is not set (see README, NATS credentials; while npm start runs, it is taken from its .data/npm-start.json)`,
+      `${name} is not set (see docs/admin.md, NATS credentials; while npm start runs, it is taken from its .data/npm-start.json)`,
     );
   return value;
 }

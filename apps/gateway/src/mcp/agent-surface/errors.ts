@@ -2,7 +2,7 @@ import { CallError, InvalidArgumentsError } from '../../calls/call-errors';
 import { JsonRpcCode } from '../protocol/json-rpc';
 import { QUOTA_EXCEEDED_CODE } from '../../quotas/quota-refusal';
 
-/** Surface A's own codes (root README, "The MCP endpoint"). */
+/** Surface A's own codes (docs/mcp-clients.md, "The MCP endpoint"). */
 export const AgentSurfaceCode = {
   ...JsonRpcCode,
   Unauthorized: -32001,

@@ -2,7 +2,7 @@ import { CallError, ToolNotFoundError } from '../../calls/call-errors';
 import { JsonRpcCode } from '../protocol/json-rpc';
 import { QUOTA_EXCEEDED_CODE } from '../../quotas/quota-refusal';
 
-/** The grant surface's codes (root README, "The task-scoped endpoint"): HTTP status and JSON-RPC code travel together. */
+/** The grant surface's codes (docs/grants.md): HTTP status and JSON-RPC code travel together. */
 export const GrantSurfaceError = {
   Unauthorized: { status: 401, code: -32001 },
   CredentialUnavailable: { status: 401, code: -32003 },

@@ -15,7 +15,7 @@ import { jsonDeeperThan, TOO_DEEP_MESSAGE } from '../transport/json-depth';
 
 /**
  * Surface B: `/workspaces/{ws}/agents/{agent}/mcp/http`, a task-scoped
- * RuntimeGrant per request, the contract in the root README ("The task-scoped endpoint") to the letter. Guards in
+ * RuntimeGrant per request, the contract in docs/grants.md to the letter. Guards in
  * order: configured, parseable, authorised, well-formed; then one dispatch.
  * (The body size limit is enforced while the body streams in: see main.ts.)
  */

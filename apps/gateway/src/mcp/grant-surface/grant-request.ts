@@ -1,7 +1,7 @@
 import { CALL_ID_PATTERN } from '@mcpgw/contracts';
 import { JsonRpcCode, type JsonRpcId } from '../protocol/json-rpc';
 
-/** The request body of the grant surface, as its contract defines it (root README, "The task-scoped endpoint"). */
+/** The request body of the grant surface, as its contract defines it (docs/grants.md). */
 export type GrantRequest =
   | { method: 'tools/list'; id: JsonRpcId | null }
   | {
