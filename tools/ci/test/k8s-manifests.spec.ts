@@ -1056,11 +1056,14 @@ describe('docker-compose.yml', () => {
     services: Record<string, any>;
   };
 
-  it('publishes only the gateway public port; healthchecks use each app’s management port; env names are the apps’', () => {
+  it('publishes only the gateway public port (and the observability profile’s on loopback); healthchecks use each app’s management port; env names are the apps’', () => {
     const problems: string[] = [];
     for (const [name, service] of Object.entries(compose.services)) {
       const app = (APPS as readonly string[]).includes(name) ? (name as App) : undefined;
-      if (service.ports && name !== 'gateway') problems.push(`${name}: publishes ${service.ports.join(', ')}`);
+      const loopbackOnly = (service.ports ?? []).every((p: unknown) => String(p).startsWith('127.0.0.1:'));
+      const observability = service.profiles?.includes('observability') && loopbackOnly;
+      if (service.ports && name !== 'gateway' && !observability)
+        problems.push(`${name}: publishes ${service.ports.join(', ')}`);
       if (!app) continue;
       const env: Record<string, string> = service.environment ?? {};
       for (const key of Object.keys(env))
