@@ -46,6 +46,7 @@ const E2E_ALONE = [
   'apps/gateway/test/replica-failover.e2e.spec.ts',
   'apps/gateway/test/nats-cluster.e2e.spec.ts',
   'tools/devstack/test/start-stack.e2e.spec.ts',
+  'tools/devstack/test/start-stack-observability.e2e.spec.ts',
   'tools/devstack/test/new-agent.e2e.spec.ts',
   'tools/devstack/test/start-cluster.e2e.spec.ts',
   'tools/agent-contract/test/examples.e2e.spec.ts',

@@ -194,7 +194,9 @@ describe.skipIf(!compose && !process.env.CI)('docker-compose.yml: least privileg
       .map(([name]) => name)
       .filter((name) => !c.services[name].profiles?.includes('tools'))
       .sort();
-    expect(reachable).toEqual(['gateway', 'message-service', 'nats']);
+    // Prometheus scrapes them on bus, in the observability profile only (docker-compose.yml).
+    expect(reachable).toEqual(['gateway', 'message-service', 'nats', 'prometheus']);
+    expect(c.services.prometheus.profiles).toEqual(['observability']);
   });
 
   describe('negative controls: the same checks on broken copies', () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { httpRouteProblems } from './k8s/gateway-api';
+import { prometheusRuleProblems, serviceMonitorProblems, type ServiceMonitor } from './k8s/prometheus-operator';
 import { edgeProblems, gatewayRoutes, type EdgeSettings } from './k8s/public-edge';
 
 /**
@@ -16,7 +17,10 @@ import { edgeProblems, gatewayRoutes, type EdgeSettings } from './k8s/public-edg
  * The examples that publish the gateway (an Ingress for ingress-nginx, a Gateway API
  * HTTPRoute, each on top of the prod overlay) route every path the gateway serves with
  * its timeouts and body sizes (./k8s/public-edge.ts; the HTTPRoute's CRD schema is
- * ./k8s/gateway-api.ts). docker-compose.yml is held to the same port contract. Negative
+ * ./k8s/gateway-api.ts). The prod overlay's Prometheus Operator objects validate against
+ * their CRDs' schemas (./k8s/prometheus-operator.ts), and its ServiceMonitors scrape each
+ * app's management port through a Service that has it. docker-compose.yml is held to the
+ * same port contract. Negative
  * controls feed broken copies of the rendered objects to the same checks, so the checks
  * are shown to fail.
  */
@@ -147,6 +151,8 @@ const exampleSecrets = (): Obj[] => yamlObjects(readFileSync(join(root, 'deploy/
  */
 const CRD_KINDS: Record<string, (o: Obj) => string[]> = {
   'gateway.networking.k8s.io/v1 HTTPRoute': httpRouteProblems,
+  'monitoring.coreos.com/v1 ServiceMonitor': serviceMonitorProblems,
+  'monitoring.coreos.com/v1 PrometheusRule': prometheusRuleProblems,
 };
 
 /** The kubernetes-models class of an object: `apps/v1` + `Deployment` → kubernetes-models/apps/v1 Deployment. */
@@ -529,6 +535,43 @@ function availabilityProblems(objects: Obj[]): string[] {
   return problems;
 }
 
+/**
+ * Prod only: Prometheus (Operator) scrapes every app. Each ServiceMonitor endpoint names a
+ * port that every Service it selects (ours, in its namespace) has, and selects one at
+ * least; each of our Services with a management port is scraped on it by a ServiceMonitor;
+ * the rule file is rendered as a PrometheusRule.
+ */
+function scrapeProblems(objects: Obj[]): string[] {
+  const problems: string[] = [];
+  const services = objects.filter((o) => o.kind === 'Service' && ours(o));
+  const monitors = objects.filter((o) => o.kind === 'ServiceMonitor') as unknown as (Obj & ServiceMonitor)[];
+  const selected = (m: ServiceMonitor) =>
+    services.filter(
+      (s) =>
+        selects(m.spec.selector, s.metadata.labels ?? {}) &&
+        (m.spec.namespaceSelector?.any ||
+          (m.spec.namespaceSelector?.matchNames ?? [m.metadata.namespace]).includes(s.metadata.namespace)),
+    );
+  const scraped = new Set<string>();
+  for (const m of monitors) {
+    const where = `ServiceMonitor/${m.metadata.name}`;
+    const targets = selected(m);
+    if (!targets.length) problems.push(`${where}: selects no Service of ours`);
+    for (const e of m.spec.endpoints ?? []) {
+      for (const s of targets) {
+        if (!(s.spec.ports ?? []).some((p: any) => p.name === e.port))
+          problems.push(`${where}: Service/${s.metadata.name} has no port named ${e.port}`);
+        else scraped.add(`${s.metadata.name}:${e.port}`);
+      }
+    }
+  }
+  for (const s of services)
+    if ((s.spec.ports ?? []).some((p: any) => p.name === 'management') && !scraped.has(`${s.metadata.name}:management`))
+      problems.push(`Service/${s.metadata.name}: no ServiceMonitor scrapes its management port`);
+  if (!objects.some((o) => o.kind === 'PrometheusRule')) problems.push('no PrometheusRule: the alerts are not loaded');
+  return problems;
+}
+
 // ---------------------------------------------------------------------------------------
 
 const kubectl = kubectlStatus();
@@ -803,6 +846,17 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
     expect(dockerfile).toContain('@modelcontextprotocol/server-everything@');
   });
 
+  it("prod: ServiceMonitors scrape each app's management port through its Service; the PrometheusRule is rendered", () => {
+    const objects = get('prod');
+    expect(
+      objects
+        .filter((o) => o.kind === 'ServiceMonitor')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['agent-pod', 'gateway', 'message-service']);
+    expect(scrapeProblems(objects)).toEqual([]);
+  });
+
   it('prod: two replicas or more, disruption budgets, CPU autoscaling of the gateway and agent pods', () => {
     expect(availabilityProblems(get('prod'))).toEqual([]);
   });
@@ -835,8 +889,11 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
         ...consistencyProblems(objects, envNames, exampleSecrets()),
         ...schemaProblems(objects),
         ...availabilityProblems(objects),
+        ...scrapeProblems(objects),
       ];
     };
+    const monitor = (objects: Obj[], name: string) =>
+      objects.find((o) => o.kind === 'ServiceMonitor' && o.metadata.name === name)!;
     const gateway = (objects: Obj[]) =>
       objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway')!.spec.template.spec.containers[0];
     const gatewayConfig = (objects: Obj[]) =>
@@ -929,6 +986,58 @@ describe.skipIf(skipRender)('Kubernetes manifests (deploy/k8s)', () => {
       );
     });
 
+    it('a ServiceMonitor on a port the Service lacks, one selecting no Service, an app left unscraped fail', () => {
+      const problems = broken((o) => {
+        monitor(o, 'gateway').spec.endpoints[0].port = 'metrics';
+        monitor(o, 'message-service').spec.selector.matchLabels['app.kubernetes.io/name'] = 'messages';
+        o.splice(o.indexOf(monitor(o, 'agent-pod')), 1);
+      });
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          'ServiceMonitor/gateway: Service/gateway has no port named metrics',
+          'ServiceMonitor/message-service: selects no Service of ours',
+          'Service/gateway: no ServiceMonitor scrapes its management port',
+          'Service/message-service: no ServiceMonitor scrapes its management port',
+          'Service/agent-pod-demo-agent: no ServiceMonitor scrapes its management port',
+        ]),
+      );
+    });
+
+    it("a misspelt field, a bad interval, a timeout above it, a rule both alert and record fail the CRDs' schemas and rules", () => {
+      const problems = broken((o) => {
+        monitor(o, 'gateway').spec.endpoints[0].targetport = 'management';
+        monitor(o, 'message-service').spec.endpoints[0].interval = '30 seconds';
+        monitor(o, 'agent-pod').spec.endpoints[0].scrapeTimeout = '1m';
+        const rule = o.find((x) => x.kind === 'PrometheusRule')!;
+        rule.spec.groups[0].rules[0].alert = 'Both';
+      });
+      expect(problems).toContainEqual(
+        expect.stringContaining(
+          'ServiceMonitor/gateway: /spec/endpoints/0 must NOT have additional properties (targetport)',
+        ),
+      );
+      expect(problems).toContainEqual(
+        expect.stringContaining('ServiceMonitor/message-service: /spec/endpoints/0/interval must match pattern'),
+      );
+      expect(problems).toContainEqual(
+        'ServiceMonitor/agent-pod: /spec/endpoints/0: scrapeTimeout 1m is greater than the interval 30s',
+      );
+      expect(problems).toContainEqual(
+        'PrometheusRule/mcpgw: /spec/groups/0/rules/0: needs exactly one of record and alert',
+      );
+    });
+
+    it('no PrometheusRule fails', () => {
+      expect(
+        broken((o) =>
+          o.splice(
+            o.findIndex((x) => x.kind === 'PrometheusRule'),
+            1,
+          ),
+        ),
+      ).toEqual(['no PrometheusRule: the alerts are not loaded']);
+    });
+
     it('a single replica without an autoscaler fails in prod', () => {
       expect(
         broken(
@@ -947,11 +1056,14 @@ describe('docker-compose.yml', () => {
     services: Record<string, any>;
   };
 
-  it('publishes only the gateway public port; healthchecks use each app’s management port; env names are the apps’', () => {
+  it('publishes only the gateway public port (and the observability profile’s on loopback); healthchecks use each app’s management port; env names are the apps’', () => {
     const problems: string[] = [];
     for (const [name, service] of Object.entries(compose.services)) {
       const app = (APPS as readonly string[]).includes(name) ? (name as App) : undefined;
-      if (service.ports && name !== 'gateway') problems.push(`${name}: publishes ${service.ports.join(', ')}`);
+      const loopbackOnly = (service.ports ?? []).every((p: unknown) => String(p).startsWith('127.0.0.1:'));
+      const observability = service.profiles?.includes('observability') && loopbackOnly;
+      if (service.ports && name !== 'gateway' && !observability)
+        problems.push(`${name}: publishes ${service.ports.join(', ')}`);
       if (!app) continue;
       const env: Record<string, string> = service.environment ?? {};
       for (const key of Object.keys(env))

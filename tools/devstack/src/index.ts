@@ -19,3 +19,4 @@ export * from './oauth/authorization-server';
 export * from './oauth/http-login';
 export * from './bridge-process';
 export * from './message-service-rest';
+export * from './local-prometheus';

@@ -67,6 +67,8 @@ describe('npm start', () => {
     expect(key).toBeDefined();
     expect(banner).toContain(`curl -s http://localhost:${gatewayPort}/demo-agent/mcp`);
     expect(banner).toContain(`metrics       http://localhost:${managementPorts[0]}/metrics`);
+    // Without OBSERVABILITY=1, no word of Prometheus (start-stack-observability.e2e.spec.ts has it on).
+    expect(banner).not.toMatch(/prometheus|OBSERVABILITY/i);
     for (const port of managementPorts) expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
 
     const response = await fetch(`http://127.0.0.1:${gatewayPort}/demo-agent/mcp`, {

@@ -4,6 +4,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../embedded-
 import { isListening } from '../ports';
 import { natsServerAvailable, startAuthenticatedNats, type AuthenticatedNats } from '../nats-auth';
 import { ensureGrantKeyFile } from '../grant-key-file';
+import { prometheusAvailable, startLocalPrometheus, type LocalPrometheus } from '../local-prometheus';
 import { exampleAgentCommands, newAgentCommands, writeNpmStartFile, type NpmStartFile } from '../npm-start-file';
 import { Stack, workspaceRoot } from '../stack';
 
@@ -20,6 +21,10 @@ import { Stack, workspaceRoot } from '../stack';
  * that give a new agent (`NEW_AGENT_ID`, default my-agent) its NATS credentials
  * and an API key. The admin CLI finds this stack with no environment set:
  * `.data/npm-start.json` (npm-start-file.ts) says where it is while it runs.
+ * With OBSERVABILITY=1 it also runs a Prometheus of its own (local-prometheus.ts; the
+ * `prometheus` binary, PROMETHEUS_BIN to name another; PROMETHEUS_PORT, default 9090)
+ * scraping the three apps with the alert rules loaded, and prints its URL; without the
+ * binary it says how to install it and goes on without.
  */
 const ROOT = workspaceRoot(__dirname);
 const env = process.env;
@@ -31,6 +36,7 @@ const adminPort = env.ADMIN_PORT || '9001';
 let natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const busPrefix = env.BUS_PREFIX ?? 'mcpgw';
 const newAgentId = env.NEW_AGENT_ID ?? 'my-agent';
+const observability = env.OBSERVABILITY === '1';
 /** Set for a cluster of our own (NATS_CLUSTER); otherwise the message service reads INBOX_REPLICAS itself. */
 let inboxReplicas: string | undefined;
 /** The settings of the admin CLI that sign NATS credentials, when NATS_URL's server has auth on. */
@@ -117,6 +123,30 @@ async function ownNats(): Promise<AuthenticatedNats | undefined> {
   return nats;
 }
 
+/**
+ * OBSERVABILITY=1: Prometheus on the apps' management URLs with rules.yml; undefined (and
+ * a line saying why) when the binary is missing or it does not start: the stack runs on.
+ */
+async function ownPrometheus(targets: { job: string; managementUrl: string }[]): Promise<LocalPrometheus | undefined> {
+  const binary = env.PROMETHEUS_BIN || 'prometheus';
+  const available = prometheusAvailable(binary);
+  if (!available.ok) {
+    say(`OBSERVABILITY=1: ${available.reason}. Going on without Prometheus.`);
+    return undefined;
+  }
+  try {
+    return await startLocalPrometheus({
+      binary,
+      port: Number(env.PROMETHEUS_PORT || 9090),
+      targets,
+      ruleFiles: [join(ROOT, 'deploy/observability/prometheus/rules.yml')],
+    });
+  } catch (error) {
+    say(`OBSERVABILITY=1: Prometheus did not start (${(error as Error).message}). Going on without it.`);
+    return undefined;
+  }
+}
+
 async function main(): Promise<void> {
   const nats = await ownNats();
   if (!nats) await requireNats();
@@ -148,10 +178,12 @@ async function main(): Promise<void> {
       ...(inboxReplicas ? { INBOX_REPLICAS: inboxReplicas } : {}),
     },
   });
+  let prometheus: LocalPrometheus | undefined;
   const shutdown = async () => {
     say('stopping…');
     stackFile?.remove();
     stackFile = undefined;
+    await prometheus?.stop();
     await stack.stop();
     await nats?.stop();
     await db.embedded?.stop();
@@ -175,7 +207,7 @@ async function main(): Promise<void> {
     'npm start',
   );
   // Each app's /health, /ready and /metrics: the apps' default management ports, unless set.
-  await stack.startMessageService({
+  const messageService = await stack.startMessageService({
     MESSAGE_SERVICE_PORT: env.MESSAGE_SERVICE_PORT ?? '3100',
     MANAGEMENT_PORT: env.MESSAGE_SERVICE_MANAGEMENT_PORT ?? '9100',
   });
@@ -184,11 +216,17 @@ async function main(): Promise<void> {
     MANAGEMENT_PORT: env.GATEWAY_MANAGEMENT_PORT ?? '9000',
     ADMIN_PORT: adminPort,
   });
-  await stack.startPod({
+  const pod = await stack.startPod({
     AGENT_ID: agentId,
     WORKSPACE_ID: workspaceId,
     MANAGEMENT_PORT: env.AGENT_POD_MANAGEMENT_PORT ?? '9200',
   });
+  if (observability)
+    prometheus = await ownPrometheus([
+      { job: 'gateway', managementUrl: gateway.process.managementUrl! },
+      { job: 'message-service', managementUrl: messageService.process.managementUrl! },
+      { job: 'agent-pod', managementUrl: pod.managementUrl! },
+    ]);
 
   const grant = await stack.admin<{ id: string; grant: string }>(
     'grant',
@@ -231,7 +269,7 @@ The stack is up.
   agent         ${agentId} (workspace ${workspaceId})
   API key       ${key.key}   (id ${key.id}; shown once)
   metrics       ${gateway.process.managementUrl!.replace('127.0.0.1', 'localhost')}/metrics (gateway; /ready and /health beside it)
-  console       ${consoleUrl}
+  console       ${consoleUrl}${prometheus ? `\n  prometheus    ${prometheus.url}/targets (the three apps, the alert rules of deploy/observability/prometheus/rules.yml)` : ''}
   login link    ${login.url}
                 (one-time: it logs one browser in, once, until ${login.expires_at};
                  later: npm run admin -- console login-link --url ${consoleUrl})
