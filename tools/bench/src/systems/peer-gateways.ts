@@ -1,12 +1,23 @@
 import { freePort, workspaceRoot } from '@mcpgw/devstack';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChildService } from './child-service';
 import type { RunningSystem } from './system';
 
-/** The entry point of an installed package's binary (node_modules/<pkg>/package.json "bin"). */
+/**
+ * The peers live in a prefix of their own (tools/bench/peers: its package.json says why), installed
+ * from its lock file the first time a run needs them.
+ */
+const PEERS = join(workspaceRoot(), 'tools', 'bench', 'peers');
+
+/** The entry point of a peer's binary (tools/bench/peers/node_modules/<pkg>/package.json "bin"). */
 function binOf(pkg: string): string {
-  const dir = join(workspaceRoot(), 'node_modules', pkg);
+  const dir = join(PEERS, 'node_modules', pkg);
+  if (!existsSync(join(dir, 'package.json'))) {
+    console.log(`installing the bench's peer gateways (npm ci --prefix ${PEERS})…`);
+    execFileSync('npm', ['ci', '--prefix', PEERS, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  }
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     bin: string | Record<string, string>;
   };
