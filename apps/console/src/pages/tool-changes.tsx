@@ -6,6 +6,9 @@ import { href } from '../routes';
 import { Loading, Notice, Time } from './common';
 import { diffLines, jsonLines, sideBySide, type DiffLine } from './line-diff';
 
+/** The most pending changes asked for at once (the API's maximum). */
+const PENDING_SHOWN = 500;
+
 /**
  * Tool definitions held until approved (apps/gateway/src/tool-pinning/README.md):
  * the pending changes of every agent; the one under review (kept in the route,
@@ -16,7 +19,7 @@ export function ToolChangesPage({ query }: { query: string }) {
   useTitle('Tool changes');
   const given = new URLSearchParams(query);
   const reviewed = { agent: given.get('agent') ?? '', version: Number(given.get('version') ?? '') };
-  const pending = useApi<ToolChangeList>('/tool-changes');
+  const pending = useApi<ToolChangeList>(`/tool-changes?limit=${PENDING_SHOWN}`);
   const [said, act] = useAction(pending.reload);
   // Each path a literal, so that the route-coverage test reads it (console-routes.spec.ts).
   const decide = ({ agent_id, version }: ToolChange, decision: 'approve' | 'reject') =>
@@ -68,7 +71,9 @@ function PendingTable({ items, open }: { items: ToolChange[]; open?: ToolChange 
   const byAgent = [...items].sort((a, b) => a.agent_id.localeCompare(b.agent_id) || a.version - b.version);
   return (
     <table>
-      <caption>Pending changes ({items.length}), by agent</caption>
+      <caption>
+        Pending changes ({items.length === PENDING_SHOWN ? `the newest ${PENDING_SHOWN}` : items.length}), by agent
+      </caption>
       <thead>
         <tr>
           <th scope="col">Agent</th>
