@@ -45,3 +45,20 @@ export function useTitle(title: string): void {
     document.title = `${title} · MCP gateway console`;
   }, [title]);
 }
+
+export type Said = { text: string; error?: boolean } | undefined;
+
+/** Run a change, then say how it went (the API's refusal as it words it) and reload the list. */
+export function useAction(reload: () => void): [Said, (run: () => Promise<unknown>, done: string) => Promise<void>] {
+  const [said, setSaid] = useState<Said>();
+  const act = async (run: () => Promise<unknown>, done: string) => {
+    try {
+      await run();
+      setSaid({ text: done });
+      reload();
+    } catch (error) {
+      setSaid({ text: (error as Error).message, error: true });
+    }
+  };
+  return [said, act];
+}

@@ -17,6 +17,8 @@ export const NAV: NavEntry[] = [
   { label: 'Calls', href: '#/calls', match: /^\/calls/ },
   { label: 'Channels', href: '#/channels', match: /^\/channels/ },
   { label: 'Playground', href: '#/playground', match: /^\/playground/ },
+  { label: 'Audit trail', href: '#/audit', match: /^\/audit/ },
+  { label: 'Tool changes', href: '#/tool-changes', match: /^\/tool-changes/ },
 ];
 
 export type Page =
@@ -33,6 +35,8 @@ export type Page =
   | { page: 'channels'; query: string }
   | { page: 'channel'; channelId: string; query: string }
   | { page: 'keys-and-grants' }
+  | { page: 'audit'; query: string }
+  | { page: 'tool-changes'; query: string }
   | { page: 'missing' };
 
 /** Which page a route shows. */
@@ -57,6 +61,8 @@ export function pageOf(route: string): Page {
   if (first === 'calls' && id && parts.length === 2) return { page: 'call', callId: id };
   if (first === 'channels' && !id) return { page: 'channels', query };
   if (first === 'channels' && id && parts.length === 2) return { page: 'channel', channelId: id, query };
+  if (first === 'audit' && !id) return { page: 'audit', query };
+  if (first === 'tool-changes' && !id) return { page: 'tool-changes', query };
   return { page: 'missing' };
 }
 

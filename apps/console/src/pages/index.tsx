@@ -2,6 +2,7 @@ import { useRoute } from '../hooks';
 import { pageOf } from '../routes';
 import { AgentPage, AgentsPage } from './agents';
 import { ApiKeysPage } from './api-keys';
+import { AuditPage } from './audit';
 import { CallPage, CallsPage } from './calls';
 import { ChannelPage, ChannelsPage } from './channels';
 import { KeysPage } from './keys';
@@ -9,6 +10,7 @@ import { Missing } from './missing';
 import { OverviewPage } from './overview';
 import { PlaygroundPage } from './playground';
 import { QuotasPage } from './quotas';
+import { ToolChangesPage } from './tool-changes';
 import { DeliveriesPage, WebhooksPage } from './webhooks';
 
 /**
@@ -46,6 +48,10 @@ export function PageFor() {
       return <ChannelPage key={route} channelId={page.channelId} query={page.query} />;
     case 'keys-and-grants':
       return <KeysPage key={route} />;
+    case 'audit':
+      return <AuditPage key={route} query={page.query} />;
+    case 'tool-changes':
+      return <ToolChangesPage key={route} query={page.query} />;
     default:
       return <Missing />;
   }

@@ -1,25 +1,7 @@
-import { useState } from 'react';
 import { api, seg, type Delivery, type List, type Webhook } from '../api';
-import { useApi, useTitle } from '../hooks';
+import { useAction, useApi, useTitle } from '../hooks';
 import { href } from '../routes';
 import { AgentTabs, ListTable, Notice, RowAction, Time } from './common';
-
-type Said = { text: string; error?: boolean } | undefined;
-
-/** Run a change, then say how it went and reload the list. */
-function useAction(reload: () => void): [Said, (run: () => Promise<unknown>, done: string) => Promise<void>] {
-  const [said, setSaid] = useState<Said>();
-  const act = async (run: () => Promise<unknown>, done: string) => {
-    try {
-      await run();
-      setSaid({ text: done });
-      reload();
-    } catch (error) {
-      setSaid({ text: (error as Error).message, error: true });
-    }
-  };
-  return [said, act];
-}
 
 /** Webhooks of every agent (or one), never with their secrets; a disabled one can be enabled again. */
 export function WebhooksPage({ agentId }: { agentId?: string }) {
