@@ -161,6 +161,22 @@ describe('tool pinning', () => {
     await expect(admin('tools', 'approve', '--agent', AGENT, '--version', '3')).rejects.toThrow(
       /rejected, not pending/,
     );
+    // The change's story on the trail: proposed by the agent, then decided by the operator.
+    const trail = await admin<{ items: { principal: string; outcome: string; detail: { version?: number } }[] }>(
+      'audit',
+      'list',
+      '--kind',
+      'tool_change',
+      '--agent',
+      AGENT,
+    );
+    const decisions = trail.items.filter((row) => row.principal === 'cli');
+    expect(decisions).toContainEqual(
+      expect.objectContaining({ outcome: 'rejected', detail: expect.objectContaining({ version: 3 }) }),
+    );
+    expect(decisions).toContainEqual(
+      expect.objectContaining({ outcome: 'approved', detail: expect.objectContaining({ version: 2 }) }),
+    );
   }, 180_000);
 
   it("under reject, a changed registration fails the SDK's start with the reason; removing a tool is served", async () => {

@@ -19,7 +19,7 @@ export interface ToolChangeDeps {
   toolChanges: ToolChangesStore;
   /** TOOL_CHANGES: the policy of an agent that has none of its own. */
   defaultPolicy: ToolChangePolicy;
-  /** Each decision is a `tool_change` row of the audit trail. */
+  /** Each decision is a `tool_change` row of the audit trail (and an `admin_action` row, as every operation is). */
   trail: AuditTrail;
 }
 
@@ -59,7 +59,17 @@ export async function decideToolChange(
   const number = Number(version);
   if (!Number.isSafeInteger(number) || number < 1) throw new InvalidRequestError('version: a whole number from 1');
   await requireAgent(deps.agents, agentId);
-  return detail(await deps.toolChanges.decide(agentId, number, decision === 'approve' ? 'approved' : 'rejected', by));
+  const status = decision === 'approve' ? 'approved' : 'rejected';
+  const decided = detail(await deps.toolChanges.decide(agentId, number, status, by));
+  // Beside the admin action's own row: the change's story (proposed, then approved or rejected) reads on one kind.
+  deps.trail.toolChange({
+    agentId,
+    version: number,
+    outcome: status,
+    principal: by,
+    tools: decided.diff.map((d) => d.tool),
+  });
+  return decided;
 }
 
 export interface ToolChangePolicyView {
