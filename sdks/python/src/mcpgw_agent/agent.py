@@ -18,7 +18,7 @@ import asyncio
 import inspect
 import os
 import signal
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping
 
 from nats.aio.client import Client as NatsClient
 
@@ -36,14 +36,12 @@ from .registration.registration import Registration
 from .replies.call_events import CallEvents
 from .replies.questions import Questions
 from .replies.replier import ATTEMPTS_EXHAUSTED, Replier
-from .skills.catalogue import Catalogue
+from .skills.catalogue import Catalogue, F
 from .skills.notices import Notices
 from .skills.skill_runner import SkillRunner
 from .subjects import Subjects
 
 __all__ = ["Agent", "AgentError", "BusError", "ATTEMPTS_EXHAUSTED", "settings_from_env", "Settings"]
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Agent:

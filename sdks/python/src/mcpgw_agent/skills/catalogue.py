@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable, Mapping, TypeVar, Union
 
 from ..context import Context
 
-__all__ = ["SIDE_EFFECT_CLASSES", "Catalogue", "Prompt", "Resource", "Skill", "SkillFn"]
+__all__ = ["SIDE_EFFECT_CLASSES", "Catalogue", "F", "Prompt", "Resource", "Skill", "SkillFn"]
 
 SkillFn = Callable[[dict[str, Any], Context], Union[Awaitable[Any], Any]]
 """A skill: ``async def skill(args, ctx)`` (or a plain function) returning what ``results.normalize`` takes."""
@@ -22,6 +22,7 @@ ResourceFn = Callable[[str], Union[Awaitable[Any], Any]]
 PromptFn = Callable[[dict[str, Any], Context], Union[Awaitable[Any], Any]]
 """A prompt's renderer: ``async def render(args, ctx) -> str | list[message] | {"messages": …}``."""
 F = TypeVar("F", bound=Callable[..., Any])
+"""A decorated function: the decorators give it back unchanged."""
 
 SIDE_EFFECT_CLASSES = (None, "read", "write", "destructive")
 
@@ -108,7 +109,7 @@ class Catalogue:
         side_effect_class: str | None,
         annotations: Mapping[str, Any] | None,
     ) -> Callable[[F], F]:
-        """The decorator that registers a skill (its name defaults to the function's, its description to its docstring)."""
+        """The decorator that registers a skill (named after the function unless named; described by its docstring)."""
         if side_effect_class not in SIDE_EFFECT_CLASSES:
             raise ValueError("side_effect_class is one of 'read', 'write', 'destructive'")
 
