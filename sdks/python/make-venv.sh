@@ -24,7 +24,11 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
   fresh=1
 fi
+# setuptools builds the wheel from build/lib, which keeps modules since moved or deleted from src:
+# without this, a module that moved would still be installed at its old path.
+clean_build() { rm -rf "$here/build"; }
 if [ "$(cat "$venv/.tools" 2>/dev/null)" != "$tools" ]; then
+  clean_build
   # shellcheck disable=SC2086 # one word per package
   "$venv/bin/pip" install -q "$here" $tools
   echo "$tools" >"$venv/.tools"
@@ -32,6 +36,7 @@ if [ "$(cat "$venv/.tools" 2>/dev/null)" != "$tools" ]; then
 fi
 if [ "$(cat "$venv/.sdk-stamp" 2>/dev/null)" != "$stamp" ]; then
   # The same version number with other sources: pip would keep the old copy unless forced.
+  clean_build
   "$venv/bin/pip" install -q "$here"
   "$venv/bin/pip" install -q --force-reinstall --no-deps "$here"
   echo "$stamp" >"$venv/.sdk-stamp"

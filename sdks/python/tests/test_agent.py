@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from mcpgw_agent import ATTEMPTS_EXHAUSTED, Agent, AgentError, Context, Result, ToolError
-from mcpgw_agent.agent import _Call, nats_servers, settings_from_env
+from mcpgw_agent.cancellation.cancellations import Call
+from mcpgw_agent.options import nats_servers, settings_from_env
 
 from .test_messages import MESSAGE
 
@@ -120,8 +121,8 @@ def test_a_skill_is_registered_once() -> None:
 
 async def dispatch(agent: Agent, **fields: Any) -> Result:
     message = {**MESSAGE, "tool_call": None, **fields}
-    call = _Call(message["id"], None, {})
-    return await agent._dispatch(message, Context(agent, message, call))
+    runner = agent._runner  # the skill runner the agent wires (skills/skill_runner.py)
+    return await runner.dispatch(message, runner.context(message, Call(message["id"], None, {})))
 
 
 async def test_runs_skills_and_maps_their_failures() -> None:
@@ -160,33 +161,33 @@ async def test_resources_and_prompts() -> None:
 
 def test_the_reply_envelope() -> None:
     agent = make_agent()
-    reply = agent._to_reply(MESSAGE, Result([{"type": "text", "text": "x"}], {"a": 1}, True))
+    reply = agent._replier.to_reply(MESSAGE, Result([{"type": "text", "text": "x"}], {"a": 1}, True))
     assert reply["type"] == "agent_reply"
     assert reply["in_reply_to"] == MESSAGE["id"] and reply["channel_id"] == MESSAGE["channel_id"]
     assert reply["agent_id"] == "my-agent" and reply["meta"] == {"pod_id": "pod-1"}
     assert reply["structured_content"] == {"a": 1} and reply["is_error"] is True
     assert reply["created_at"].endswith("Z")
-    plain = agent._to_reply(MESSAGE, Result([]))
+    plain = agent._replier.to_reply(MESSAGE, Result([]))
     assert "is_error" not in plain and "structured_content" not in plain
-    given_up = agent._to_reply(MESSAGE, Result([], is_error=True), {"outcome": ATTEMPTS_EXHAUSTED})
+    given_up = agent._replier.to_reply(MESSAGE, Result([], is_error=True), {"outcome": ATTEMPTS_EXHAUSTED})
     assert given_up["meta"] == {"pod_id": "pod-1", "outcome": "attempts_exhausted"}
 
 
 def test_a_reply_the_store_cannot_hold_is_a_tool_error() -> None:
-    reply = make_agent()._to_reply(MESSAGE, Result([{"type": "text", "text": "nul\x00"}]))
+    reply = make_agent()._replier.to_reply(MESSAGE, Result([{"type": "text", "text": "nul\x00"}]))
     assert reply["is_error"] is True
     assert "U+0000" in reply["content"][0]["text"]
 
 
 def test_a_reply_the_bus_cannot_carry_is_a_tool_error() -> None:
-    reply = make_agent()._to_reply(MESSAGE, Result([{"type": "text", "text": "x" * 2_000_000}], {"big": True}))
+    reply = make_agent()._replier.to_reply(MESSAGE, Result([{"type": "text", "text": "x" * 2_000_000}], {"big": True}))
     assert reply["is_error"] is True
     assert "too large to deliver" in reply["content"][0]["text"]
     assert "structured_content" not in reply
 
 
 async def test_a_stopped_call_cancels_its_task() -> None:
-    call = _Call("m", None, {})
+    call = Call("m", None, {})
     call.task = asyncio.create_task(asyncio.sleep(10))
     call.stop("deadline")
     call.stop("cancelled")  # the first reason stays

@@ -1,9 +1,11 @@
 """Write an agent that stands behind the MCP agent gateway, on NATS (see README.md and docs/asyncapi.yaml)."""
 
-from .agent import ATTEMPTS_EXHAUSTED, Agent, AgentError, BusError
+from .agent import Agent
 from .context import Attachment, Context
 from .creds import Credentials, CredentialsError
 from .deadline import Deadline
+from .errors import AgentError, BusError
+from .replies.replier import ATTEMPTS_EXHAUSTED
 from .results import ClientRequestError, Result, ToolError
 
 __all__ = [

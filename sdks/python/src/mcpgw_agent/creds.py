@@ -16,6 +16,8 @@ from typing import Any
 
 import nacl.signing
 
+from .json_values import as_list, as_object
+
 __all__ = ["Credentials", "CredentialsError", "parse_creds", "load_creds", "decode_seed", "crc16"]
 
 
@@ -71,9 +73,10 @@ def _jwt_claims(jwt: str) -> dict[str, Any]:
         claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (binascii.Error, ValueError) as error:
         raise CredentialsError("the user JWT is malformed") from error
-    if not isinstance(claims, dict):
+    checked = as_object(claims)
+    if checked is None:
         raise CredentialsError("the user JWT is malformed")
-    return claims
+    return checked
 
 
 @dataclass(frozen=True)
@@ -87,10 +90,10 @@ class Credentials:
     @property
     def sub_allow(self) -> list[str]:
         """The subjects the user may subscribe to (empty: no allow list, anything)."""
-        nats_claims = self.claims.get("nats")
-        sub = nats_claims.get("sub") if isinstance(nats_claims, dict) else None
-        allow = sub.get("allow") if isinstance(sub, dict) else None
-        return [s for s in allow if isinstance(s, str)] if isinstance(allow, list) else []
+        nats_claims = as_object(self.claims.get("nats"))
+        sub = as_object(nats_claims.get("sub")) if nats_claims is not None else None
+        allow = as_list(sub.get("allow")) if sub is not None else None
+        return [s for s in allow if isinstance(s, str)] if allow is not None else []
 
     def sign(self, nonce: str | bytes) -> bytes:
         """The server's nonce signed with the seed, base64url without padding (what ``sig`` carries)."""

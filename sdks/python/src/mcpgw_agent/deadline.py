@@ -35,7 +35,7 @@ class Deadline:
     @classmethod
     def after_ms(cls, ms: float, clock: Callable[[], float] = time.monotonic) -> "Deadline":
         """``ms`` from now (negative or NaN counts as 0)."""
-        budget = ms if isinstance(ms, (int, float)) and math.isfinite(ms) and ms > 0 else 0.0
+        budget = wire_budget(ms) or 0.0
         return cls(clock() + budget / 1000.0, clock)
 
     @classmethod

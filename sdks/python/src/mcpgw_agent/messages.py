@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+from .json_values import as_list, as_object
+
 __all__ = ["Invalid", "check_inbox_message", "check_cancel", "check_input_response", "decode_json", "UUID"]
 
 UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -37,18 +39,20 @@ def _uuid(value: object, where: str) -> None:
         raise Invalid(f"{where} must be a UUID")
 
 
-def _obj(value: object, where: str, optional: bool = False) -> dict[str, Any] | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, dict):
+def _obj(value: object, where: str) -> dict[str, Any]:
+    checked = as_object(value)
+    if checked is None:
         raise Invalid(f"{where} must be an object")
-    return value
+    return checked
+
+
+def _optional_obj(value: object, where: str) -> dict[str, Any] | None:
+    return None if value is None else _obj(value, where)
 
 
 def check_inbox_message(payload: object, agent_id: str) -> dict[str, Any]:
     """A chat message of this agent's inbox, with its channel; raises Invalid otherwise."""
     message = _obj(payload, "message")
-    assert message is not None
     if message.get("type") != "chat_message":
         raise Invalid("type must be chat_message")
     _uuid(message.get("id"), "id")
@@ -56,39 +60,36 @@ def check_inbox_message(payload: object, agent_id: str) -> dict[str, Any]:
     if message.get("agent_id") != agent_id:
         raise Invalid("agent_id is not this agent")
     sender = _obj(message.get("sender"), "sender")
-    assert sender is not None
     if sender.get("kind") not in _SENDER_KINDS:
         raise Invalid("sender.kind is unknown")
     _str(sender.get("id"), "sender.id", 200)
     _str(message.get("created_at"), "created_at")
     _str(message.get("text"), "text", optional=True)
-    call = _obj(message.get("tool_call"), "tool_call", optional=True)
+    call = _optional_obj(message.get("tool_call"), "tool_call")
     if call is not None:
         _str(call.get("name"), "tool_call.name", 128)
         _obj(call.get("arguments"), "tool_call.arguments")
-    read = _obj(message.get("resource_read"), "resource_read", optional=True)
+    read = _optional_obj(message.get("resource_read"), "resource_read")
     if read is not None:
         _str(read.get("uri"), "resource_read.uri", 2048)
-    prompt = _obj(message.get("prompt_get"), "prompt_get", optional=True)
+    prompt = _optional_obj(message.get("prompt_get"), "prompt_get")
     if prompt is not None:
         _str(prompt.get("name"), "prompt_get.name", 200)
         _obj(prompt.get("arguments"), "prompt_get.arguments")
-    attachments = message.get("attachments")
-    if attachments is not None:
-        if not isinstance(attachments, list):
+    if message.get("attachments") is not None:
+        attachments = as_list(message.get("attachments"))
+        if attachments is None:
             raise Invalid("attachments must be an array")
-        for part in attachments:
-            part = _obj(part, "attachment")
-            assert part is not None
+        for item in attachments:
+            part = _obj(item, "attachment")
             if part.get("kind") != "file":
                 raise Invalid("attachment.kind must be file")
             file = _obj(part.get("file"), "attachment.file")
-            assert file is not None
             _str(file.get("uri"), "attachment.file.uri", 4096)
             _str(file.get("name"), "attachment.file.name", 255, optional=True)
             _str(file.get("mimeType"), "attachment.file.mimeType", 255, optional=True)
-            _obj(part.get("metadata"), "attachment.metadata", optional=True)
-    meta = _obj(message.get("meta"), "meta", optional=True)
+            _optional_obj(part.get("metadata"), "attachment.metadata")
+    meta = _optional_obj(message.get("meta"), "meta")
     if meta is not None and meta.get("timeout_ms") is not None:
         timeout = meta["timeout_ms"]
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
@@ -98,7 +99,6 @@ def check_inbox_message(payload: object, agent_id: str) -> dict[str, Any]:
 
 def check_cancel(payload: object) -> dict[str, Any]:
     cancel = _obj(payload, "cancel")
-    assert cancel is not None
     if cancel.get("type") != "cancel":
         raise Invalid("type must be cancel")
     _uuid(cancel.get("message_id"), "message_id")
@@ -108,10 +108,9 @@ def check_cancel(payload: object) -> dict[str, Any]:
 
 def check_input_response(payload: object) -> dict[str, Any]:
     answer = _obj(payload, "input response")
-    assert answer is not None
     _str(answer.get("key"), "key")
-    _obj(answer.get("result"), "result", optional=True)
-    error = _obj(answer.get("error"), "error", optional=True)
+    _optional_obj(answer.get("result"), "result")
+    error = _optional_obj(answer.get("error"), "error")
     if error is not None:
         if isinstance(error.get("code"), bool) or not isinstance(error.get("code"), (int, float)):
             raise Invalid("error.code must be a number")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence, cast
+
+from .json_values import as_mapping
 
 __all__ = [
     "CONTENT_TYPES",
@@ -32,11 +34,15 @@ class ClientRequestError(Exception):
         self.code = code
 
 
+def _no_content() -> list[dict[str, Any]]:
+    return []
+
+
 @dataclass
 class Result:
     """A skill's full answer: content items, structured content (for an output schema), error flag."""
 
-    content: list[dict[str, Any]] = field(default_factory=list)
+    content: list[dict[str, Any]] = field(default_factory=_no_content)
     structured: dict[str, Any] | None = None
     is_error: bool = False
 
@@ -52,13 +58,14 @@ def _content_list(items: object) -> list[dict[str, Any]]:
     if not isinstance(items, Sequence):
         raise TypeError(f"content must be a list of content items, not {type(items).__name__}")
     out: list[dict[str, Any]] = []
-    for item in items:
+    for item in cast("Sequence[object]", items):
         if isinstance(item, str):
             out.append(text(item))
             continue
-        if not isinstance(item, Mapping) or item.get("type") not in CONTENT_TYPES:
+        mapping = as_mapping(item)
+        if mapping is None or mapping.get("type") not in CONTENT_TYPES:
             raise TypeError(f"a content item must be a dict whose type is one of {sorted(CONTENT_TYPES)}")
-        out.append(dict(item))
+        out.append(dict(mapping))
     return out
 
 
@@ -78,24 +85,26 @@ def normalize(output: object) -> Result:
         return Result(_content_list(output.content), _structured(output.structured), bool(output.is_error))
     if isinstance(output, str):
         return Result([text(output)])
-    if isinstance(output, Mapping):
+    mapping = as_mapping(output)
+    if mapping is not None:
         keys = {"content", "structured", "structured_content", "is_error", "isError", "structuredContent"}
-        if not set(output) <= keys or not set(output) & keys:
+        if not set(mapping) <= keys or not set(mapping) & keys:
             raise TypeError("a dict result takes the keys content, structured and is_error")
-        structured = output.get("structured", output.get("structured_content", output.get("structuredContent")))
-        is_error = output.get("is_error", output.get("isError", False))
-        return Result(_content_list(output.get("content", [])), _structured(structured), bool(is_error))
+        structured = mapping.get("structured", mapping.get("structured_content", mapping.get("structuredContent")))
+        is_error = mapping.get("is_error", mapping.get("isError", False))
+        return Result(_content_list(mapping.get("content", [])), _structured(structured), bool(is_error))
     if isinstance(output, Sequence) and not isinstance(output, (bytes, bytearray)):
-        return Result(_content_list(output))
+        return Result(_content_list(cast("Sequence[object]", output)))
     raise TypeError(f"a skill returns a string, a list of content items or a Result, not {type(output).__name__}")
 
 
 def _structured(value: object) -> dict[str, Any] | None:
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    mapping = as_mapping(value)
+    if mapping is None:
         raise TypeError("structured content must be a dict")
-    return dict(value)
+    return dict(mapping)
 
 
 def holds_unstorable_text(value: object) -> bool:
@@ -107,8 +116,9 @@ def _has_bad(value: object) -> bool:
     # json.dumps escapes every non-ASCII character; look at the strings themselves to be exact.
     if isinstance(value, str):
         return "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value)
-    if isinstance(value, Mapping):
-        return any(_has_bad(k) or _has_bad(v) for k, v in value.items())
+    mapping = as_mapping(value)
+    if mapping is not None:
+        return any(_has_bad(k) or _has_bad(v) for k, v in mapping.items())
     if isinstance(value, (list, tuple)):
-        return any(_has_bad(v) for v in value)
+        return any(_has_bad(v) for v in cast("Sequence[object]", value))
     return False

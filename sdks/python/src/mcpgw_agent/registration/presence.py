@@ -8,8 +8,9 @@ that it is offline at once. Fire-and-forget: a beat lost is made up by the next.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Awaitable, Callable
+
+from ..logger import log
 
 __all__ = ["PRESENCE_INTERVAL_MS", "PRESENCE_INTERVAL_MIN_MS", "PRESENCE_INTERVAL_MAX_MS", "Presence"]
 
@@ -17,12 +18,12 @@ PRESENCE_INTERVAL_MS = 15_000
 PRESENCE_INTERVAL_MIN_MS = 100
 PRESENCE_INTERVAL_MAX_MS = 600_000
 
-log = logging.getLogger("mcpgw_agent")
-
 Publish = Callable[[str, Any], Awaitable[None]]
 
 
 class Presence:
+    """Beats ``up`` every interval once started; says ``leaving`` once when the agent drains."""
+
     def __init__(self, publish: Publish, subject: str, pod_id: str, interval_ms: int) -> None:
         self._publish = publish
         self._subject = subject

@@ -1,0 +1,1 @@
+"""Stopping a skill for its caller: cancel requests and deadlines."""

@@ -1,0 +1,1 @@
+"""Being known to the gateway: registration of the catalogue, presence of the pod."""

@@ -1,0 +1,1 @@
+"""What the agent offers and runs: the catalogue, the runner, attachments, notices."""
