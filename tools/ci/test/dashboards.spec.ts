@@ -7,6 +7,7 @@ import {
   dashboardProblems,
   dataPanels,
   expressionsOf,
+  selectorsOf,
   substitute,
   type Dashboard,
 } from './grafana/dashboards';
@@ -66,6 +67,12 @@ describe('Grafana dashboards', () => {
       for (const { expr } of expressionsOf(dashboard))
         expect(substitute(expr, { agent: 'a', interval: '30s' })).not.toMatch(/\$/);
     expect(() => substitute('rate(x{pod="$pod"}[5m])', { agent: 'a', interval: '30s' })).toThrow(/\$pod/);
+  });
+
+  it('names the series selectors of an expression, for the live check to query one by one', () => {
+    expect(
+      selectorsOf('sum(rate(mcpgw_a_total{x="1"}[5m])) / scalar(sum(rate(mcpgw_b_total[5m]))) - mcpgw:c:rate5m'),
+    ).toEqual(['mcpgw_a_total{x="1"}', 'mcpgw_b_total', 'mcpgw:c:rate5m']);
   });
 
   describe('negative controls: a broken copy fails the same check', () => {

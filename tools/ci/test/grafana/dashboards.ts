@@ -125,3 +125,12 @@ export function substitute(expr: string, values: { agent: string; interval: stri
   if (left) throw new Error(`unknown dashboard variable ${left[0]} in: ${expr}`);
   return out;
 }
+
+/**
+ * The series selectors of an expression (`mcpgw_…{…}` and recording rules `mcpgw:…`): each
+ * must find series by itself, so a misspelt name under `scalar()` or beside `or vector(0)`,
+ * which leave the whole expression a result, is caught too.
+ */
+export function selectorsOf(expr: string): string[] {
+  return [...new Set([...expr.matchAll(/\bmcpgw[_:][A-Za-z0-9_:]*(?:\{[^}]*\})?/g)].map((m) => m[0]))];
+}
