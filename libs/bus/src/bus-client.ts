@@ -23,6 +23,7 @@ import {
   type Subscription,
 } from 'nats';
 import { admit, refuseOnBus } from './bus-edge';
+import { busMeter } from './bus-meter';
 import { replyAllowed } from './auth/reply-inboxes';
 import { traceReceive, traceSend, withRequestId } from './bus-tracing';
 import { connectionState, type ConnectionState } from './connection-status';
@@ -182,6 +183,7 @@ export class BusClient {
     onMessage: (received: Received<T, R>) => void,
     options: SubscribeOptions = {},
   ): BusSubscription {
+    busMeter.listening(from.family);
     const sub = this.nc.subscribe(from.subject(this.options.prefix), {
       queue: options.queue,
       callback: (error, msg) => {

@@ -26,6 +26,16 @@ describe('the bus edge', () => {
     expect(dropped(AgentInbox.family)).toBe(before + 2);
   });
 
+  it('shows a family it listens on at 0 before its first drop (else the first drop is no increase to Prometheus)', () => {
+    const family = 'test.listening.only';
+    expect([...busMeter.dropped()].some(([labels]) => labels.family === family)).toBe(false);
+    busMeter.listening(family);
+    expect([...busMeter.dropped()]).toContainEqual([{ family }, 0]);
+    busMeter.drop(family);
+    busMeter.listening(family);
+    expect(dropped(family)).toBe(1);
+  });
+
   it('checks call events by their type', () => {
     const event = { type: 'progress', in_reply_to: '4f0c1d4e-8a4b-4c1e-9a55-0d8f8e6b7a10', progress: 1 };
     expect(admit(CallEvents, encodeJson(event)).ok).toBe(true);

@@ -16,6 +16,15 @@ export class BusMeter {
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
 
+  /**
+   * A family this process listens on: its drop counter is on /metrics at 0 from now on.
+   * A counter that appears only at its first drop starts at 1, and Prometheus's
+   * `increase()` sees no increase in that, so the first drop would never alert.
+   */
+  listening(family: string): void {
+    if (!this.drops.has(family)) this.drops.set(family, 0);
+  }
+
   /** A received payload that failed its subject's check and was dropped. */
   drop(family: string): void {
     this.drops.set(family, (this.drops.get(family) ?? 0) + 1);

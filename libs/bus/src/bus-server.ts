@@ -3,6 +3,7 @@ import { Server, type CustomTransportStrategy, type MessageHandler } from '@nest
 import { subject, type BusReply, type EventSpec } from '@mcpgw/contracts';
 import { defaultIfEmpty, isObservable, lastValueFrom } from 'rxjs';
 import { admit, refuseOnBus } from './bus-edge';
+import { busMeter } from './bus-meter';
 import { replyAllowed } from './auth/reply-inboxes';
 import { failureFrame } from './bus-reply';
 import { callIdsOf, markActiveFailed, traceReceive, type CallIds } from './bus-tracing';
@@ -65,6 +66,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
     for (const [pattern, handler] of this.messageHandlers) {
       const extras = (handler.extras ?? {}) as BusHandlerExtras;
       const queue = handler.isEventHandler && extras.fanout ? undefined : this.queue;
+      busMeter.listening(pattern);
       const sub = this.nc.subscribe(subject(this.prefix, pattern), {
         queue,
         callback: (err, msg) => {

@@ -56,6 +56,8 @@ export class WebhookAttempts implements OnApplicationShutdown {
       labelNames: ['reason'],
       registers: [registry],
     });
+    // At 0 from the start: a series born at 1 is no increase to Prometheus, and the first disable would not alert.
+    for (const reason of ['gone', 'failing']) this.disabled.inc({ reason }, 0);
   }
 
   /** After every sender has settled (their beforeApplicationShutdown): the connection pools. */

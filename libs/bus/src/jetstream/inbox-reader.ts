@@ -1,6 +1,7 @@
 import { AgentInbox, ReplicaReplies, ReplyHeaders, type InboxMessage } from '@mcpgw/contracts';
 import type { Consumer, JsMsg, NatsConnection } from 'nats';
 import { admit, refuseOnBus } from '../bus-edge';
+import { busMeter } from '../bus-meter';
 import { subjectOfShape } from '../subject-guard';
 import type { BusOptions } from '../bus-options';
 import { callIdsOf, traceReceive, type CallIds } from '../bus-tracing';
@@ -82,6 +83,7 @@ async function fetchChecked(
   expiresMs: number,
   prefix: string,
 ): Promise<InboxBatch> {
+  busMeter.listening(AgentInbox.family);
   const batch = await consumer.fetch({ max_messages: maxMessages, expires: expiresMs });
   return { stop: () => batch.stop(), [Symbol.asyncIterator]: () => checked(batch, prefix) };
 }
