@@ -84,6 +84,8 @@ export async function startLocalPrometheus(options: LocalPrometheusOptions): Pro
       `--config.file=${configFile}`,
       `--storage.tsdb.path=${join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${options.port}`,
+      // The latency histograms carry each call's id as an exemplar (docs/operations/README.md, Dashboards).
+      '--enable-feature=exemplar-storage',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
