@@ -15,9 +15,10 @@ import { describe, expect, it } from 'vitest';
  *   table with a `code` column (surface A in docs/mcp-clients.md, surface B in
  *   docs/grants.md, the files API in docs/attachments.md) has its counterpart, in the
  *   same order, with the same codes row by row (and the same HTTP statuses where the
- *   table has them); docs/configuration.md's table: the same variables in the same
- *   order, each with the same default (its code spans; a default described in words,
- *   "(none)", is described in words in both);
+ *   table has them); docs/configuration.md's tables (generated, one per concern): the
+ *   same variables in the same order in the one Chinese table, each with the same
+ *   default (its code spans; a default described in words, "(none)", is described in
+ *   words in both);
  *
  * Controls feed altered copies to the same comparisons.
  */
@@ -26,11 +27,10 @@ const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 const readme = read('README.md');
 const readmeZh = read('README.zh.md');
 /** The English pages the Chinese reference translates, in its order. */
-const en = ['docs/mcp-clients.md', 'docs/grants.md', 'docs/attachments.md', 'docs/configuration.md']
-  .map(read)
-  .join('\n');
+const en = ['docs/mcp-clients.md', 'docs/grants.md', 'docs/attachments.md'].map(read).join('\n');
+/** The English configuration reference: the whole page, its tables by app and concern. */
+const enConfiguration = read('docs/configuration.md');
 const zh = read('docs/zh/reference.md');
-const EN_CONFIGURATION = '# Configuration';
 const ZH_CONFIGURATION = '## 配置';
 
 type Table = string[][];
@@ -72,17 +72,22 @@ function errorTables(text: string): string[][] {
     });
 }
 
-/** The configuration table's rows under a heading line ("# Configuration"), as "NAME = default's code spans". */
-function configuration(text: string, heading: string): string[] {
-  const section = text.split(new RegExp(`^${heading}$`, 'm'))[1]?.split(/^##? /m)[0];
-  if (!section) throw new Error(`no "${heading}" section`);
-  return tables(section)
+/** The Chinese reference's configuration section: under its heading, to the next heading of its level or above. */
+function zhConfiguration(text: string): string {
+  const section = text.split(new RegExp(`^${ZH_CONFIGURATION}$`, 'm'))[1]?.split(/^##? /m)[0];
+  if (!section) throw new Error(`no "${ZH_CONFIGURATION}" section`);
+  return section;
+}
+
+/** The configuration rows of a text's tables, as "NAME = default's code spans". */
+function configuration(text: string): string[] {
+  return tables(text)
     .flat()
     .filter((row) => /^`[A-Z][A-Z0-9_]*`$/.test(row[0]))
     .map((row) => `${row[0].slice(1, -1)} = ${codes(row[1])}`);
 }
 
-function differences(english: string, chinese: string): string[] {
+function differences(english: string, chinese: string, englishConfiguration = enConfiguration): string[] {
   const problems: string[] = [];
   const a = errorTables(english);
   const b = errorTables(chinese);
@@ -94,8 +99,8 @@ function differences(english: string, chinese: string): string[] {
       if (rows[r] !== other[r])
         problems.push(`error table ${i + 1}, row ${r + 1}: README.md "${rows[r]}", README.zh.md "${other[r]}"`);
   });
-  const c = configuration(english, EN_CONFIGURATION);
-  const d = configuration(chinese, ZH_CONFIGURATION);
+  const c = configuration(englishConfiguration);
+  const d = configuration(zhConfiguration(chinese));
   const n = Math.max(c.length, d.length);
   for (let r = 0; r < n; r++)
     if (c[r] !== d[r]) problems.push(`configuration row ${r + 1}: README.md "${c[r]}", README.zh.md "${d[r]}"`);
@@ -219,9 +224,11 @@ describe('docs/zh/reference.md', () => {
     expect(errorTables(en).map((t) => t.length)).toEqual([8, 8, 9]);
     expect(errorTables(en)[0]).toContain('-32003');
     expect(errorTables(en)[1]).toContain('401: -32003');
-    expect(configuration(en, EN_CONFIGURATION).length).toBeGreaterThan(100);
-    expect(configuration(en, EN_CONFIGURATION)).toContain('NODE_ENV = development');
-    expect(configuration(en, EN_CONFIGURATION)).toContain('DATABASE_URL = postgres://postgres@127.0.0.1:5432/mcpgw');
+    expect(configuration(enConfiguration).length).toBeGreaterThan(100);
+    expect(configuration(enConfiguration)).toContain('NODE_ENV = development');
+    expect(configuration(enConfiguration)).toContain('DATABASE_URL = postgres://postgres@127.0.0.1:5432/mcpgw');
+    // Every table of the generated page is read, not only the first.
+    expect(configuration(enConfiguration).at(-1)).toBe('POD_CONCURRENCY = 64');
   });
 
   it('is linked from README.zh.md', () => {
@@ -265,11 +272,10 @@ describe('docs/zh/reference.md', () => {
       expect(differences(en, altered)).toEqual([
         'configuration row 22: README.md "GATEWAY_PORT = 3000", README.zh.md "GATEWAY_PORT = 3001"',
       ]);
-      const added = en.replace(
-        '| `GATEWAY_PORT` | `3000` | gateway | the public MCP port |',
-        '| `GATEWAY_PORT` | `3000` | gateway | the public MCP port |\n| `GATEWAY_HOST` | `0.0.0.0` | gateway | x |',
-      );
-      expect(differences(added, zh)[0]).toBe(
+      const row = '| `GATEWAY_PORT` | `3000` | integer 0–65535 | The public MCP port. |';
+      const added = enConfiguration.replace(row, `${row}\n| \`GATEWAY_HOST\` | \`0.0.0.0\` | any text | x |`);
+      expect(added).not.toBe(enConfiguration);
+      expect(differences(en, zh, added)[0]).toBe(
         'configuration row 23: README.md "GATEWAY_HOST = 0.0.0.0", README.zh.md "CALL_TIMEOUT_MS = 60000"',
       );
     });

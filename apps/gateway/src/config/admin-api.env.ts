@@ -4,8 +4,9 @@ import { unsafeUrl } from '../oauth/issuer-urls';
 /** The management API (apps/gateway/src/admin-api/README.md). */
 export class AdminApiSettings {
   /**
-   * The management API's own port, never the public one. Empty: no management
-   * API (the default: a gateway serves it only when an operator asks for it).
+   * The management API's own port (docs/admin.md#admin-api), never the public
+   * one. Empty: no management API (the default: a gateway serves it only when an
+   * operator asks for it).
    */
   @Matches(/^([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5]|0)?$/, {
     message: 'must be a port number 0-65535, or empty for no management API',
@@ -27,10 +28,14 @@ export function adminPort(env: { ADMIN_PORT: string }): number | undefined {
  * the console offers "log in with single sign-on" beside the admin token.
  */
 export class AdminOidcSettings {
-  /** The OpenID Provider's issuer URL (its /.well-known/openid-configuration is read). Empty: no OIDC login. */
+  /**
+   * The OpenID Provider's issuer URL (its /.well-known/openid-configuration is
+   * read). Empty: no OIDC login, admin tokens and login links only.
+   */
   @Matches(/^(https?:\/\/\S+)?$/, { message: 'must be the issuer URL (http(s)://…), or empty for no OIDC login' })
   ADMIN_OIDC_ISSUER: string = '';
 
+  /** The console's client at that provider (a confidential client: authorization code with PKCE). */
   @IsString()
   ADMIN_OIDC_CLIENT_ID: string = '';
 
@@ -42,7 +47,7 @@ export class AdminOidcSettings {
   @Matches(/^(https?:\/\/\S+)?$/, { message: 'must be an http(s) URL ending in /admin/v1/session/oidc/callback' })
   ADMIN_OIDC_REDIRECT_URL: string = '';
 
-  /** Comma-separated `sub` values allowed in. */
+  /** Comma-separated `sub` values allowed in (this or ADMIN_OIDC_ALLOWED_EMAILS is required with an issuer). */
   @IsString()
   ADMIN_OIDC_ALLOWED_SUBJECTS: string = '';
 

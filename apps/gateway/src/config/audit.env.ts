@@ -2,7 +2,10 @@ import { IsIn, IsInt, Matches, Max, Min } from 'class-validator';
 
 /** The audit trail (apps/gateway/src/audit/README.md). */
 export class AuditSettings {
-  /** `on`: every tool call, admin action, refused credential (per source and minute) and tool change is recorded. */
+  /**
+   * `on`: every tool call, admin action, refused credential (per source and
+   * minute) and tool change is recorded, in hash chains; `off`: none.
+   */
   @IsIn(['on', 'off'])
   AUDIT: 'on' | 'off' = 'on';
 

@@ -18,8 +18,16 @@ import { OAuthSettings } from './oauth.env';
 import { WebhookSettings } from './webhook.env';
 import { TOOL_CHANGE_POLICIES, type ToolChangePolicy } from '../tool-pinning/tool-definitions';
 
+/**
+ * The MCP gateway: its port, calls and their timeouts, sessions and resumable
+ * streams, what agents may register, conversation handles, tool changes,
+ * idempotency, grants, quotas and API keys; and the NATS keys the admin CLI signs with.
+ */
 export class GatewaySettings {
-  /** Admin CLI, NATS credentials: the deployment's NATS account public key, or a file holding it (libs/bus/src/auth). */
+  /**
+   * Admin CLI, NATS credentials: the deployment's NATS account public key (`A…`),
+   * or a file holding it, for `agent credentials` (libs/bus/src/auth/README.md).
+   */
   @IsString()
   NATS_ACCOUNT_PUBLIC_KEY: string = '';
 
@@ -27,7 +35,7 @@ export class GatewaySettings {
   @IsString()
   NATS_ACCOUNT_SIGNING_SEED_FILE: string = '';
 
-  /** Admin CLI, revocation: a file holding the operator's seed (it re-signs the account JWT). */
+  /** Admin CLI, revocation: a file holding the operator's seed (it re-signs the account JWT on `agent credentials revoke`). */
   @IsString()
   NATS_OPERATOR_SEED_FILE: string = '';
 
@@ -35,6 +43,7 @@ export class GatewaySettings {
   @IsString()
   NATS_SYSTEM_CREDS: string = '';
 
+  /** The public MCP port. */
   @IsInt()
   @Min(0)
   @Max(65535)
@@ -45,7 +54,7 @@ export class GatewaySettings {
   @Min(100)
   CALL_TIMEOUT_MS: number = 60_000;
 
-  /** The longest timeout a call may ask for in `_meta`. */
+  /** The longest timeout a call may ask for in `_meta`, and the limit of a call that reports progress (timeouts/README.md). */
   @IsInt()
   @Min(100)
   CALL_TIMEOUT_MAX_MS: number = 600_000;
@@ -72,7 +81,7 @@ export class GatewaySettings {
   @Min(10)
   SSE_REPLAY_TTL_SECONDS: number = 300;
 
-  /** Events of one stream kept for a resume; older ones are dropped (a resume from before them is refused). */
+  /** Events of one stream kept for a resume; older ones are dropped (a resume from before them gets 404). */
   @IsInt()
   @Min(1)
   SSE_REPLAY_MAX_EVENTS: number = 1_000;
@@ -82,21 +91,22 @@ export class GatewaySettings {
   @Min(1024)
   SSE_REPLAY_MAX_BYTES: number = 4_194_304;
 
-  /** Items per page of tools/list (clients follow nextCursor). */
+  /** Items per page of tools/list, resources/list and prompts/list (clients follow nextCursor). */
   @IsInt()
   @Min(1)
   @Max(1000)
   MCP_PAGE_SIZE: number = 100;
 
   /**
-   * Largest MCP request body accepted, in bytes. Capped at start below what the
-   * bus carries (NATS `max_payload` less room for the envelope): see transport/body-limit.ts.
+   * Largest MCP request body accepted, in bytes (413 `-32600` above it). Capped at
+   * start to NATS's `max_payload` less 64 KiB for the envelope, so every body read
+   * can travel on the bus (with NATS's default 1 MiB: 983040): see transport/body-limit.ts.
    */
   @IsInt()
   @Min(1024)
   MCP_MAX_BODY_BYTES: number = 1_048_576;
 
-  /** Largest tool input schema an agent may register, in bytes of JSON. */
+  /** Largest tool input schema an agent may register, in bytes of JSON (catalogue/README.md). */
   @IsInt()
   @Min(1024)
   SCHEMA_MAX_BYTES: number = 65_536;
@@ -121,7 +131,8 @@ export class GatewaySettings {
    * The reverse proxies in front of the gateway (IP addresses or CIDRs,
    * comma-separated): the client address of a request they pass on is the one
    * their X-Forwarded-For names (what the introspection limit per address
-   * counts). Empty: the TCP peer's address.
+   * counts). Empty: the TCP peer's address. Behind an ingress, list it, or every
+   * client counts as the ingress.
    */
   @ValidateBy({
     name: 'trustedProxies',
@@ -132,7 +143,7 @@ export class GatewaySettings {
   })
   GATEWAY_TRUSTED_PROXIES: string = '';
 
-  /** Origins browsers may call the MCP endpoints from (comma list; `*` any; `:*` any port). */
+  /** Origins browsers may call the MCP endpoints from (comma list; `*` any; `:*` any port): DNS-rebinding protection. */
   @IsString()
   MCP_ALLOWED_ORIGINS: string = 'http://localhost:*,http://127.0.0.1:*,http://[::1]:*,https://localhost:*';
 
@@ -166,7 +177,8 @@ export class GatewaySettings {
    * What a registration whose tool definitions differ from the approved ones
    * does (tool-pinning/README.md): `accept` serves them, `hold` keeps serving
    * the approved ones until an operator approves, `reject` refuses the
-   * registration. Per agent: `agent update --tool-changes`.
+   * registration. Per agent: `agent update --tool-changes`. Compose and the
+   * prod overlay set `hold`.
    */
   @IsIn(TOOL_CHANGE_POLICIES)
   TOOL_CHANGES: ToolChangePolicy = 'accept';
@@ -183,7 +195,8 @@ export class GatewaySettings {
 
   /**
    * Private JWK (Ed25519, with a kid) that signs RuntimeGrants; the admin CLI
-   * mints with it. Used when the file exists.
+   * mints with it. Used when the file exists; a serving gateway reads only its
+   * public half, when GRANT_VERIFICATION_KEYS is empty.
    */
   @IsString()
   GRANT_SIGNING_KEY_FILE: string = '.data/grant-signing-key.json';
@@ -195,12 +208,16 @@ export class GatewaySettings {
   @IsString()
   GRANT_VERIFICATION_KEYS: string = '';
 
-  /** The longest lifetime a minted grant may have. */
+  /** The longest lifetime a minted grant may have, and the oldest grant accepted. */
   @IsInt()
   @Min(1)
   GRANT_MAX_TTL_SECONDS: number = 86_400;
 
-  /** Default per API key and per grant task: tools/call, resources/read and prompts/get in flight at once (0: no limit). */
+  /**
+   * Default per API key and per grant task: tools/call, resources/read and
+   * prompts/get in flight at once, across replicas (0: no limit). An agent can
+   * have its own (`agent quotas`, quotas/README.md).
+   */
   @IsInt()
   @Min(0)
   QUOTA_CONCURRENT_CALLS: number = 64;
@@ -220,7 +237,10 @@ export class GatewaySettings {
   @Min(0)
   QUOTA_STREAMS: number = 32;
 
-  /** How often a replica tells the others its quota counts (apps/gateway/src/quotas/README.md). */
+  /**
+   * How often a busy replica tells the others its quota counts (one NATS message):
+   * the limits may be exceeded across replicas for about this long (quotas/README.md).
+   */
   @IsInt()
   @Min(100)
   @Max(10_000)
@@ -283,7 +303,7 @@ export class FilesSettings {
   @Min(60)
   FILES_TTL_SECONDS: number = 86_400;
 
-  /** How often expired files are purged (in batches). */
+  /** How often expired files are purged (100 a batch). */
   @IsInt()
   @Min(100)
   FILES_PURGE_INTERVAL_MS: number = 60_000;
@@ -321,6 +341,7 @@ export class FilesSettings {
   @IsString()
   FILES_S3_ENDPOINT: string = '';
 
+  /** `s3` storage: the region. */
   @IsString()
   FILES_S3_REGION: string = 'us-east-1';
 
@@ -332,7 +353,7 @@ export class FilesSettings {
   @IsString()
   FILES_S3_ACCESS_KEY_ID: string = '';
 
-  /** Never logged. */
+  /** `s3` storage: the secret of FILES_S3_ACCESS_KEY_ID. Never logged. */
   @IsString()
   @NoPlaceholderInProduction()
   FILES_S3_SECRET_ACCESS_KEY: string = '';

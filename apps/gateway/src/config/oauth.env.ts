@@ -96,7 +96,7 @@ function ToolsByClaim(): PropertyDecorator {
   });
 }
 
-/** Resource-server mode: MCP clients that log in with OAuth (apps/gateway/src/oauth/README.md). */
+/** OAuth resource-server mode: MCP clients that log in with OAuth (apps/gateway/src/oauth/README.md). */
 export class OAuthSettings {
   /**
    * Issuers whose access tokens the agent endpoints take, comma-separated
@@ -110,7 +110,8 @@ export class OAuthSettings {
    * The trusted issuers, each with its own scopes, tools by claim and the agents
    * it may reach, as inline JSON `{"issuers": [{"issuer", "agents", "scopes",
    * "tools_claim", "tools_by_claim"}, …]}` (apps/gateway/src/oauth/README.md).
-   * Instead of OAUTH_ISSUERS and the global OAUTH_TOOLS_* settings.
+   * Instead of OAUTH_ISSUERS and the global OAUTH_TOOLS_* settings (refused beside
+   * them); an unknown key or an issuer not `https` stops the start (docs/oauth.md#several-issuers).
    */
   @IssuerPolicies()
   OAUTH_POLICY: string = '';
@@ -132,7 +133,7 @@ export class OAuthSettings {
 
   /**
    * Scopes a token needs for the agent endpoints (space- or comma-separated); a
-   * token without them gets 403. With a policy: the scopes of an issuer whose
+   * token without them gets 403 `insufficient_scope`. With a policy: the scopes of an issuer whose
    * entry names none.
    */
   @Matches(/^[\x21\x23-\x5B\x5D-\x7E]+([ ,]+[\x21\x23-\x5B\x5D-\x7E]+)*$/, {
@@ -163,7 +164,8 @@ export class OAuthSettings {
 
   /**
    * A claim of the token (e.g. `groups`, `roles`, `scope`) whose values choose the
-   * tools an OAuth caller may see and call (OAUTH_TOOLS_BY_CLAIM). Empty: every tool.
+   * tools an OAuth caller may see and call (OAUTH_TOOLS_BY_CLAIM). Empty: every
+   * tool. With several issuers: per issuer in OAUTH_POLICY instead.
    */
   @Matches(/^[A-Za-z0-9_:.\/-]*$/, { message: 'OAUTH_TOOLS_CLAIM must be a claim name' })
   OAUTH_TOOLS_CLAIM: string = '';
@@ -171,7 +173,8 @@ export class OAuthSettings {
   /**
    * With OAUTH_TOOLS_CLAIM: `value=tool,tool;value=*` — a caller whose claim holds
    * `value` may use those tools (`*`: all); the tools of all its values add up,
-   * and a caller with none of the values sees no tools.
+   * and a caller with none of the values sees no tools. A hidden tool answers as
+   * an unknown one.
    */
   @ValidateIf((env: OAuthSettings) => env.OAUTH_TOOLS_CLAIM !== '' || env.OAUTH_TOOLS_BY_CLAIM !== '')
   @ToolsByClaim()
@@ -180,7 +183,8 @@ export class OAuthSettings {
   /**
    * Opaque (non-JWT) access tokens: the issuer, one of OAUTH_ISSUERS, whose
    * introspection endpoint (RFC 7662, from its metadata) the gateway asks about
-   * them. Empty: only JWT access tokens are taken.
+   * them; answers are kept by the token's hash, an active one up to
+   * OAUTH_INTROSPECTION_CACHE_SECONDS. Empty: only JWT access tokens are taken.
    */
   @ValidateIf((env: OAuthSettings) => env.OAUTH_INTROSPECTION_ISSUER !== '')
   @OneOfIssuers()

@@ -59,7 +59,7 @@ export class WebhookSettings {
    * `address`, `address:port`, `[v6]` or `[v6]:port`: with a port it admits that
    * port only; without one, ports 80 and 443 only (the URL's port, or its scheme's
    * default). Matched against the URL's host or any address it resolves to.
-   * Empty: only public addresses.
+   * Empty: only public addresses (webhooks/README.md#ssrf).
    */
   @IsString()
   @AllowedHostsList()
@@ -85,6 +85,7 @@ export class WebhookSettings {
   @Min(10)
   WEBHOOK_RETRY_BASE_MS: number = 5_000;
 
+  /** The longest backoff step. */
   @IsInt()
   @Min(10)
   WEBHOOK_RETRY_MAX_MS: number = 3_600_000;
@@ -97,7 +98,10 @@ export class WebhookSettings {
   @Min(1_000)
   WEBHOOK_LEASE_MS: number = 60_000;
 
-  /** How often a replica looks for due deliveries besides the notices of new ones (retries, lost notices). */
+  /**
+   * How often a replica looks for due deliveries besides the notices of new ones
+   * (retries, lost notices); no polling while no webhook exists.
+   */
   @IsInt()
   @Min(50)
   WEBHOOK_POLL_INTERVAL_MS: number = 1_000;
@@ -114,12 +118,15 @@ export class WebhookSettings {
   @Max(1_000)
   WEBHOOK_ENDPOINT_CONCURRENCY: number = 32;
 
-  /** An endpoint failing this long (every probe since) is disabled, saying why; `webhook enable` brings it back. */
+  /**
+   * An endpoint failing this long (every probe since) is disabled, with the reason
+   * in `webhook list`; `webhook enable` brings it back.
+   */
   @IsInt()
   @Min(1)
   WEBHOOK_DISABLE_AFTER_SECONDS: number = 86_400;
 
-  /** Webhooks one principal (an API key) may hold per agent; the operator's (admin CLI) are not counted. */
+  /** Webhooks one principal (an API key, over REST) may hold per agent; the operator's (admin CLI) are not counted. */
   @IsInt()
   @Min(1)
   @Max(1_000)
@@ -133,7 +140,7 @@ export class WebhookSettings {
   @Min(1)
   WEBHOOK_RETENTION_SECONDS: number = 604_800;
 
-  /** How often a replica deletes finished deliveries older than WEBHOOK_RETENTION_SECONDS (in batches). */
+  /** How often a replica deletes finished deliveries older than WEBHOOK_RETENTION_SECONDS (1,000 a statement). */
   @IsInt()
   @Min(100)
   WEBHOOK_PURGE_INTERVAL_MS: number = 3_600_000;

@@ -12,7 +12,12 @@ import {
 } from '@mcpgw/config';
 import { IsIn, IsInt, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
+/**
+ * The message service: its REST mirror, the agents' inboxes on JetStream, waits,
+ * and how long channels are kept.
+ */
 export class MessageServiceSettings {
+  /** The REST mirror's port (internal: its callers need MESSAGE_SERVICE_TOKEN). */
   @IsInt()
   @Min(0)
   @Max(65535)
@@ -31,21 +36,25 @@ export class MessageServiceSettings {
   @NoPlaceholderInProduction()
   MESSAGE_SERVICE_TOKEN: string = '';
 
-  /** Where JetStream keeps agent inboxes: `file` (survives a NATS restart) or `memory` (faster). */
+  /** Where JetStream keeps agent inboxes: `file` (survives a NATS restart) or `memory` (faster, lost on a NATS restart). */
   @IsIn(['file', 'memory'])
   INBOX_STORAGE: 'file' | 'memory' = 'file';
 
   /**
    * Copies of the inbox stream in a NATS cluster (3 survives the loss of a server; at most 5,
    * JetStream's limit); the agents' consumers inherit it. Applied when the stream is made and
-   * at every start (a stream made with 1 is raised, or lowered to match).
+   * at every start (a stream made with 1 is raised, or lowered to match)
+   * (libs/bus/README.md#the-inbox-stream).
    */
   @IsInt()
   @Min(1)
   @Max(5)
   INBOX_REPLICAS: number = 1;
 
-  /** The longest a single wait may last, whatever the caller asks. */
+  /**
+   * The longest a single wait may last, whatever the caller asks; a longer call
+   * simply waits again, so it need not match CALL_TIMEOUT_MAX_MS (gateway).
+   */
   @IsInt()
   @Min(1_000)
   WAIT_MAX_MS: number = 600_000;
