@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { ApiError, client, ok, type Schemas } from './api';
+import { ApiError, fetchClient, ok, type Schemas } from './api';
 
 /*
  * The management API's two event streams (apps/gateway/src/admin-api/live/README.md):
@@ -49,7 +49,7 @@ export async function playgroundCall(
   signal: AbortSignal,
 ): Promise<void> {
   const stream = await ok(
-    client.POST('/agents/{agentId}/playground/calls', {
+    fetchClient.POST('/agents/{agentId}/playground/calls', {
       params: { path: { agentId } },
       body,
       headers: { accept: 'text/event-stream' },
