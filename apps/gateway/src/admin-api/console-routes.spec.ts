@@ -15,7 +15,7 @@ interface Call {
 
 /**
  * Every call to the management API in these sources: `client.METHOD('/path'…)`
- * (the client generated from the document, api.ts, whose base URL is /admin/v1;
+ * or `fetchClient.METHOD(…)` (the client generated from the document, api.ts, whose base URL is /admin/v1;
  * its query parameters are typed, so the console's build checks them: see
  * console-client.spec.ts), links to `/admin/v1/…` and EventSource streams (GET).
  */
@@ -23,7 +23,9 @@ export function consoleCalls(files: Map<string, string>): Call[] {
   const calls: Call[] = [];
   for (const [name, text] of files) {
     const at = (index: number) => `${name}:${text.slice(0, index).split('\n').length}`;
-    for (const match of text.matchAll(/\bclient\.(GET|PUT|POST|DELETE|PATCH)\(\s*('[^']*'|`[^`]*`|[^,)]+)/g)) {
+    for (const match of text.matchAll(
+      /\b(?:client|fetchClient)\.(GET|PUT|POST|DELETE|PATCH)\(\s*('[^']*'|`[^`]*`|[^,)]+)/g,
+    )) {
       calls.push({ where: at(match.index), method: match[1], ...literal(match[2].trim()) });
     }
     for (const match of text.matchAll(/(?:href=["'`]|new EventSource\(['`])\/admin\/v1(\/[^"'`]*)/g)) {
