@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api } from './api';
+import { ok, type Answer } from './api';
 
 export interface Loaded<T> {
   data?: T;
@@ -8,25 +8,29 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** GET a path of the management API; again on reload() or when the path changes. */
-export function useApi<T>(path: string): Loaded<T> {
+/**
+ * GET from the management API through the generated client, e.g.
+ * `useApi(() => client.GET('/agents/{agentId}', { params: { path: { agentId } } }), [agentId])`;
+ * again on reload() or when one of `deps` (what the call is made of) changes.
+ */
+export function useApi<T>(load: () => Promise<Answer<T>>, deps: readonly unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const [round, setRound] = useState(0);
   useEffect(() => {
     let live = true;
     setState((previous) => ({ ...previous, loading: true }));
-    api<T>('GET', path).then(
+    ok(load()).then(
       (data) => live && setState({ data, loading: false }),
       (error: Error) => live && setState({ error: error.message, loading: false }),
     );
     return () => {
       live = false;
     };
-  }, [path, round]);
+    // `load` is a new function at each render: what it calls is named by `deps`.
+  }, [...deps, round]);
   const reload = useCallback(() => setRound((n) => n + 1), []);
   return { ...state, reload };
 }
-
 /** The route: the part of the URL after `#`, still encoded, e.g. `/agents/demo-agent/keys` (`/` when empty). */
 export function useRoute(): string {
   const read = () => window.location.hash.replace(/^#/, '') || '/';

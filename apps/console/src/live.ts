@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { ApiError, csrfToken, onUnauthorized, seg } from './api';
+import { ApiError, fetchClient, ok, type Schemas } from './api';
 
 /*
  * The management API's two event streams (apps/gateway/src/admin-api/live/README.md):
@@ -38,35 +38,27 @@ export class EventParser {
 
 /**
  * Call a tool from the playground and hand each event to `onEvent` as it
- * comes; resolves when the stream ends. A refusal before the stream (400,
- * 403, 404) throws ApiError, as `api()` does.
+ * comes; resolves when the stream ends. It is a change, so the client sends
+ * the CSRF header (which EventSource could not). A refusal before the stream
+ * (400, 403, 404) throws ApiError, as every call through `ok()` does.
  */
 export async function playgroundCall(
   agentId: string,
-  body: { tool: string; arguments: Record<string, unknown> },
+  body: Schemas['PlaygroundCallRequest'],
   onEvent: (event: StreamEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const csrf = csrfToken();
-  const response = await fetch(`/admin/v1/agents/${seg(agentId)}/playground/calls`, {
-    method: 'POST',
-    headers: {
-      accept: 'text/event-stream',
-      'content-type': 'application/json',
-      ...(csrf && { 'x-csrf-token': csrf }),
-    },
-    body: JSON.stringify(body),
-    credentials: 'same-origin',
-    cache: 'no-store',
-    signal,
-  });
-  if (!response.ok || !response.body) {
-    const answer = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-    const error = answer.error ?? { code: 'internal', message: `HTTP ${response.status}` };
-    if (response.status === 401) onUnauthorized();
-    throw new ApiError(response.status, error.code, error.message);
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const stream = await ok(
+    fetchClient.POST('/agents/{agentId}/playground/calls', {
+      params: { path: { agentId } },
+      body,
+      headers: { accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal,
+    }),
+  );
+  if (!stream) throw new ApiError(502, 'internal', 'The playground call answered without a body');
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   const parser = new EventParser();
   for (;;) {
     const { value, done } = await reader.read();

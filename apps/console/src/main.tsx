@@ -1,6 +1,6 @@
 import { StrictMode, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { api, whenUnauthorized, type Session } from './api';
+import { client, ok, whenUnauthorized, type Session } from './api';
 import { Layout } from './layout';
 import { Login, redeemLoginLink } from './pages/login';
 import { PageFor } from './pages';
@@ -11,7 +11,7 @@ function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [linkError, setLinkError] = useState<string>();
   const check = useCallback(() => {
-    api<Session>('GET', '/session').then(setSession, () => setSession(null));
+    ok(client.GET('/session')).then(setSession, () => setSession(null));
   }, []);
   useEffect(() => {
     whenUnauthorized(() => setSession(null));
@@ -24,7 +24,9 @@ function App() {
   if (session === undefined) return <p className="loading">Loading…</p>;
   if (session === null) return <Login onLoggedIn={check} linkError={linkError} />;
   const logout = () => {
-    api('DELETE', '/session').finally(() => setSession(null));
+    void ok(client.DELETE('/session'))
+      .catch(() => undefined)
+      .finally(() => setSession(null));
   };
   return (
     <Layout session={session} onLogout={logout}>

@@ -1,13 +1,12 @@
 import { useState } from 'react';
-import type { AgentDetail, AgentList, Pod, Tool } from '../api';
-import { seg } from '../api';
+import { client, type Pod, type Tool } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { href } from '../routes';
 import { AgentTabs, ListTable, Loading, Time } from './common';
 
 export function AgentsPage() {
   useTitle('Agents');
-  const agents = useApi<AgentList>('/agents');
+  const agents = useApi(() => client.GET('/agents'), []);
   return (
     <>
       <h1>Agents</h1>
@@ -37,7 +36,7 @@ export function AgentsPage() {
 /** One agent: how callers authenticate, its pods (online or not), and its tools with their JSON Schemas. */
 export function AgentPage({ agentId }: { agentId: string }) {
   useTitle(`Agent ${agentId}`);
-  const agent = useApi<AgentDetail>(`/agents/${seg(agentId)}`);
+  const agent = useApi(() => client.GET('/agents/{agentId}', { params: { path: { agentId } } }), [agentId]);
   return (
     <>
       <h1>Agent {agentId}</h1>

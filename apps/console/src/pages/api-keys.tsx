@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ShownOnce } from './shown-once';
-import { api, seg, type ApiKey, type List } from '../api';
+import { client, ok, type ApiKey, type Schemas } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { AgentTabs, ListTable, Notice, RowAction, Time } from './common';
 
-type Created = ApiKey & { key: string };
+type Created = Schemas['CreatedApiKey'];
 
 /**
  * An agent's API keys: create (the key is in this component's state only, shown
@@ -13,7 +13,7 @@ type Created = ApiKey & { key: string };
  */
 export function ApiKeysPage({ agentId }: { agentId: string }) {
   useTitle(`API keys of ${agentId}`);
-  const keys = useApi<List<ApiKey>>(`/agents/${seg(agentId)}/api-keys`);
+  const keys = useApi(() => client.GET('/agents/{agentId}/api-keys', { params: { path: { agentId } } }), [agentId]);
   const [created, setCreated] = useState<Created>();
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
 
@@ -22,7 +22,11 @@ export function ApiKeysPage({ agentId }: { agentId: string }) {
     const field = event.currentTarget.elements.namedItem('label') as HTMLInputElement;
     const label = field.value.trim();
     try {
-      setCreated(await api<Created>('POST', `/agents/${seg(agentId)}/api-keys`, label ? { label } : {}));
+      setCreated(
+        await ok(
+          client.POST('/agents/{agentId}/api-keys', { params: { path: { agentId } }, body: label ? { label } : {} }),
+        ),
+      );
       field.value = '';
       setNotice(undefined);
       keys.reload();
@@ -32,7 +36,7 @@ export function ApiKeysPage({ agentId }: { agentId: string }) {
   };
   const revoke = async (key: ApiKey) => {
     try {
-      await api('POST', `/api-keys/${seg(key.id)}/revoke`);
+      await ok(client.POST('/api-keys/{keyId}/revoke', { params: { path: { keyId: key.id } } }));
       setNotice({ text: `Key ${key.id} revoked: calls with it are refused from now on.` });
       if (created?.id === key.id) setCreated(undefined);
       keys.reload();

@@ -1,6 +1,6 @@
 import type { FormEvent } from 'react';
-import { seg, type Agent, type List } from '../api';
-import { queryOf, type ChannelPage, type Conversation, type Turn } from '../calls-api';
+import { client, filled } from '../api';
+import { queryOf, type Turn } from '../calls-api';
 import { useApi, useTitle } from '../hooks';
 import { href } from '../routes';
 import { ListTable, Loading, Time } from './common';
@@ -13,8 +13,11 @@ export function ChannelsPage({ query }: { query: string }) {
   const given = new URLSearchParams(query);
   const agentId = given.get('agent_id') ?? '';
   const before = given.get('before') ?? '';
-  const channels = useApi<ChannelPage>(`/channels${queryOf({ agent_id: agentId, before })}`);
-  const agents = useApi<List<Agent>>('/agents');
+  const channels = useApi(
+    () => client.GET('/channels', { params: { query: filled({ agent_id: agentId, before }) } }),
+    [agentId, before],
+  );
+  const agents = useApi(() => client.GET('/agents'), []);
 
   const apply = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -82,7 +85,10 @@ export function ChannelsPage({ query }: { query: string }) {
 export function ChannelPage({ channelId, query }: { channelId: string; query: string }) {
   useTitle(`Channel ${channelId}`);
   const before = new URLSearchParams(query).get('before') ?? '';
-  const conversation = useApi<Conversation>(`/channels/${seg(channelId)}/messages${queryOf({ before })}`);
+  const conversation = useApi(
+    () => client.GET('/channels/{channelId}/messages', { params: { path: { channelId }, query: filled({ before }) } }),
+    [channelId, before],
+  );
   const base = href('channels', channelId);
   return (
     <>

@@ -1,5 +1,4 @@
 import type { ReactNode } from 'react';
-import type { List } from '../api';
 import type { Loaded } from '../hooks';
 import { href } from '../routes';
 
@@ -71,7 +70,7 @@ export function ListTable<T>({
   empty,
   row,
 }: {
-  loaded: Loaded<List<T>>;
+  loaded: Loaded<{ items: T[] }>;
   caption: string;
   columns: string[];
   empty: ReactNode;

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, seg, type List, type MintedGrant, type Pat } from '../api';
+import { client, ok, type Pat } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { ListTable, Notice, RowAction, Time } from './common';
 import { ShownOnce } from './shown-once';
@@ -12,7 +12,7 @@ import { ShownOnce } from './shown-once';
  */
 export function KeysPage() {
   useTitle('Keys and grants');
-  const pats = useApi<List<Pat>>('/pats');
+  const pats = useApi(() => client.GET('/pats'), []);
   const [secret, setSecret] = useState<{ id: string; title: string; label: string; value: string }>();
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   const act = async (action: () => Promise<void>) => {
@@ -28,7 +28,7 @@ export function KeysPage() {
     const field = event.currentTarget.elements.namedItem('label') as HTMLInputElement;
     const label = field.value.trim();
     void act(async () => {
-      const created = await api<Pat & { token: string }>('POST', '/pats', label ? { label } : {});
+      const created = await ok(client.POST('/pats', { body: label ? { label } : {} }));
       field.value = '';
       setNotice(undefined);
       setSecret({
@@ -42,7 +42,7 @@ export function KeysPage() {
   };
   const revokePat = (pat: Pat) =>
     act(async () => {
-      await api('POST', `/pats/${seg(pat.id)}/revoke`);
+      await ok(client.POST('/pats/{patId}/revoke', { params: { path: { patId: pat.id } } }));
       setNotice({ text: `Token ${pat.id} revoked.` });
       pats.reload();
     });
@@ -56,14 +56,18 @@ export function KeysPage() {
         .map((item) => item.trim())
         .filter(Boolean);
     void act(async () => {
-      const minted = await api<MintedGrant>('POST', '/grants', {
-        workspace_id: value('workspace'),
-        agent_id: value('agent'),
-        task_id: value('task'),
-        tools: list('tools'),
-        credentials: list('credentials'),
-        ttl_seconds: Number(value('ttl') || 3600),
-      });
+      const minted = await ok(
+        client.POST('/grants', {
+          body: {
+            workspace_id: value('workspace'),
+            agent_id: value('agent'),
+            task_id: value('task'),
+            tools: list('tools'),
+            credentials: list('credentials'),
+            ttl_seconds: Number(value('ttl') || 3600),
+          },
+        }),
+      );
       setNotice({ text: `Grant ${minted.id} for task ${minted.task_id}, until ${minted.expires_at}.` });
       setSecret({
         id: 'new-grant',
@@ -77,7 +81,9 @@ export function KeysPage() {
     event.preventDefault();
     const field = event.currentTarget.elements.namedItem('grant') as HTMLInputElement;
     void act(async () => {
-      const revoked = await api<{ grant_id: string }>('POST', `/grants/${seg(field.value.trim())}/revoke`);
+      const revoked = await ok(
+        client.POST('/grants/{grantId}/revoke', { params: { path: { grantId: field.value.trim() } } }),
+      );
       field.value = '';
       setNotice({ text: `Grant ${revoked.grant_id} revoked on every gateway.` });
     });

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api';
+import { ApiError, client, ok } from '../api';
 import { useTitle } from '../hooks';
 
 /**
@@ -13,7 +13,7 @@ export function Login({ onLoggedIn, linkError }: { onLoggedIn: () => void; linkE
   const [busy, setBusy] = useState(false);
   const [oidc, setOidc] = useState<{ issuer: string } | null>(null);
   useEffect(() => {
-    api<{ oidc: { issuer: string } | null }>('GET', '/session/options').then(
+    ok(client.GET('/session/options')).then(
       (options) => setOidc(options.oidc),
       () => setOidc(null),
     );
@@ -27,7 +27,7 @@ export function Login({ onLoggedIn, linkError }: { onLoggedIn: () => void; linkE
     setBusy(true);
     setError(undefined);
     try {
-      await api('POST', '/session', { token });
+      await ok(client.POST('/session', { body: { token } }));
       onLoggedIn();
     } catch (failure) {
       setError(
@@ -77,7 +77,7 @@ export async function redeemLoginLink(): Promise<string | undefined> {
   if (!match) return undefined;
   window.history.replaceState(null, '', window.location.pathname + window.location.search);
   try {
-    await api('POST', '/session', { login_code: match[1] });
+    await ok(client.POST('/session', { body: { login_code: match[1] } }));
     return '';
   } catch (failure) {
     return failure instanceof ApiError && failure.status === 401

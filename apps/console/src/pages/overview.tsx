@@ -1,4 +1,4 @@
-import type { AgentList, List, Webhook } from '../api';
+import { client } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { Loading } from './common';
 import { LiveFigures } from './live-figures';
@@ -6,8 +6,8 @@ import { LiveFigures } from './live-figures';
 /** What the management API tells at a glance: agents (and those with a pod online), their tools, webhooks and those disabled or failing. */
 export function OverviewPage() {
   useTitle('Overview');
-  const agents = useApi<AgentList>('/agents');
-  const webhooks = useApi<List<Webhook>>('/webhooks');
+  const agents = useApi(() => client.GET('/agents'), []);
+  const webhooks = useApi(() => client.GET('/webhooks'), []);
   return (
     <>
       <h1>Overview</h1>

@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { seg, type Agent, type AgentDetail, type List, type Tool } from '../api';
+import { client, type Tool } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { playgroundCall, type StreamEvent } from '../live';
 import { href } from '../routes';
@@ -15,7 +15,7 @@ import { SchemaFields, argumentsOf, fieldsOf, initialValues, type Values } from 
  */
 export function PlaygroundPage({ agentId, tool }: { agentId?: string; tool?: string }) {
   useTitle(tool ? `Playground: ${tool}` : 'Playground');
-  const agents = useApi<List<Agent>>('/agents');
+  const agents = useApi(() => client.GET('/agents'), []);
   return (
     <>
       <h1>Playground</h1>
@@ -40,7 +40,7 @@ export function PlaygroundPage({ agentId, tool }: { agentId?: string; tool?: str
 }
 
 function AgentTools({ agentId, tool }: { agentId: string; tool?: string }) {
-  const agent = useApi<AgentDetail>(`/agents/${seg(agentId)}`);
+  const agent = useApi(() => client.GET('/agents/{agentId}', { params: { path: { agentId } } }), [agentId]);
   return (
     <Loading loaded={agent}>
       {({ tools }) => {

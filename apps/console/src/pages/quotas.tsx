@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, QUOTA_LIMITS, seg, type QuotaLimit, type Quotas } from '../api';
+import { client, ok, QUOTA_LIMITS, type QuotaLimit } from '../api';
 import { useApi, useTitle } from '../hooks';
 import { AgentTabs, Loading, Notice } from './common';
 
@@ -13,7 +13,7 @@ const LABELS: Record<QuotaLimit, string> = {
 /** An agent's quotas per API key: the limits in force, the defaults, and a form to override them. */
 export function QuotasPage({ agentId }: { agentId: string }) {
   useTitle(`Quotas of ${agentId}`);
-  const quotas = useApi<Quotas>(`/agents/${seg(agentId)}/quotas`);
+  const quotas = useApi(() => client.GET('/agents/{agentId}/quotas', { params: { path: { agentId } } }), [agentId]);
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
 
   const save = async (event: FormEvent<HTMLFormElement>) => {
@@ -25,7 +25,7 @@ export function QuotasPage({ agentId }: { agentId: string }) {
       body[name] = value === '' ? null : Number(value);
     }
     try {
-      await api<Quotas>('PATCH', `/agents/${seg(agentId)}/quotas`, body);
+      await ok(client.PATCH('/agents/{agentId}/quotas', { params: { path: { agentId } }, body }));
       setNotice({ text: 'Quotas saved: every gateway applies them within moments.' });
       quotas.reload();
     } catch (error) {

@@ -1,6 +1,6 @@
-import { api, seg } from '../api';
+import { client, ok } from '../api';
 import { queryOf } from '../calls-api';
-import type { ToolChange, ToolChangeList, ToolDefinition } from '../governance-api';
+import type { ToolChange, ToolDefinition } from '../governance-api';
 import { useAction, useApi, useTitle } from '../hooks';
 import { href } from '../routes';
 import { Loading, Notice, Time } from './common';
@@ -19,17 +19,26 @@ export function ToolChangesPage({ query }: { query: string }) {
   useTitle('Tool changes');
   const given = new URLSearchParams(query);
   const reviewed = { agent: given.get('agent') ?? '', version: Number(given.get('version') ?? '') };
-  const pending = useApi<ToolChangeList>(`/tool-changes?limit=${PENDING_SHOWN}`);
+  const pending = useApi(() => client.GET('/tool-changes', { params: { query: { limit: PENDING_SHOWN } } }), []);
   const [said, act] = useAction(pending.reload);
-  // Each path a literal, so that the route-coverage test reads it (console-routes.spec.ts).
   const decide = ({ agent_id, version }: ToolChange, decision: 'approve' | 'reject') =>
     decision === 'approve'
       ? act(
-          () => api('POST', `/agents/${seg(agent_id)}/tool-changes/${version}/approve`),
+          () =>
+            ok(
+              client.POST('/agents/{agentId}/tool-changes/{version}/approve', {
+                params: { path: { agentId: agent_id, version } },
+              }),
+            ),
           `Version ${version} of ${agent_id} approved: its definitions are served from now on.`,
         )
       : act(
-          () => api('POST', `/agents/${seg(agent_id)}/tool-changes/${version}/reject`),
+          () =>
+            ok(
+              client.POST('/agents/{agentId}/tool-changes/{version}/reject', {
+                params: { path: { agentId: agent_id, version } },
+              }),
+            ),
           `Version ${version} of ${agent_id} rejected: the approved definitions stay served.`,
         );
 

@@ -1,4 +1,4 @@
-import { api, seg, type Delivery, type List, type Webhook } from '../api';
+import { client, ok, type Delivery, type Webhook } from '../api';
 import { useAction, useApi, useTitle } from '../hooks';
 import { href } from '../routes';
 import { AgentTabs, ListTable, Notice, RowAction, Time } from './common';
@@ -6,10 +6,13 @@ import { AgentTabs, ListTable, Notice, RowAction, Time } from './common';
 /** Webhooks of every agent (or one), never with their secrets; a disabled one can be enabled again. */
 export function WebhooksPage({ agentId }: { agentId?: string }) {
   useTitle(agentId ? `Webhooks of ${agentId}` : 'Webhooks');
-  const hooks = useApi<List<Webhook>>(agentId ? `/webhooks?agent_id=${encodeURIComponent(agentId)}` : '/webhooks');
+  const hooks = useApi(() => client.GET('/webhooks', { params: { query: { agent_id: agentId } } }), [agentId]);
   const [said, act] = useAction(hooks.reload);
   const enable = (hook: Webhook) =>
-    act(() => api('POST', `/webhooks/${seg(hook.id)}/enable`), `Webhook ${hook.id} enabled again.`);
+    act(
+      () => ok(client.POST('/webhooks/{webhookId}/enable', { params: { path: { webhookId: hook.id } } })),
+      `Webhook ${hook.id} enabled again.`,
+    );
   return (
     <>
       <h1>{agentId ? `Webhooks of ${agentId}` : 'Webhooks'}</h1>
@@ -47,11 +50,17 @@ export function WebhooksPage({ agentId }: { agentId?: string }) {
 /** A webhook's recent deliveries; any of them can be sent again (same webhook-id, fresh attempts). */
 export function DeliveriesPage({ webhookId }: { webhookId: string }) {
   useTitle(`Deliveries of ${webhookId}`);
-  const deliveries = useApi<List<Delivery>>(`/webhooks/${seg(webhookId)}/deliveries`);
+  const deliveries = useApi(
+    () => client.GET('/webhooks/{webhookId}/deliveries', { params: { path: { webhookId } } }),
+    [webhookId],
+  );
   const [said, act] = useAction(deliveries.reload);
   const redeliver = (delivery: Delivery) =>
     act(
-      () => api('POST', `/webhook-deliveries/${seg(delivery.id)}/redeliver`),
+      () =>
+        ok(
+          client.POST('/webhook-deliveries/{deliveryId}/redeliver', { params: { path: { deliveryId: delivery.id } } }),
+        ),
       `Delivery ${delivery.id} queued again.`,
     );
   return (

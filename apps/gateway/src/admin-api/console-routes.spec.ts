@@ -5,38 +5,30 @@ import { HTTP_METHODS, loadAdminOpenApi, type OpenApiDoc } from '../../test/supp
 
 /** The console's sources (apps/console/src), read as text: what they call is what they say. */
 const CONSOLE_SRC = resolve(__dirname, '../../../console/src');
-/** The one place that passes a path it was given (useApi's GET): every caller of it is read instead. */
-const GENERIC = new Set(['hooks.ts']);
-
 interface Call {
   where: string;
   method: string;
-  /** A literal path under /admin/v1, with `{}` for each interpolated segment; undefined when not a literal. */
+  /** A literal path under /admin/v1, with `{}` for each path parameter; undefined when not a literal. */
   path?: string;
   query: string[];
 }
 
 /**
- * Every call to the management API in these sources: `api('METHOD', '/path'…)`,
- * `useApi('/path')` (GET; every path literal of its argument, as in
- * `agentId ? `/a?x=${…}` : '/a'`), and links to `/admin/v1/…` (GET).
+ * Every call to the management API in these sources: `client.METHOD('/path'…)`
+ * or `fetchClient.METHOD(…)` (the client generated from the document, api.ts, whose base URL is /admin/v1;
+ * its query parameters are typed, so the console's build checks them: see
+ * console-client.spec.ts), links to `/admin/v1/…` and EventSource streams (GET).
  */
 export function consoleCalls(files: Map<string, string>): Call[] {
   const calls: Call[] = [];
   for (const [name, text] of files) {
     const at = (index: number) => `${name}:${text.slice(0, index).split('\n').length}`;
-    for (const match of text.matchAll(/\bapi(?:<[^(]*?>)?\(\s*'([A-Z]+)',\s*('[^']*'|`[^`]*`|[^,)]+)/g)) {
-      if (GENERIC.has(name)) continue;
+    for (const match of text.matchAll(
+      /\b(?:client|fetchClient)\.(GET|PUT|POST|DELETE|PATCH)\(\s*('[^']*'|`[^`]*`|[^,)]+)/g,
+    )) {
       calls.push({ where: at(match.index), method: match[1], ...literal(match[2].trim()) });
     }
-    for (const match of text.matchAll(/\buseApi(?:<[^(]*?>)?\(/g)) {
-      if (GENERIC.has(name)) continue;
-      const argument = balanced(text, match.index + match[0].length);
-      const literals = [...argument.matchAll(/(['`])(\/[^'`]*)\1/g)];
-      if (literals.length === 0) calls.push({ where: at(match.index), method: 'GET', query: [] });
-      for (const found of literals) calls.push({ where: at(match.index), method: 'GET', ...literal(found[0]) });
-    }
-    for (const match of text.matchAll(/href=["'`]\/admin\/v1(\/[^"'`]*)/g)) {
+    for (const match of text.matchAll(/(?:href=["'`]|new EventSource\(['`])\/admin\/v1(\/[^"'`]*)/g)) {
       calls.push({ where: at(match.index), method: 'GET', ...literal(`'${match[1]}'`) });
     }
   }
@@ -89,32 +81,10 @@ function parameterOf(
 
 function literal(source: string): Pick<Call, 'path' | 'query'> {
   const match = /^(['`])(\/[^'`]*)\1$/.exec(source);
-  if (!match) return { query: [] };
-  // `${queryOf({ a, b: x })}` (the console's query builder) names its parameters: a=&b=.
-  // A spread (`...filters`) hides them: such a path is not read (and so refused).
-  let spread = false;
-  const built = match[2].replace(/\$\{queryOf\(\{([^}]*)\}\)\}/g, (_, body: string) => {
-    const names = body
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    spread ||= names.some((name) => name.startsWith('...'));
-    return `?${names.map((name) => `${name.split(':')[0].trim()}=`).join('&')}`;
-  });
-  if (spread) return { query: [] };
-  const [path, query = ''] = built.replace(/\$\{[^}]*\}/g, '{}').split('?', 2);
+  if (!match || match[2].includes('${')) return { query: [] };
+  const [path, query = ''] = match[2].replace(/\{\w+\}/g, '{}').split('?', 2);
   const names = [...query.matchAll(/(?:^|&)([^=&]+)=/g)].map((m) => m[1]);
   return { path, query: names };
-}
-
-/** The text from `start` to the parenthesis that closes the one just before it. */
-function balanced(text: string, start: number): string {
-  let depth = 1;
-  for (let i = start; i < text.length; i++) {
-    if (text[i] === '(') depth++;
-    if (text[i] === ')' && --depth === 0) return text.slice(start, i);
-  }
-  return text.slice(start);
 }
 
 function readSources(dir: string): Map<string, string> {
@@ -142,11 +112,13 @@ describe('the routes the console and the CLI use', () => {
     const calls = consoleCalls(sources);
     expect(calls.length).toBeGreaterThanOrEqual(15);
     expect(calls).toContainEqual(expect.objectContaining({ method: 'POST', path: '/agents/{}/api-keys' }));
-    expect(calls).toContainEqual(expect.objectContaining({ method: 'GET', path: '/webhooks', query: ['agent_id'] }));
+    expect(calls).toContainEqual(expect.objectContaining({ method: 'GET', path: '/webhooks' }));
+    expect(calls).toContainEqual(expect.objectContaining({ method: 'POST', path: '/agents/{}/playground/calls' }));
+    expect(calls).toContainEqual(expect.objectContaining({ method: 'GET', path: '/events' }));
     expect(calls).toContainEqual(expect.objectContaining({ method: 'GET', path: '/session/oidc' }));
   });
 
-  it('every call of the console is a documented operation, under its method, with its query parameters', () => {
+  it('every call of the console is a documented operation, under its method (a link: with its query parameters)', () => {
     expect(undocumented(consoleCalls(sources), doc)).toEqual([]);
   });
 
@@ -155,10 +127,11 @@ describe('the routes the console and the CLI use', () => {
       [
         'pages/bogus.tsx',
         [
-          "api('POST', `/agents/${seg(id)}/bogus`);",
-          "api('DELETE', '/agents');",
-          'useApi(`/webhooks?owner=${x}`);',
-          "api('GET', somePath);",
+          "client.POST('/agents/{agentId}/bogus', { params: { path: { agentId } } });",
+          "client.DELETE('/agents');",
+          '<a href="/admin/v1/webhooks?owner=x">',
+          'client.GET(somePath);',
+          'client.GET(`/agents/${agentId}`);',
         ].join('\n'),
       ],
     ]);
@@ -167,6 +140,7 @@ describe('the routes the console and the CLI use', () => {
       'pages/bogus.tsx:2: DELETE /admin/v1/agents is not in docs/admin-openapi.yaml',
       'pages/bogus.tsx:3: GET /admin/v1/webhooks documents no query parameter owner',
       'pages/bogus.tsx:4: GET with a path that is not a literal (cannot be checked)',
+      'pages/bogus.tsx:5: GET with a path that is not a literal (cannot be checked)',
     ]);
   });
 
