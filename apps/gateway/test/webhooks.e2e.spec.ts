@@ -351,7 +351,7 @@ describe('webhooks', () => {
         .json()
         .then((hooks: { id: string; disabled_at: string | null }[]) => hooks.find((h) => h.id === hook.id));
     await echo(fresh('revived gone'));
-    await expect.poll(async () => (await listed())?.disabled_at, { timeout: 10_000 }).toEqual(expect.any(String));
+    await expect.poll(async () => (await listed())?.disabled_at, { timeout: 20_000 }).toEqual(expect.any(String));
 
     const enabled = await rest(`/${hook.id}/enable`, { method: 'POST' });
     expect(enabled.status).toBe(200);
