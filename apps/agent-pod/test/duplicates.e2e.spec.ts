@@ -44,6 +44,23 @@ describe('duplicate message ids', () => {
     expect(runs).toHaveLength(1);
   });
 
+  it('a copy that arrives while the first still runs waits for it, then is acknowledged without a second run', async () => {
+    const channel = await post('/channels', { agent_id: env.agentId });
+    const message = toolCallMessage(channel.id, env.agentId, 'sleep', { ms: 1_500 });
+    await post(`/channels/${channel.id}/messages`, message);
+    const pod = env.stack.processes.find((p) => p.name.startsWith('agent-pod'))!;
+    const runs = () => pod.logs.filter((l) => l.msg === 'skill started' && l.message_id === message.id);
+    await expect.poll(() => runs().length, { timeout: 10_000 }).toBe(1);
+
+    // Published while the skill runs: dropped unacked, it would wait out the pod's 30 s ack wait.
+    const js = nc.jetstream();
+    const subject = AgentInbox.subject(env.stack.settings.busPrefix, env.agentId);
+    const copy = await js.publish(subject, encodeJson(message), { msgID: `${message.id}-retry` });
+    await expect.poll(acknowledged, { timeout: 10_000 }).toBeGreaterThanOrEqual(copy.seq);
+    expect(runs()).toHaveLength(1);
+    expect(pod.logs.some((l) => l.msg === 'duplicate dropped' && l.message_id === message.id)).toBe(true);
+  });
+
   it('survives an inbox message that is not JSON, and keeps answering', async () => {
     const js = nc.jetstream();
     const subject = AgentInbox.subject(env.stack.settings.busPrefix, env.agentId);

@@ -258,6 +258,25 @@ async def test_the_reply_is_stored_at_any_replica_with_backoff_when_its_replica_
     assert runs.count["retry"] == 1
 
 
+async def test_a_copy_that_arrives_while_the_first_runs_waits_for_it_and_never_runs_the_skill(stand: Stand) -> None:
+    runs = Runs()
+    agent = make_agent(stand, runs, ack_wait_ms=30_000)  # a copy dropped unacked would wait 30 s
+    await agent.start()
+    try:
+        message = call(stand, "sleep", key="copy", ms=500)
+        await stand.post(message)
+        await until("the skill running", lambda: runs.count.get("copy"))
+        # The same envelope under another JetStream msg id, as a publish retried past the de-dup window is.
+        data = json.dumps(message).encode()
+        headers = {"Mcpgw-Reply-To": stand.replica, "Nats-Msg-Id": f"{message['id']}-retry"}
+        await stand.js.publish(stand.subjects.inbox, data, headers=headers)
+        await stand.settled(timeout=5)
+        assert runs.count["copy"] == 1
+        assert [reply["in_reply_to"] for _, reply in stand.requested] == [message["id"]]  # the copy's, stored again
+    finally:
+        await agent.stop()
+
+
 async def test_the_last_delivery_answers_with_an_error_instead_of_running(stand: Stand) -> None:
     runs = Runs()
     agent = make_agent(stand, runs, max_deliver=1)

@@ -56,7 +56,8 @@ function confirmWithinMs(ackWaitMs: number): number {
 export class InboxConsumer {
   /** Messages finished here, with their reply (null: cancelled or out of time, no reply), to answer a copy without running it again. */
   private readonly completed = new RecentlySeen<AgentReply | null>();
-  private readonly inFlight = new Set<string>();
+  /** Messages worked on here, by id: the stream sequence of the delivery being worked on, and when it is done. */
+  private readonly inFlight = new Map<string, { seq: number; done: Promise<void> }>();
   private running = true;
   private loop?: Promise<void>;
   private slotFreed?: () => void;
@@ -110,7 +111,7 @@ export class InboxConsumer {
 
   /** What is still running, for the drain's report. */
   pending(): string[] {
-    return this.inFlight.size ? [`${this.inFlight.size} message(s) running: ${[...this.inFlight]}`] : [];
+    return this.inFlight.size ? [`${this.inFlight.size} message(s) running: ${[...this.inFlight.keys()]}`] : [];
   }
 
   /**
@@ -207,8 +208,11 @@ export class InboxConsumer {
    */
   private async handle(msg: InboxDelivery): Promise<void> {
     const { message } = msg;
-    if (this.inFlight.has(message.id)) return; // already worked on here; its ack will follow
-    this.inFlight.add(message.id);
+    const running = this.inFlight.get(message.id);
+    if (running?.seq === msg.seq) return; // this very delivery again: its ack will follow
+    if (running) return this.afterRunning(msg, running.done);
+    let done!: () => void;
+    this.inFlight.set(message.id, { seq: msg.seq, done: new Promise<void>((resolve) => (done = resolve)) });
     const replied = this.onDelivery({ redelivered: msg.redelivered });
     const heartbeat = setInterval(() => msg.working(), Math.max(this.settings.ackWaitMs / 3, 100));
     try {
@@ -223,10 +227,28 @@ export class InboxConsumer {
     } finally {
       clearInterval(heartbeat);
       this.inFlight.delete(message.id);
+      done();
       this.slotFreed?.();
       this.slotFreed = undefined;
       if (this.inFlight.size === 0) for (const resolve of this.idle.splice(0)) resolve();
     }
+  }
+
+  /**
+   * A copy of a message under another stream sequence (published again past
+   * JetStream's de-dup window) while the first is still worked on here, e.g.
+   * its reply stored but not yet confirmed: held until that one is done, then
+   * handled as a copy of it (its reply again, never the skill). Left unacked,
+   * it would wait out the ack wait for its redelivery.
+   */
+  private async afterRunning(msg: InboxDelivery, running: Promise<void>): Promise<void> {
+    const heartbeat = setInterval(() => msg.working(), Math.max(this.settings.ackWaitMs / 3, 100));
+    try {
+      await running;
+    } finally {
+      clearInterval(heartbeat);
+    }
+    return this.handle(msg);
   }
 
   /** The skill's reply, remembered until forgotten; none when the message is done or handed back. */

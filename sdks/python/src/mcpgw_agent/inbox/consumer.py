@@ -63,7 +63,8 @@ class InboxConsumer:
         self._pull_task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._slot_freed = asyncio.Event()
-        self._in_flight: set[str] = set()
+        # Messages worked on here, by id: the stream sequence of the delivery worked on, set once it is done.
+        self._in_flight: dict[str, tuple[int, asyncio.Event]] = {}
         self._completed: RecentlySeen[dict[str, Any] | None] = RecentlySeen()
         """The messages answered here: their reply, or None when done without one."""
         self._must_rebind = False
@@ -235,13 +236,21 @@ class InboxConsumer:
             return
         try:
             delivered = msg.metadata.num_delivered
+            seq = msg.metadata.sequence.stream
         except Exception:
             log.warning("inbox message without JetStream metadata dropped")
             return
         message_id: str = message["id"]
-        if message_id in self._in_flight:
-            return  # already worked on here; its ack will follow
-        self._in_flight.add(message_id)
+        running = self._in_flight.get(message_id)
+        if running is not None:
+            if running[0] == seq:
+                return  # this very delivery again: its ack will follow
+            # A copy under another stream sequence while the first is worked on here: held until that one
+            # is done, then answered as its copy (left unacked, it would wait out the ack wait).
+            await self._after_running(msg, running[1])
+            return
+        done = asyncio.Event()
+        self._in_flight[message_id] = (seq, done)
         heartbeat = asyncio.create_task(self._heartbeat(msg))
         headers = {k: v for k, v in (msg.headers or {}).items() if k in CALL_HEADERS}
         reply_to = (msg.headers or {}).get("Mcpgw-Reply-To")
@@ -264,7 +273,16 @@ class InboxConsumer:
                 await self._run(msg, message, delivered, reply_to, headers)
         finally:
             heartbeat.cancel()
-            self._in_flight.discard(message_id)
+            del self._in_flight[message_id]
+            done.set()
+
+    async def _after_running(self, msg: Msg, running: asyncio.Event) -> None:
+        heartbeat = asyncio.create_task(self._heartbeat(msg))
+        try:
+            await running.wait()
+        finally:
+            heartbeat.cancel()
+        await self._handle(msg)
 
     async def _heartbeat(self, msg: Msg) -> None:
         every = max(self._settings.ack_wait_ms / 3000, 0.1)
