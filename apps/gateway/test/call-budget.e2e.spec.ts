@@ -10,6 +10,7 @@ import {
 } from '@mcpgw/devstack';
 import { AgentPresence, GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
 import { Client } from 'pg';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditSettings } from '../src/config/audit.env';
 import { CALL_BUDGET } from './support/call-budget';
@@ -160,6 +161,34 @@ describe('the cost of one tools/call', () => {
       expect(busTotal(spent, 'out', BACKGROUND)).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
       expectGossipPerSecond(spent);
       expectAuditPerInterval(spent);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
+  it('group-commits the idempotency records of concurrent keyed calls: a few statements, not two per call', async () => {
+    const clients = await Promise.all(Array.from({ length: 4 }, () => connectMcp(env.mcpUrl(), env.apiKey)));
+    // Each burst after a second of quiet: the key's quota allows 100 calls a second.
+    const atOnce = async (args: (client: number, i: number) => Record<string, unknown>) => {
+      await delay(1_100);
+      return measure(async () => {
+        await Promise.all(
+          clients.flatMap((client, c) =>
+            Array.from({ length: CALLS / clients.length }, (_, i) =>
+              client.client.callTool({ name: 'echo', arguments: args(c, i) }),
+            ),
+          ),
+        );
+      });
+    };
+    try {
+      const run = Date.now();
+      const plain = await atOnce((c, i) => ({ text: `plain ${c}.${i}` }));
+      const keyed = await atOnce((c, i) => ({ text: `keyed ${c}.${i}`, idempotency_key: `budget-${run}-${c}-${i}` }));
+      const extra = keyed.sqlStatements - keyed.auditWrites - (plain.sqlStatements - plain.auditWrites);
+      console.log(`${CALLS} keyed calls at once: ${extra} statements more than ${CALLS} plain ones`);
+      // A claim and a completion per call, each its own statement, would be 2 x CALLS more.
+      expect(extra).toBeLessThanOrEqual(CALLS / 2);
     } finally {
       await Promise.all(clients.map((client) => client.close()));
     }

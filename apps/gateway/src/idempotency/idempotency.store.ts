@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatMessage } from '@mcpgw/contracts';
-import { InjectKysely } from '@mcpgw/persistence';
+import { GroupCommit, InjectKysely, PREPARED } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import type { GatewayDb } from '../database/schema';
 
@@ -33,6 +33,8 @@ export interface RecordView {
 export type AlsoInTransaction = (tx: GatewayDb) => Promise<unknown>;
 
 const PURGE_BATCH = 1000;
+/** Claims or completions written together at most; more wait for the next statement. */
+const GROUP_BATCH = 500;
 const now = sql<Date>`now()`;
 
 /**
@@ -44,38 +46,50 @@ const now = sql<Date>`now()`;
 export class IdempotencyStore {
   constructor(@InjectKysely() private readonly db: GatewayDb) {}
 
+  /**
+   * Claims and completions of concurrent calls, each a group commit: what
+   * arrives while one statement is on its way goes in the next, one
+   * statement for many calls (a keyed call cost two statements of its own).
+   */
+  private readonly claims = new GroupCommit<Claim, boolean>((batch) => this.claimMany(batch), GROUP_BATCH);
+  private readonly completions = new GroupCommit<Completion, string | undefined>(
+    (batch) => this.completeMany(batch),
+    GROUP_BATCH,
+  );
+
   /** Insert (or take over an expired) record; true when this caller now owns it. */
-  async claim(id: RecordKey, record: Omit<IdempotencyRecord, 'result'>, ttlSeconds: number): Promise<boolean> {
-    const claimed = await this.db
-      .insertInto('idempotency_records')
-      .values({
-        agent_id: id.agentId,
-        caller: id.caller,
-        key: id.key,
-        fingerprint: record.fingerprint,
-        tool_id: record.toolId,
-        message: JSON.stringify(record.message),
-        surface: record.surface,
-        expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['agent_id', 'caller', 'key'])
-          .doUpdateSet((eb) => ({
-            fingerprint: eb.ref('excluded.fingerprint'),
-            tool_id: eb.ref('excluded.tool_id'),
-            message: eb.ref('excluded.message'),
-            surface: eb.ref('excluded.surface'),
-            result: eb.lit(null),
-            created_at: now,
-            completed_at: eb.lit(null),
-            expires_at: eb.ref('excluded.expires_at'),
-          }))
-          .where('idempotency_records.expires_at', '<=', now),
-      )
-      .returning(sql<number>`1`.as('claimed'))
-      .executeTakeFirst();
-    return claimed !== undefined;
+  claim(id: RecordKey, record: Omit<IdempotencyRecord, 'result'>, ttlSeconds: number): Promise<boolean> {
+    return this.claims.submit({ id, record, ttlSeconds });
+  }
+
+  /**
+   * One statement for a batch of claims. The same key twice in a batch is
+   * claimed by the first only (one INSERT … ON CONFLICT cannot touch a row
+   * twice); the other finds the record, as a racing request on another
+   * replica would.
+   */
+  private async claimMany(batch: Claim[]): Promise<boolean[]> {
+    const first = firstOfEachKey(batch, (claim) => claim.id);
+    const rows = first.map((i) => batch[i]);
+    const { rows: claimed } = await sql<KeyRow>`${PREPARED}
+      INSERT INTO idempotency_records AS r
+        (agent_id, caller, key, fingerprint, tool_id, message, surface, expires_at)
+      SELECT v.agent_id, v.caller, v.key, decode(v.fingerprint, 'hex'), v.tool_id, v.message::jsonb, v.surface,
+             now() + make_interval(secs => v.ttl)
+        FROM unnest(${rows.map((c) => c.id.agentId)}::text[], ${rows.map((c) => c.id.caller)}::text[],
+                    ${rows.map((c) => c.id.key)}::text[], ${rows.map((c) => c.record.fingerprint.toString('hex'))}::text[],
+                    ${rows.map((c) => c.record.toolId)}::uuid[], ${rows.map((c) => JSON.stringify(c.record.message))}::text[],
+                    ${rows.map((c) => c.record.surface)}::text[], ${rows.map((c) => c.ttlSeconds)}::float8[])
+          AS v(agent_id, caller, key, fingerprint, tool_id, message, surface, ttl)
+      ON CONFLICT (agent_id, caller, key) DO UPDATE SET
+        fingerprint = excluded.fingerprint, tool_id = excluded.tool_id, message = excluded.message,
+        surface = excluded.surface, result = NULL, created_at = now(), completed_at = NULL,
+        expires_at = excluded.expires_at
+      WHERE r.expires_at <= now()
+      RETURNING r.agent_id, r.caller, r.key`.execute(this.db);
+    const won = new Set(claimed.map(keyOf));
+    const owners = new Set(first);
+    return batch.map((claim, i) => owners.has(i) && won.has(keyOf(claim.id)));
   }
 
   async find(id: RecordKey): Promise<IdempotencyRecord | undefined> {
@@ -115,18 +129,36 @@ export class IdempotencyStore {
 
   /**
    * Store the result unless another request did first; either way, the stored
-   * text. `also` runs in the same transaction, only when this request stored it.
+   * text. `also` runs in the same transaction, only when this request stored it
+   * (its own transaction: the webhook outbox's row goes with this record only);
+   * without it, completions are group-committed.
    */
   async complete(id: RecordKey, result: string, also?: AlsoInTransaction): Promise<string> {
     const stored = also
-      ? await this.db.transaction().execute(async (tx) => {
-          const row = await this.store(tx, id, result);
-          if (row) await also(tx);
-          return row;
-        })
-      : await this.store(this.db, id, result);
-    if (stored?.result != null) return stored.result;
+      ? (
+          await this.db.transaction().execute(async (tx) => {
+            const row = await this.store(tx, id, result);
+            if (row) await also(tx);
+            return row;
+          })
+        )?.result
+      : await this.completions.submit({ id, result });
+    if (stored != null) return stored;
     return (await this.find(id))?.result ?? result;
+  }
+
+  /** One statement for a batch of completions: each gets the result its record holds now, if this batch stored one. */
+  private async completeMany(batch: Completion[]): Promise<(string | undefined)[]> {
+    const rows = firstOfEachKey(batch, (completion) => completion.id).map((i) => batch[i]);
+    const { rows: stored } = await sql<KeyRow & { result: string }>`${PREPARED}
+      UPDATE idempotency_records AS r SET result = v.result, completed_at = now()
+        FROM unnest(${rows.map((c) => c.id.agentId)}::text[], ${rows.map((c) => c.id.caller)}::text[],
+                    ${rows.map((c) => c.id.key)}::text[], ${rows.map((c) => c.result)}::text[])
+          AS v(agent_id, caller, key, result)
+       WHERE r.agent_id = v.agent_id AND r.caller = v.caller AND r.key = v.key AND r.result IS NULL
+      RETURNING r.agent_id, r.caller, r.key, r.result`.execute(this.db);
+    const results = new Map(stored.map((row) => [keyOf(row), row.result]));
+    return batch.map((completion) => results.get(keyOf(completion.id)));
   }
 
   private store(db: GatewayDb, id: RecordKey, result: string) {
@@ -168,4 +200,38 @@ export class IdempotencyStore {
         SELECT ctid FROM idempotency_records WHERE expires_at <= now() LIMIT ${sql.lit(PURGE_BATCH)})`.execute(this.db);
     return Number(numAffectedRows ?? 0);
   }
+}
+
+interface Claim {
+  id: RecordKey;
+  record: Omit<IdempotencyRecord, 'result'>;
+  ttlSeconds: number;
+}
+
+interface Completion {
+  id: RecordKey;
+  result: string;
+}
+
+interface KeyRow {
+  agent_id: string;
+  caller: string;
+  key: string;
+}
+
+function keyOf(id: RecordKey | KeyRow): string {
+  return 'agentId' in id
+    ? JSON.stringify([id.agentId, id.caller, id.key])
+    : JSON.stringify([id.agent_id, id.caller, id.key]);
+}
+
+/** The indexes of the first item of each record key in a batch, in order. */
+function firstOfEachKey<T>(batch: T[], idOf: (item: T) => RecordKey): number[] {
+  const seen = new Set<string>();
+  return batch.flatMap((item, i) => {
+    const key = keyOf(idOf(item));
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [i];
+  });
 }
