@@ -1,10 +1,8 @@
 import { CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { connectMcp, freePort, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
-import type { Browser, BrowserContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResponseChecker, loadAdminOpenApi } from './support/admin-openapi';
-import { answerChecker, type CheckedAnswer } from './support/console-answers';
-import { consoleContext, launchChromium, screenshot, seriousViolations } from './support/console-browser';
+import { ConsoleSession } from './support/console-session';
 import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
 
 const ADMIN_PORT = await freePort();
@@ -21,20 +19,13 @@ describe('console: calls and channels', () => {
   let env: TestStack;
   let receiver: OtlpReceiver;
   let mcp: McpConnection;
-  let browser: Browser;
-  let context: BrowserContext;
+  let session: ConsoleSession;
   let page: Page;
   let token: string;
   const made: Record<'echo' | 'fail' | 'count', string> = {} as never;
-  const answers: Promise<CheckedAnswer>[] = [];
-  const documented = answerChecker(loadAdminOpenApi(), new ResponseChecker(loadAdminOpenApi()));
 
-  const audit = async (shot?: string) => {
-    await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
-    expect(await seriousViolations(page)).toEqual([]);
-    if (shot) await screenshot(page, shot);
-  };
-  const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+  const audit = (shot?: string) => session.audit(shot);
+  const heading = (name: string | RegExp) => session.heading(name);
   const callIdOf = (result: { _meta?: Record<string, unknown> }) => result._meta?.[CALL_ID_META_KEY] as string;
   /** The call ids the Calls table shows, top to bottom. */
   const listedCalls = async () => page.locator('tbody th[scope="row"]').allTextContents();
@@ -51,23 +42,15 @@ describe('console: calls and channels', () => {
     made.echo = callIdOf(await mcp.client.callTool({ name: 'echo', arguments: { text: 'hello from the SDK' } }));
     made.fail = callIdOf(await mcp.client.callTool({ name: 'fail', arguments: { reason: 'on purpose' } }));
     made.count = callIdOf(await mcp.client.callTool({ name: 'counter', arguments: {} }));
-    browser = await launchChromium();
-    context = await consoleContext(browser, ORIGIN);
-    page = await context.newPage();
-    page.on('response', (response) => {
-      const { pathname } = new URL(response.url());
-      if (pathname.startsWith('/admin/v1')) answers.push(documented(response.request().method(), pathname, response));
-    });
-    await page.goto('/console/');
-    await page.getByLabel('Admin token').fill(token);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await heading('Overview').waitFor();
+    session = await ConsoleSession.open(ORIGIN);
+    page = session.page;
+    await session.logIn(token);
     // The overview's live stream answered before the tests leave the page (its route is checked last).
     await page.locator('[data-live="live"]').waitFor();
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await session?.close();
     await mcp?.close();
     await env?.stop();
     receiver?.server.close();
@@ -167,23 +150,19 @@ describe('console: calls and channels', () => {
   });
 
   it('used only routes of docs/admin-openapi.yaml, and every answer was valid by its schema', async () => {
-    const checked = await Promise.all(answers);
-    expect(checked.filter((answer) => answer.problems.length > 0)).toEqual([]);
-    expect(new Set(checked.map((answer) => answer.route))).toEqual(
-      new Set([
-        'POST /admin/v1/session',
-        'GET /admin/v1/session',
-        // The login page asks whether single sign-on is offered.
-        'GET /admin/v1/session/options',
-        'GET /admin/v1/agents',
-        'GET /admin/v1/webhooks',
-        // The overview's live figures (an event stream, checked in console-playground.e2e).
-        'GET /admin/v1/events',
-        'GET /admin/v1/calls',
-        'GET /admin/v1/calls/{callId}',
-        'GET /admin/v1/channels',
-        'GET /admin/v1/channels/{channelId}/messages',
-      ]),
-    );
+    await session.expectDocumentedAnswers([
+      'POST /admin/v1/session',
+      'GET /admin/v1/session',
+      // The login page asks whether single sign-on is offered.
+      'GET /admin/v1/session/options',
+      'GET /admin/v1/agents',
+      'GET /admin/v1/webhooks',
+      // The overview's live figures (an event stream, checked in console-playground.e2e).
+      'GET /admin/v1/events',
+      'GET /admin/v1/calls',
+      'GET /admin/v1/calls/{callId}',
+      'GET /admin/v1/channels',
+      'GET /admin/v1/channels/{channelId}/messages',
+    ]);
   });
 });

@@ -1,13 +1,11 @@
 import { createAgent, defineSkill, type Agent } from '@mcpgw/agent-sdk';
 import { CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { connectMcp, freePort, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
-import type { Browser, BrowserContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/idempotency/fingerprint';
-import { ResponseChecker, loadAdminOpenApi } from './support/admin-openapi';
-import { answerChecker, type CheckedAnswer } from './support/console-answers';
-import { consoleContext, launchChromium, screenshot, seriousViolations } from './support/console-browser';
+import { ConsoleSession } from './support/console-session';
 import { until } from './support/until';
 
 const ADMIN_PORT = await freePort();
@@ -48,24 +46,17 @@ describe('console: audit trail and tool changes', () => {
   let env: TestStack;
   let agent: Agent;
   let mcp: McpConnection;
-  let browser: Browser;
-  let context: BrowserContext;
+  let session: ConsoleSession;
   let page: Page;
   let token: { id: string; token: string };
   const sent: string[] = [];
-  const answers: Promise<CheckedAnswer>[] = [];
-  const documented = answerChecker(loadAdminOpenApi(), new ResponseChecker(loadAdminOpenApi()));
   const admin = <T>(...args: string[]) => env.stack.admin<T>(...args);
   const changes = (status = 'pending') =>
     admin<ToolChange[]>('tools', 'changes', '--agent', AGENT, '--status', status, '--json');
   const descriptions = async () => (await mcp.client.listTools()).tools.map((tool) => tool.description);
 
-  const audit = async (shot?: string) => {
-    await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
-    expect(await seriousViolations(page)).toEqual([]);
-    if (shot) await screenshot(page, shot);
-  };
-  const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+  const audit = (shot?: string) => session.audit(shot);
+  const heading = (name: string | RegExp) => session.heading(name);
   const callIdOf = (result: { _meta?: Record<string, unknown> }) => result._meta?.[CALL_ID_META_KEY] as string;
   /** The audit table's rows, each as its cells' text (the first, the time, left out). */
   const rows = () =>
@@ -119,22 +110,14 @@ describe('console: audit trail and tool changes', () => {
     await until(async () => (await changes())[0]?.version === 2);
 
     token = await admin<{ id: string; token: string }>('console', 'token', '--label', 'console-governance');
-    browser = await launchChromium();
-    context = await consoleContext(browser, ORIGIN);
-    page = await context.newPage();
-    page.on('response', (response) => {
-      const { pathname } = new URL(response.url());
-      if (pathname.startsWith('/admin/v1')) answers.push(documented(response.request().method(), pathname, response));
-    });
-    await page.goto('/console/');
-    await page.getByLabel('Admin token').fill(token.token);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await heading('Overview').waitFor();
+    session = await ConsoleSession.open(ORIGIN);
+    page = session.page;
+    await session.logIn(token.token);
     await page.locator('[data-live="live"]').waitFor();
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await session?.close();
     await mcp?.close();
     await agent?.stop();
     await env?.stop();
@@ -263,23 +246,19 @@ describe('console: audit trail and tool changes', () => {
   });
 
   it('used only routes of docs/admin-openapi.yaml, and every answer was valid by its schema', async () => {
-    const checked = await Promise.all(answers);
-    expect(checked.filter((answer) => answer.problems.length > 0)).toEqual([]);
-    expect(new Set(checked.map((answer) => answer.route))).toEqual(
-      new Set([
-        'POST /admin/v1/session',
-        'GET /admin/v1/session',
-        'GET /admin/v1/session/options',
-        'GET /admin/v1/agents',
-        'GET /admin/v1/webhooks',
-        'GET /admin/v1/events',
-        'GET /admin/v1/audit',
-        'GET /admin/v1/calls/{callId}',
-        'GET /admin/v1/tool-changes',
-        'POST /admin/v1/agents/{agentId}/tool-changes/{version}/approve',
-        'POST /admin/v1/agents/{agentId}/tool-changes/{version}/reject',
-      ]),
-    );
+    const checked = await session.expectDocumentedAnswers([
+      'POST /admin/v1/session',
+      'GET /admin/v1/session',
+      'GET /admin/v1/session/options',
+      'GET /admin/v1/agents',
+      'GET /admin/v1/webhooks',
+      'GET /admin/v1/events',
+      'GET /admin/v1/audit',
+      'GET /admin/v1/calls/{callId}',
+      'GET /admin/v1/tool-changes',
+      'POST /admin/v1/agents/{agentId}/tool-changes/{version}/approve',
+      'POST /admin/v1/agents/{agentId}/tool-changes/{version}/reject',
+    ]);
     // The governance routes' answers were read and checked (not all dropped by a page moving on).
     const read = new Set(checked.filter((answer) => answer.read).map((answer) => answer.route));
     for (const route of ['GET /admin/v1/audit', 'GET /admin/v1/tool-changes']) expect(read).toContain(route);

@@ -1,9 +1,9 @@
 import { connectMcp, freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
-import type { Browser, BrowserContext, Locator, Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../src/admin-api/console-static';
-import { ResponseChecker, documentedRoutes, loadAdminOpenApi } from './support/admin-openapi';
-import { consoleContext, launchChromium, screenshot, seriousViolations } from './support/console-browser';
+import { screenshot } from './support/console-browser';
+import { ConsoleSession } from './support/console-session';
 import { until } from './support/until';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -26,14 +26,11 @@ const ORIGIN = `http://127.0.0.1:${ADMIN_PORT}`;
 describe('console', () => {
   let env: TestStack;
   let receiver: WebhookReceiver;
-  let browser: Browser;
-  let context: BrowserContext;
+  let session: ConsoleSession;
   let page: Page;
   let token: string;
   let hookId: string;
   let goneId: string;
-  /** What each answer of the API to the page was, checked against docs/admin-openapi.yaml (problems, if any). */
-  const answers: Promise<{ route: string; problems: string[]; read: boolean }>[] = [];
 
   /** Open a console route (`#/…`), wait for its heading; check it with axe and screenshot it. */
   const visit = async (route: string, heading: string | RegExp, shot?: string) => {
@@ -54,10 +51,7 @@ describe('console', () => {
       await overview.waitFor();
     }
   };
-  const audit = async (shot?: string, mask: Locator[] = []) => {
-    expect(await seriousViolations(page)).toEqual([]);
-    if (shot) await screenshot(page, shot, mask);
-  };
+  const audit = (shot?: string, mask: Locator[] = []) => session.audit(shot, mask);
 
   beforeAll(async () => {
     env = await startTestStack({ env: ENV, gatewayEnv: GATEWAY_ENV });
@@ -81,17 +75,12 @@ describe('console', () => {
     await mcp.client.callTool({ name: 'echo', arguments: { text: 'for the webhooks' } });
     await mcp.close();
     await until(() => receiver.at('/hooks').length === 1 && receiver.at('/gone').length === 1);
-    browser = await launchChromium();
-    context = await consoleContext(browser, ORIGIN);
-    page = await context.newPage();
-    page.on('response', (response) => {
-      const { pathname } = new URL(response.url());
-      if (pathname.startsWith('/admin/v1')) answers.push(documented(response.request().method(), pathname, response));
-    });
+    session = await ConsoleSession.open(ORIGIN);
+    page = session.page;
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await session?.close();
     await receiver?.stop();
     await env?.stop();
   });
@@ -163,13 +152,13 @@ describe('console', () => {
     await page.getByLabel('Admin token').fill(`${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`);
     await page.getByRole('button', { name: 'Log in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/refused/);
-    expect(await context.cookies()).toEqual([]);
+    expect(await session.context.cookies()).toEqual([]);
     await screenshot(page, 'login-refused');
 
     await page.getByLabel('Admin token').fill(token);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-    const cookies = await context.cookies();
+    const cookies = await session.context.cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([
       ['__Host-mcpgw_admin', true, true, 'Strict'],
       ['__Host-mcpgw_admin_csrf', false, true, 'Strict'],
@@ -315,12 +304,9 @@ describe('console', () => {
   });
 
   it('used only routes of docs/admin-openapi.yaml, and every answer was valid by its schema', async () => {
-    const checked = await Promise.all(answers);
     // Most answers were read and checked (a few bodies may be gone with their page).
-    expect(checked.filter((answer) => answer.read).length).toBeGreaterThan(checked.length * 0.8);
-    expect(checked.filter((answer) => answer.problems.length > 0)).toEqual([]);
-    expect(new Set(checked.map((answer) => answer.route))).toEqual(
-      new Set([
+    await session.expectDocumentedAnswers(
+      [
         'POST /admin/v1/session',
         'GET /admin/v1/session',
         'DELETE /admin/v1/session',
@@ -339,32 +325,8 @@ describe('console', () => {
         'PATCH /admin/v1/agents/{agentId}/quotas',
         // The overview's live figures (an event stream: its events are checked in console-playground.e2e).
         'GET /admin/v1/events',
-      ]),
+      ],
+      { mostRead: true },
     );
   });
 });
-
-const doc = loadAdminOpenApi();
-const checker = new ResponseChecker(doc);
-const templates = documentedRoutes(doc).map((route) => {
-  const [method, path] = route.split(' ');
-  return { method, path, pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`) };
-});
-
-/** The documented operation a request of the page went to, and what is wrong with its answer by the document. */
-async function documented(
-  method: string,
-  pathname: string,
-  response: { status(): number; json(): Promise<unknown> },
-): Promise<{ route: string; problems: string[]; read: boolean }> {
-  const template = templates.find((t) => t.method === method && t.pattern.test(pathname));
-  if (!template) return { route: `${method} ${pathname}`, problems: ['not in docs/admin-openapi.yaml'], read: false };
-  const route = `${method} ${template.path}`;
-  // A page that navigated away may have dropped the body (reading it can then hang): the route is still checked.
-  const body = await Promise.race([
-    response.json().catch(() => undefined),
-    new Promise<undefined>((resolve) => setTimeout(resolve, 5_000)),
-  ]);
-  if (body === undefined) return { route, problems: [], read: false };
-  return { route, problems: checker.check(method, template.path, response.status(), body), read: true };
-}
