@@ -2,7 +2,7 @@ import { CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { connectMcp, freePort, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
 import type { Page } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleSession } from './support/console-session';
+import { ConsoleSession, LOGIN_ROUTES } from './support/console-session';
 import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
 
 const ADMIN_PORT = await freePort();
@@ -151,14 +151,7 @@ describe('console: calls and channels', () => {
 
   it('used only routes of docs/admin-openapi.yaml, and every answer was valid by its schema', async () => {
     await session.expectDocumentedAnswers([
-      'POST /admin/v1/session',
-      'GET /admin/v1/session',
-      // The login page asks whether single sign-on is offered.
-      'GET /admin/v1/session/options',
-      'GET /admin/v1/agents',
-      'GET /admin/v1/webhooks',
-      // The overview's live figures (an event stream, checked in console-playground.e2e).
-      'GET /admin/v1/events',
+      ...LOGIN_ROUTES,
       'GET /admin/v1/calls',
       'GET /admin/v1/calls/{callId}',
       'GET /admin/v1/channels',

@@ -5,7 +5,7 @@ import type { Page } from '@playwright/test';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/idempotency/fingerprint';
-import { ConsoleSession } from './support/console-session';
+import { ConsoleSession, LOGIN_ROUTES } from './support/console-session';
 import { until } from './support/until';
 
 const ADMIN_PORT = await freePort();
@@ -247,12 +247,7 @@ describe('console: audit trail and tool changes', () => {
 
   it('used only routes of docs/admin-openapi.yaml, and every answer was valid by its schema', async () => {
     const checked = await session.expectDocumentedAnswers([
-      'POST /admin/v1/session',
-      'GET /admin/v1/session',
-      'GET /admin/v1/session/options',
-      'GET /admin/v1/agents',
-      'GET /admin/v1/webhooks',
-      'GET /admin/v1/events',
+      ...LOGIN_ROUTES,
       'GET /admin/v1/audit',
       'GET /admin/v1/calls/{callId}',
       'GET /admin/v1/tool-changes',

@@ -5,6 +5,20 @@ import { answerChecker, type CheckedAnswer } from './console-answers';
 import { consoleContext, launchChromium, screenshot, seriousViolations } from './console-browser';
 
 /**
+ * The admin API routes a login and the overview use: the session (and whether
+ * single sign-on is offered), the agents, the webhooks, the live figures (an
+ * event stream, checked in console-playground.e2e).
+ */
+export const LOGIN_ROUTES = [
+  'POST /admin/v1/session',
+  'GET /admin/v1/session',
+  'GET /admin/v1/session/options',
+  'GET /admin/v1/agents',
+  'GET /admin/v1/webhooks',
+  'GET /admin/v1/events',
+];
+
+/**
  * The console in headless Chromium, for the browser tests: one page on the
  * admin port's origin, every answer of the admin API to it recorded and
  * checked against docs/admin-openapi.yaml (`expectDocumentedAnswers` at the
