@@ -38,14 +38,15 @@ import {
 } from './call-errors';
 import { CallWatch } from './call-watch';
 import { callIdFor, chatMessage } from './chat-messages';
-import type {
-  AskRequest,
-  CallOutcome,
-  CallRef,
-  CallRequest,
-  ConversationalContent,
-  ExecuteOptions,
-  PreparedCall,
+import {
+  NO_TOOL_ID,
+  type AskRequest,
+  type CallOutcome,
+  type CallRef,
+  type CallRequest,
+  type ConversationalContent,
+  type ExecuteOptions,
+  type PreparedCall,
 } from './call-shapes';
 
 /** How a conversational message is named where a tool's name would be (its errors). */
@@ -140,7 +141,7 @@ export class CallPipeline {
       ...(attached.parts.length ? { attachments: attached.parts } : {}),
       ...(request.meta ? { meta: request.meta } : {}),
     });
-    return { toolId: '', message, requestId: request.requestId };
+    return { toolId: NO_TOOL_ID, message, requestId: request.requestId };
   }
 
   /**

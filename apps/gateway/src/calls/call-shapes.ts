@@ -48,6 +48,12 @@ export interface CallRequest {
   requestId?: string;
 }
 
+/**
+ * The `toolId` of a conversational message, which has no tool: the nil UUID
+ * (an idempotency record keeps the tool id it was claimed with as a uuid).
+ */
+export const NO_TOOL_ID = '00000000-0000-0000-0000-000000000000';
+
 /** What a conversational message says: its text, and its structured part if any. */
 export interface ConversationalContent {
   text: string;
