@@ -196,6 +196,32 @@ describe('A2A 1.0: conversational messages, with the official SDK client', () =>
     });
   }
 
+  // A grant names the skills its task may call: a conversation would reach the agent outside all of them.
+  it('a RuntimeGrant may not converse, even with an agent that has a handler: UnsupportedOperationError', async () => {
+    const { grant } = await env.stack.admin<{ grant: string }>(
+      'grant',
+      'mint',
+      '--workspace',
+      'demo',
+      '--agent',
+      env.agentId,
+      '--task',
+      'a2a-conversation-task',
+      '--tools',
+      'echo',
+    );
+    const fetchImpl = withHeaders({ authorization: `Bearer ${grant}` });
+    const client = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }),
+    ).createFromUrl(`${base}/workspaces/demo/agents/${env.agentId}/a2a/`);
+    const refused = await send(client, said([textPart('let me in')])).catch((e: Error) => e);
+    expect((refused as Error).name).toBe('UnsupportedOperationError');
+    expect((refused as Error).message).toMatch(/grant calls only the skills it names/);
+  });
+
   it('the wire error is -32004 on JSON-RPC', async () => {
     const response = await fetch(`${base}/a2a/${QUIET}`, {
       method: 'POST',
