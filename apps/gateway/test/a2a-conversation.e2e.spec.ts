@@ -8,6 +8,8 @@ import {
 } from '@a2a-js/sdk/client';
 import type { Message, Task } from '@a2a-js/sdk';
 import { createAgent, defineSkill, type Agent } from '@mcpgw/agent-sdk';
+import { decodeJson, encodeJson } from '@mcpgw/bus';
+import { BusPattern } from '@mcpgw/contracts';
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -220,6 +222,44 @@ describe('A2A 1.0: conversational messages, with the official SDK client', () =>
     const refused = await send(client, said([textPart('let me in')])).catch((e: Error) => e);
     expect((refused as Error).name).toBe('UnsupportedOperationError');
     expect((refused as Error).message).toMatch(/grant calls only the skills it names/);
+  });
+
+  // Defence in depth: a conversational message posted on the bus past the gateway's check (as another sender could).
+  it('the SDK answers a conversational message without a handler with an error reply, and goes on serving', async () => {
+    const nc = await env.connectNats({ role: 'gateway' });
+    try {
+      const message = {
+        type: 'chat_message',
+        id: randomUUID(),
+        agent_id: QUIET,
+        sender: { kind: 'mcp_client', id: 'tester' },
+        created_at: new Date().toISOString(),
+        text: 'past the gateway',
+      };
+      const answer = await nc.request(
+        `${env.stack.settings.busPrefix}.${BusPattern.PostAndWait}`,
+        encodeJson({ envelope: message, timeout_ms: 10_000 }),
+        { timeout: 15_000 },
+      );
+      const frame = decodeJson(answer.data) as { ok: boolean; data: { result: { status: string; reply: object } } };
+      expect(frame.data.result).toMatchObject({
+        status: 'replied',
+        reply: {
+          is_error: true,
+          content: [{ type: 'text', text: 'this agent answers no conversational messages: name one of its skills' }],
+        },
+      });
+    } finally {
+      await nc.close();
+    }
+    const client = await clientOf('JSONRPC', QUIET, quietKey);
+    const shouted = await client.sendMessage({
+      tenant: '',
+      message: { ...said([textPart('still here')]), metadata: { skill: 'shout' } },
+      configuration: undefined,
+      metadata: undefined,
+    });
+    expect(textOf(shouted as Message)).toBe('STILL HERE');
   });
 
   it('the wire error is -32004 on JSON-RPC', async () => {
