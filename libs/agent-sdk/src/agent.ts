@@ -10,6 +10,7 @@ import { CallEventsPublisher } from './replies/call-events';
 import { Questions } from './replies/questions';
 import { Replier } from './replies/replier';
 import type { Catalogue } from './skills/catalogue';
+import type { MessageHandler } from './skills/message-handler';
 import type { AgentHandle } from './skills/skill';
 import { SkillRunner } from './skills/skill-runner';
 
@@ -63,7 +64,12 @@ export class Agent implements AgentHandle {
   constructor(private readonly options: AgentOptions) {
     this.settings = resolveSettings(options, options.env ?? process.env);
     this.logger = options.logger ?? jsonLinesLogger(`agent ${options.agentId}`);
-    this.offered = { skills: options.skills, resources: options.resources, prompts: options.prompts };
+    this.offered = {
+      skills: options.skills,
+      resources: options.resources,
+      prompts: options.prompts,
+      onMessage: options.onMessage,
+    };
   }
 
   get agentId(): string {
@@ -193,6 +199,19 @@ export class Agent implements AgentHandle {
 
   catalogue(): Catalogue {
     return this.offered;
+  }
+
+  /**
+   * Answer conversational messages (A2A messages that name no skill) with
+   * `handler`; registered as the `conversation` capability (again, if the
+   * agent runs already). One handler: a second call replaces the first.
+   */
+  onMessage(handler: MessageHandler): this {
+    this.offered = { ...this.offered, onMessage: handler };
+    void this.running?.registration
+      .update({ onMessage: handler })
+      .catch((error: Error) => this.logger.error({ msg: 'registration refused', error: error.message }));
+    return this;
   }
 
   /** Change the catalogue (skills, resources, prompts) and register it: clients watching the lists hear of it. */

@@ -2,6 +2,7 @@ export { Agent, createAgent, type AgentOptions } from './agent';
 export type { AgentSettings } from './agent-options';
 export type { AgentLogger } from './logger';
 export { defineSkill, type SkillSpec } from './skills/define-skill';
+export type { ConversationalMessage, MessageHandler } from './skills/message-handler';
 export {
   RedeliverError,
   ToolError,

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any
 
-from mcpgw_agent import Agent, AgentError, Context, Result, ToolError
+from mcpgw_agent import Agent, AgentError, Context, IncomingMessage, Result, ToolError
 
 PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 EMPTY = {"type": "object", "properties": {}}
@@ -137,7 +137,28 @@ def build(agent_id: str) -> Agent:
             content=[{"type": "text", "text": json.dumps(summary, separators=(",", ":"))}], structured=summary
         )
 
+    @agent.on_message
+    async def on_message(message: IncomingMessage, ctx: Context) -> str:
+        earlier = [
+            stored
+            for stored in await ctx.history()
+            if _is_conversational(stored.get("envelope"), ctx.message_id)
+        ]
+        data = f" {json.dumps(message.data, separators=(',', ':'), ensure_ascii=False)}" if message.data else ""
+        return f"heard {message.text}{data} ({len(earlier) + 1} in this conversation)"
+
     return agent
+
+
+def _is_conversational(envelope: Any, current: str) -> bool:
+    """An earlier conversational message of the channel: a chat_message with text and no tool call."""
+    return (
+        isinstance(envelope, dict)
+        and envelope.get("type") == "chat_message"
+        and envelope.get("text") is not None
+        and envelope.get("tool_call") is None
+        and envelope.get("id") != current
+    )
 
 
 def main() -> int:

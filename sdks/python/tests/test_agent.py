@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from mcpgw_agent import ATTEMPTS_EXHAUSTED, Agent, AgentError, Context, Result, ToolError
+from mcpgw_agent import ATTEMPTS_EXHAUSTED, Agent, AgentError, Context, IncomingMessage, Result, ToolError
 from mcpgw_agent.cancellation.cancellations import Call
 from mcpgw_agent.options import nats_servers, settings_from_env
+from mcpgw_agent.skills.message_handler import NO_MESSAGE_HANDLER
 
 from .test_messages import MESSAGE
 
@@ -142,9 +143,32 @@ async def test_runs_skills_and_maps_their_failures() -> None:
     assert await dispatch(agent, tool_call={"name": "nope", "arguments": {}}) == Result(
         [{"type": "text", "text": 'this agent has no skill "nope"'}], None, True
     )
-    assert (await dispatch(agent, text="just chat")).content == [
-        {"type": "text", "text": "this agent has no skill null"}
-    ]
+    # A conversational message to an agent without a handler (the gateway sends none): an error reply.
+    assert await dispatch(agent, text="just chat") == Result([{"type": "text", "text": NO_MESSAGE_HANDLER}], None, True)
+
+
+async def test_conversational_messages_reach_the_handler() -> None:
+    agent = make_agent()
+    assert "conversation" not in agent.catalogue()
+    heard: list[IncomingMessage] = []
+
+    @agent.on_message
+    async def chat(message: IncomingMessage, ctx: Context) -> str:
+        heard.append(message)
+        if message.text == "refuse":
+            raise ToolError("not now")
+        return f"you said {message.text} ({ctx.message_id})"
+
+    # Registered as a capability: the gateway sends conversational messages only to such agents.
+    assert agent.catalogue()["conversation"] is True
+    said = await dispatch(agent, text="hi", data={"n": 1})
+    assert said == Result([{"type": "text", "text": f"you said hi ({MESSAGE['id']})"}])
+    assert heard == [IncomingMessage("hi", {"n": 1})]
+    assert await dispatch(agent, text="refuse") == Result([{"type": "text", "text": "not now"}], None, True)
+    # A tool call is still a tool call, and a resource read a read: only a message that asks for none is a message.
+    reversed_ = await dispatch(agent, tool_call={"name": "reverse", "arguments": {"text": "ab"}})
+    assert reversed_.content == [{"type": "text", "text": "ba"}]
+    assert len(heard) == 2
 
 
 async def test_resources_and_prompts() -> None:

@@ -39,6 +39,7 @@ def test_takes_a_chat_message_of_this_agent() -> None:
     assert check_inbox_message(changed(["meta"], None), "my-agent")
     assert check_inbox_message(changed(["tool_call"], None), "my-agent")
     assert check_inbox_message({**MESSAGE, "unknown": 1}, "my-agent")
+    assert check_inbox_message({**MESSAGE, "tool_call": None, "text": "hi", "data": {"n": 1}}, "my-agent")
 
 
 @pytest.mark.parametrize(
@@ -62,6 +63,8 @@ def test_takes_a_chat_message_of_this_agent() -> None:
         (["meta", "timeout_ms"], "3000"),
         (["meta", "timeout_ms"], True),
         (["meta"], []),
+        (["data"], []),  # a conversational message's structured part is an object
+        (["data"], "x"),
     ],
 )
 def test_drops_a_malformed_message(path: list[Any], value: Any) -> None:

@@ -144,6 +144,14 @@ const agent = createAgent({
   agentId: process.env.AGENT_ID ?? 'contract-agent',
   skills: [echo, image, add, fail, report, askName, wait, attachment],
 });
+// Conversational messages (A2A messages that name no skill): what was said, and how many the conversation holds.
+agent.onMessage(async (message, ctx) => {
+  const earlier = (await ctx.history()).filter(({ envelope: m }) => {
+    return m.type === 'chat_message' && m.text !== undefined && !m.tool_call && m.id !== ctx.message.id;
+  });
+  const data = message.data ? ` ${JSON.stringify(message.data)}` : '';
+  return `heard ${message.text}${data} (${earlier.length + 1} in this conversation)`;
+});
 agent.start().then(
   () => console.log('contract agent ready'),
   (error: Error) => {

@@ -1,3 +1,10 @@
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
+import type { Message } from '@a2a-js/sdk';
 import { AgentPresence, CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { FilesApi } from '@mcpgw/files-client';
 import { connectMcp, startTestStack, type McpConnection, type TestStack } from '@mcpgw/devstack';
@@ -290,6 +297,40 @@ describe.each(CONTRACT_SDKS)('the agent contract: $name SDK', (sdk) => {
     );
     expect(await imposter.exited).not.toBe(0);
     expect(imposter.stderr()).toContain('NATS_CREDS');
+  });
+
+  it('answers a conversational message (an A2A message that names no skill) with its message handler', async () => {
+    const fetchImpl: typeof fetch = (input, init) =>
+      fetch(input, {
+        ...init,
+        headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-agent-api-key': apiKey },
+      });
+    const client = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }),
+    ).createFromUrl(`${env.gatewayUrls[0]}/a2a/${agentId}/`);
+    const part = (content: Message['parts'][number]['content']) => ({
+      content,
+      metadata: undefined,
+      filename: '',
+      mediaType: '',
+    });
+    const say = async (contextId: string, parts: Message['parts']) => {
+      const message = { messageId: randomUUID(), contextId, taskId: '', role: 1, parts, metadata: undefined };
+      const params = { tenant: '', configuration: undefined, metadata: undefined };
+      const answer = (await client.sendMessage({
+        ...params,
+        message: { ...message, extensions: [], referenceTaskIds: [] },
+      })) as Message;
+      return { contextId: answer.contextId, text: answer.parts.map((p) => p.content?.value).join('') };
+    };
+    const first = await say('', [part({ $case: 'text', value: 'hello' }), part({ $case: 'data', value: { n: 1 } })]);
+    expect(first.text).toBe('heard hello {"n":1} (1 in this conversation)');
+    // The same contextId is the same conversation: the handler's history holds the first message.
+    const second = await say(first.contextId, [part({ $case: 'text', value: 'again' })]);
+    expect(second.text).toBe('heard again (2 in this conversation)');
   });
 
   /** The presence heartbeats of the agent heard from now on (docs/asyncapi.yaml, publishPresence). */

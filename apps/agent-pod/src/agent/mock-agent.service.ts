@@ -5,6 +5,7 @@ import { METRICS_REGISTRY, type ReadinessCheck } from '@mcpgw/observability';
 import { Draining } from '@mcpgw/runtime';
 import type { Registry } from 'prom-client';
 import { AGENT_POD_ENV, type AgentPodEnv } from '../config/agent-pod.env';
+import { echoConversation } from '../conversation/echo.handler';
 import { conformancePrompts } from '../prompts/conformance.prompts';
 import { conformanceResources } from '../resources/conformance.resources';
 import { MOCK_AGENT_SKILLS } from '../skills/skills';
@@ -41,6 +42,7 @@ export class MockAgentService implements OnApplicationBootstrap, OnApplicationSh
       skills: MOCK_AGENT_SKILLS,
       resources: conformanceResources,
       prompts: conformancePrompts,
+      onMessage: echoConversation,
       connection,
       logger: new Logger('Agent'),
       // Nest's shutdown drains (libs/runtime/README.md); /health must answer while the gateway is not up yet.

@@ -2,13 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CallCancelledError, ToolNotFoundError } from '../calls/call-errors';
 import { CallRunner } from '../calls/call-runner.service';
 import type { CallOutcome, CallRequest } from '../calls/call-shapes';
-import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
+import { ToolCatalogueService, type AgentCatalogue } from '../catalogue/tool-catalogue.service';
+import { ATTACHMENTS_ARGUMENT } from '../files/attachments';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { QuotasService } from '../quotas/quotas.service';
 import { callerLacks, callerMayUse, callerMeta } from '../auth/caller';
 import { ConversationHandles } from '../sessions/conversation-handles';
 import { CallTime } from '../timeouts/call-time';
 import type { Caller } from '../auth/caller';
+import { conversationMeta, conversationRefusal } from './conversation-rights';
 import type { A2aFailure } from './a2a-errors';
 import { A2aTasks } from './a2a-tasks.service';
 import { agentMessage } from './answers';
@@ -56,9 +58,7 @@ export class A2aMessages {
       const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
       return answered.ok ? { ok: true, text: `{"task":${answered.text}}`, replayed: false } : answered;
     }
-    if (send.skill === undefined)
-      return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
-    const prepared = await this.prepare(caller, send, send.skill, options);
+    const prepared = await this.prepare(caller, send, options);
     if (!prepared.ok) return prepared;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
@@ -90,9 +90,7 @@ export class A2aMessages {
       const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
       return answered.ok ? this.streams.subscribe(caller, send.message.taskId, { evenIfEnded: true }) : answered;
     }
-    if (send.skill === undefined)
-      return unsupported('this agent answers messages that name a skill in metadata.skill (see the agent card)');
-    const prepared = await this.prepare(caller, send, send.skill, options);
+    const prepared = await this.prepare(caller, send, options);
     if (!prepared.ok) return prepared;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
@@ -105,13 +103,11 @@ export class A2aMessages {
   }
 
   /** The call as the pipeline takes it, or why this caller may not make it. */
-  private async prepare(
-    caller: Caller,
-    send: SendMessage,
-    skill: string,
-    options: SendOptions,
-  ): Promise<{ ok: true; call: CallRequest & { messageId: string } } | { ok: false; failure: A2aFailure }> {
-    const tool = (await this.catalogue.forAgent(caller.agentId)).byName.get(skill);
+  private async prepare(caller: Caller, send: SendMessage, options: SendOptions): Promise<Prepared> {
+    const catalogue = await this.catalogue.forAgent(caller.agentId);
+    if (send.skill === undefined) return this.prepareConversational(caller, send, catalogue, options);
+    const skill = send.skill;
+    const tool = catalogue.byName.get(skill);
     // A skill this caller may not use is, to it, a skill that does not exist.
     if (tool && !callerMayUse(caller, tool))
       return { ok: false, failure: { kind: 'call', error: new ToolNotFoundError(skill) } };
@@ -134,11 +130,50 @@ export class A2aMessages {
     };
   }
 
+  /**
+   * A message that names no skill: a conversational message, for the agent's
+   * message handler, through the same call path as a skill (one call id,
+   * quotas, deadline, webhooks), on the contextId's channel (so the agent sees
+   * one history per context). Refused here, with no bus round trip, when the
+   * agent registered no handler, or when the caller may call only named skills.
+   */
+  private async prepareConversational(
+    caller: Caller,
+    send: SendMessage,
+    catalogue: AgentCatalogue,
+    options: SendOptions,
+  ): Promise<Prepared> {
+    if (!catalogue.conversation)
+      return unsupported('this agent answers only messages that name a skill in metadata.skill (see the agent card)');
+    const refused = conversationRefusal(caller);
+    if (refused) return unsupported(refused);
+    const channelId = this.conversations.channelOf(send.message.contextId, caller.agentId, caller.callerId);
+    const attachments = send.arguments[ATTACHMENTS_ARGUMENT];
+    return {
+      ok: true,
+      call: {
+        agentId: caller.agentId,
+        callerId: caller.callerId,
+        tool: '',
+        // What a repeated messageId is compared with (and the audit trail records), and the files to resolve.
+        arguments: { ...send.said, ...(attachments !== undefined && { [ATTACHMENTS_ARGUMENT]: attachments }) },
+        said: send.said,
+        messageId: chatMessageIdOf(caller.agentId, caller.callerId, send.message.messageId),
+        ...(channelId && { channelId }),
+        time: CallTime.accept({}, this.env),
+        requestId: options.requestId,
+        meta: conversationMeta(caller),
+      },
+    };
+  }
+
   /** The contextId to answer with: the one the message sent when it names this channel, else a fresh handle. */
   private contextOf(caller: Caller, channelId: string, sent: string | undefined): string {
     return this.conversations.renew(sent, channelId, caller.agentId, caller.callerId);
   }
 }
+
+type Prepared = { ok: true; call: CallRequest & { messageId: string } } | { ok: false; failure: A2aFailure };
 
 function unsupported(detail: string): { ok: false; failure: A2aFailure } {
   return { ok: false, failure: { kind: 'unsupported_operation', detail } };

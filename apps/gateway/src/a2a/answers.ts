@@ -5,7 +5,8 @@ import type { Message, Part } from './wire';
 /**
  * The agent's reply as an A2A agent message: each MCP content item as a part
  * (text as `text`, images and audio as `raw`, resource links as `url`), the
- * structured result as a `data` part. Its metadata names the call and the skill,
+ * structured result as a `data` part. Its metadata names the call and the skill
+ * (none for a conversational message's answer),
  * and says when the skill answered with an error the caller could correct
  * (MCP's `isError`: not a protocol failure).
  */
@@ -17,7 +18,11 @@ export function agentMessage(outcome: CallOutcome, skill: string, contextId: str
     contextId,
     role: 'ROLE_AGENT',
     parts,
-    metadata: { skill, [CALL_ID_META_KEY]: outcome.callId, ...(outcome.isError && { isError: true }) },
+    metadata: {
+      ...(skill && { skill }),
+      [CALL_ID_META_KEY]: outcome.callId,
+      ...(outcome.isError && { isError: true }),
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { fileUuid, publicFileId } from '../files/file-ids';
 import { IDEMPOTENCY_ARGUMENT } from '../idempotency/idempotency-key';
+import type { ConversationalContent } from '../calls/call-shapes';
 import type { Message, Part } from './wire';
 
 /** Where a message names the skill it calls. */
@@ -16,6 +17,8 @@ export interface SendMessage {
    * with `attachments` for the `url` parts that name this gateway's files.
    */
   arguments: Record<string, unknown>;
+  /** What a conversational message says: the text parts joined by newlines, and the first `data` part (an object). */
+  said: ConversationalContent;
   returnImmediately: boolean;
 }
 
@@ -77,6 +80,7 @@ export function parseSendMessage(params: unknown): ParsedSend {
       message: { ...(message as unknown as Message), parts },
       ...(skill !== undefined && { skill: skill as string }),
       arguments: args,
+      said: saidIn(parts),
       returnImmediately: configuration.returnImmediately === true,
     },
   };
@@ -96,10 +100,15 @@ function checkPart(part: unknown): Part | string {
 }
 
 function argumentsOf(parts: Part[]): Record<string, unknown> {
+  const { text, data } = saidIn(parts);
+  if (data) return { ...data };
+  return parts.some((part) => part.text !== undefined) ? { text } : {};
+}
+
+function saidIn(parts: Part[]): ConversationalContent {
   const data = parts.find((part) => part.data !== undefined && isObject(part.data));
-  const texts = parts.flatMap((part) => (part.text !== undefined ? [part.text] : []));
-  if (data) return { ...(data.data as Record<string, unknown>) };
-  return texts.length ? { text: texts.join('\n') } : {};
+  const text = parts.flatMap((part) => (part.text !== undefined ? [part.text] : [])).join('\n');
+  return { text, ...(data && { data: { ...(data.data as Record<string, unknown>) } }) };
 }
 
 /** This gateway's file a `url` part names: its id (`file_…`), or a signed URL of it (`…/api/v1/files/{id}/content?…`). */

@@ -57,9 +57,10 @@ export function a2aTask(row: TaskRow, contextId: string) {
       ...(failure && statusMessage([{ text: failure }])),
       ...(question && statusMessage(question.parts, { [INPUT_REQUEST_KEY]: question.key })),
     },
-    artifacts: result ? [{ artifactId: id, name: row.tool, parts }] : [],
+    // A conversational message's task has no skill (its tool is ''): its artifact is the answer.
+    artifacts: result ? [{ artifactId: id, name: row.tool || 'answer', parts }] : [],
     history: [],
-    metadata: { skill: row.tool, ...(result?.isError === true && { isError: true }) },
+    metadata: { ...(row.tool && { skill: row.tool }), ...(result?.isError === true && { isError: true }) },
   };
 }
 

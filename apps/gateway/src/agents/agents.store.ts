@@ -25,9 +25,17 @@ export interface AgentExtras {
   prompts: PromptDefinition[];
   /** The agent answers completion/complete (else the gateway answers with no values). */
   completions: boolean;
+  /** The agent answers conversational messages (a message handler; else A2A answers UnsupportedOperationError). */
+  conversation: boolean;
 }
 
-const NO_EXTRAS: AgentExtras = { resources: [], resource_templates: [], prompts: [], completions: false };
+const NO_EXTRAS: AgentExtras = {
+  resources: [],
+  resource_templates: [],
+  prompts: [],
+  completions: false,
+  conversation: false,
+};
 
 /** How callers may authenticate at the agent's endpoint (`agent auth`). */
 export interface AuthMethods {
@@ -109,6 +117,7 @@ export class AgentsStore {
           resource_templates: JSON.stringify(extras.resource_templates),
           prompts: JSON.stringify(extras.prompts),
           completions: extras.completions,
+          conversation: extras.conversation,
         })
         .where('id', '=', agentId)
         .execute();
@@ -127,7 +136,7 @@ export class AgentsStore {
   async extras(agentId: string): Promise<AgentExtras> {
     const row = await this.db
       .selectFrom('agents')
-      .select(['resources', 'resource_templates', 'prompts', 'completions'])
+      .select(['resources', 'resource_templates', 'prompts', 'completions', 'conversation'])
       .where('id', '=', agentId)
       .executeTakeFirst();
     return row ?? NO_EXTRAS;

@@ -76,6 +76,7 @@ export class RegistryService {
       resource_templates = [],
       prompts = [],
       completions = false,
+      conversation = false,
     } = parsed.value;
     const names = new Set<string>();
     for (const skill of skills) {
@@ -100,7 +101,7 @@ export class RegistryService {
       }
     }
     const before = await this.lists(agent_id);
-    const extras = { resources, resource_templates, prompts, completions };
+    const extras = { resources, resource_templates, prompts, completions, conversation };
     // What is served: the approved definitions, under the agent's tool-change policy (../tool-pinning/).
     const served = await this.agents.replaceTools(
       agent_id,

@@ -21,7 +21,6 @@ import {
 import { BusClient, BusTimeoutError } from '@mcpgw/bus';
 import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
 import type { Registry } from 'prom-client';
-import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallCancellation, type CancellableCall } from '../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
@@ -38,7 +37,20 @@ import {
   ConversationGoneError,
 } from './call-errors';
 import { CallWatch } from './call-watch';
-import type { AskRequest, CallOutcome, CallRef, CallRequest, ExecuteOptions, PreparedCall } from './call-shapes';
+import { callIdFor, chatMessage } from './chat-messages';
+import {
+  NO_TOOL_ID,
+  type AskRequest,
+  type CallOutcome,
+  type CallRef,
+  type CallRequest,
+  type ConversationalContent,
+  type ExecuteOptions,
+  type PreparedCall,
+} from './call-shapes';
+
+/** How a conversational message is named where a tool's name would be (its errors). */
+const CONVERSATION = 'message';
 
 /**
  * One tools/call, surface-independent: find the tool, check the arguments,
@@ -86,6 +98,7 @@ export class CallPipeline {
    * chat_message. No I/O but the catalogue and, for attachments, the files' rows.
    */
   async prepare(request: CallRequest): Promise<PreparedCall> {
+    if (request.said) return this.prepareConversational(request, request.said);
     const tool = (await this.catalogue.forAgent(request.agentId)).byName.get(request.tool);
     if (!tool) throw new ToolNotFoundError(request.tool);
 
@@ -109,6 +122,26 @@ export class CallPipeline {
       ...(request.meta ? { meta: request.meta } : {}),
     });
     return { toolId: tool.id, message, requestId: request.requestId };
+  }
+
+  /**
+   * A conversational message: no tool to find or schema to check (whether the
+   * agent answers such messages is the surface's to ask first: the catalogue's
+   * `conversation`); the same storable-text rule and attachments as a call.
+   */
+  private async prepareConversational(request: CallRequest, said: ConversationalContent): Promise<PreparedCall> {
+    if (holdsUnstorableText(said) || holdsUnstorableText(request.arguments))
+      throw new InvalidArgumentsError(CONVERSATION, [`message: ${UNSTORABLE_TEXT_REFUSAL}`]);
+    const attached = await this.attachments.resolve(request.arguments, request.agentId, request.callerId);
+    if (!attached.ok) throw new InvalidArgumentsError(CONVERSATION, attached.problems);
+    const message = chatMessage(request, {
+      text: said.text,
+      ...(said.data && { data: said.data }),
+      call_id: request.callId,
+      ...(attached.parts.length ? { attachments: attached.parts } : {}),
+      ...(request.meta ? { meta: request.meta } : {}),
+    });
+    return { toolId: NO_TOOL_ID, message, requestId: request.requestId };
   }
 
   /**
@@ -350,35 +383,4 @@ function detachable<T>(step: Promise<T>, detach: Promise<void> | undefined): Pro
       throw new CallDetachedError();
     }),
   ]);
-}
-
-/**
- * A new chat_message from an MCP client, on the conversation's channel (or a
- * new one). A tool call carries its call id: the caller's, or the gateway's
- * from the message id.
- */
-function chatMessage(
-  request: Pick<CallRequest, 'agentId' | 'callerId' | 'channelId' | 'messageId'>,
-  body: Pick<
-    ChatMessage,
-    'tool_call' | 'call_id' | 'resource_read' | 'prompt_get' | 'complete' | 'attachments' | 'meta'
-  >,
-): ChatMessage {
-  const id = request.messageId ?? randomUUID();
-  const { call_id, ...rest } = body;
-  return {
-    type: 'chat_message',
-    id,
-    channel_id: request.channelId,
-    agent_id: request.agentId,
-    sender: { kind: 'mcp_client', id: request.callerId },
-    created_at: new Date().toISOString(),
-    ...(body.tool_call ? { call_id: call_id ?? callIdOf(id) } : {}),
-    ...rest,
-  };
-}
-
-/** The call id a message carries; one posted before call ids (an old idempotency record) gets the one its id gives. */
-function callIdFor(message: ChatMessage): string {
-  return message.call_id ?? callIdOf(message.id);
 }

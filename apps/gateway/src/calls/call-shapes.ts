@@ -17,8 +17,16 @@ export interface CallRequest {
   agentId: string;
   /** The caller's stable id (API key id or grant task). */
   callerId: string;
+  /** The tool called; `''` for a conversational message (`said`). */
   tool: string;
   arguments: Record<string, unknown>;
+  /**
+   * A conversational message (A2A's message that names no skill): what was
+   * said, posted as the chat_message's `text` and `data` with no `tool_call`,
+   * for the agent's message handler. `arguments` then holds only its
+   * attachments (and is what a repeated idempotency key is compared with).
+   */
+  said?: ConversationalContent;
   /**
    * The call's id when the caller named it (surface B's `params.call_id`);
    * otherwise the gateway's, from the chat_message id (`callIdOf`).
@@ -38,6 +46,18 @@ export interface CallRequest {
   meta?: Record<string, unknown>;
   /** The HTTP request's id (X-Request-Id), for the call's log lines. */
   requestId?: string;
+}
+
+/**
+ * The `toolId` of a conversational message, which has no tool: the nil UUID
+ * (an idempotency record keeps the tool id it was claimed with as a uuid).
+ */
+export const NO_TOOL_ID = '00000000-0000-0000-0000-000000000000';
+
+/** What a conversational message says: its text, and its structured part if any. */
+export interface ConversationalContent {
+  text: string;
+  data?: Record<string, unknown>;
 }
 
 /** A checked call, ready to post: the tool and the chat_message that carries it. */

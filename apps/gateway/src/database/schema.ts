@@ -23,6 +23,8 @@ export interface AgentsTable {
   resource_templates: Generated<Json<ResourceTemplateDefinition[]>>;
   prompts: Generated<Json<PromptDefinition[]>>;
   completions: Generated<boolean>;
+  /** The agent answers conversational messages (migration 1764722000000). */
+  conversation: Generated<boolean>;
   api_keys_enabled: Generated<boolean>;
   oauth_enabled: Generated<boolean>;
   /** The agent's tool-change policy; null: TOOL_CHANGES (migration 1764719000000). */

@@ -67,6 +67,8 @@ export class Registration {
       prompts: prompts.prompts,
       // The gateway asks only an agent that says it completes (else it answers with no values).
       ...((resources.complete || prompts.complete) && { completions: true }),
+      // Likewise conversational messages: only an agent with a handler is sent them.
+      ...(this.catalogue.onMessage && { conversation: true }),
     });
     this.registeredOnce = true;
     this.logger.log({ msg: 'registered', agent_id: this.identity.agentId, skills: registered });

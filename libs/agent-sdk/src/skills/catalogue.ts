@@ -1,4 +1,5 @@
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from '@mcpgw/contracts';
+import type { MessageHandler } from './message-handler';
 import type { Skill, SkillContext } from './skill';
 
 export interface ResourceContents {
@@ -54,12 +55,14 @@ export interface PromptProvider {
   complete?: Completer<string>;
 }
 
-/** Everything an agent registers: its skills (MCP tools), resources and prompts. */
+/** Everything an agent registers: its skills (MCP tools), resources and prompts, and its message handler. */
 export interface Catalogue {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each skill types its own arguments
   skills: readonly Skill<any>[];
   resources?: ResourceProvider;
   prompts?: PromptProvider;
+  /** Answers conversational messages (registered as `conversation`: without it the gateway sends none). */
+  onMessage?: MessageHandler;
 }
 
 export const NO_RESOURCES: ResourceProvider = { resources: [], templates: [], read: async () => undefined };

@@ -17,7 +17,12 @@ import {
   type Attachment,
   type SkillContext,
   type SkillOutput,
+  type SkillResult,
 } from './skill';
+import { NO_MESSAGE_HANDLER, conversationalMessage } from './message-handler';
+
+/** The span (and error text) name of a conversational message's handler. */
+const MESSAGE_SPAN = 'message';
 
 /** The agent stops before the skill finished: the message goes back to the inbox for another instance. */
 export class AgentStoppingError extends Error {
@@ -81,22 +86,45 @@ export class SkillRunner {
   }
 
   private async run(message: ChatMessage, tracked: TrackedCall, attempt: number): Promise<SkillOutput> {
-    const { signal } = tracked;
     if (message.resource_read) return this.readResource(message.resource_read.uri);
     if (message.complete) return this.complete(message.complete);
     if (message.prompt_get) {
       return this.getPrompt(message.prompt_get.name, message.prompt_get.arguments, this.asker(message, tracked));
     }
     const call = message.tool_call;
-    const skill = call && this.parts.registration.skill(call.name);
-    if (!call || !skill) {
-      return { content: [text(`this agent has no skill ${JSON.stringify(call?.name ?? null)}`)], isError: true };
-    }
+    // Asking for nothing else (no tool call, read, prompt or completion): a conversational message.
+    if (!call) return this.converse(message, tracked, attempt);
+    const skill = this.parts.registration.skill(call.name);
+    if (!skill) return { content: [text(`this agent has no skill ${JSON.stringify(call.name)}`)], isError: true };
+    return this.handle(call.name, message, tracked, attempt, (context) => skill.run(call.arguments, context));
+  }
+
+  /**
+   * A conversational message, to the agent's handler. The gateway sends them
+   * only to an agent that registered one; should one come anyway (a handler
+   * removed meanwhile, another sender), the answer is an error, not a crash.
+   */
+  private converse(message: ChatMessage, tracked: TrackedCall, attempt: number): Promise<SkillOutput> {
+    const handler = this.parts.registration.current().onMessage;
+    if (!handler) return Promise.resolve({ content: [text(NO_MESSAGE_HANDLER)], isError: true });
+    const said = conversationalMessage(message);
+    return this.handle(MESSAGE_SPAN, message, tracked, attempt, (context) => handler(said, context));
+  }
+
+  /** Run a skill (or the message handler): a throw is an error result, but for a stop or a redelivery. */
+  private async handle(
+    name: string,
+    message: ChatMessage,
+    tracked: TrackedCall,
+    attempt: number,
+    work: (context: SkillContext) => Promise<SkillResult>,
+  ): Promise<SkillOutput> {
+    const { signal } = tracked;
     if (signal.aborted) throw signal.reason;
     const context = this.context(message, tracked, attempt);
-    return inSkillSpan(call.name, message, this.parts.podId, async (failed) => {
+    return inSkillSpan(name, message, this.parts.podId, async (failed) => {
       try {
-        const output = toOutput(await skill.run(call.arguments, context));
+        const output = toOutput(await work(context));
         if (output.isError) failed();
         return output;
       } catch (error) {
@@ -111,7 +139,7 @@ export class SkillRunner {
             ...(error.structured && { structured: error.structured }),
           };
         }
-        return { content: [text(`${call.name} failed: ${(error as Error).message}`)], isError: true };
+        return { content: [text(`${name} failed: ${(error as Error).message}`)], isError: true };
       }
     });
   }

@@ -159,8 +159,10 @@ export class FilePartDto {
  * `chat_message`: what an MCP client (through the gateway) or a user says to an
  * agent on a channel. A tools/call travels as `tool_call`, a resources/read as
  * `resource_read`, a prompts/get as `prompt_get`, a completion/complete as
- * `complete`; the sender assigns
- * `id`, so re-posting the same message is harmless.
+ * `complete`; a message with none of these is a conversational message (an
+ * A2A message that names no skill): its `text` and `data` are what was said,
+ * for the agent's message handler (an agent that registered `conversation`).
+ * The sender assigns `id`, so re-posting the same message is harmless.
  */
 export class ChatMessage {
   @Equals('chat_message')
@@ -188,12 +190,17 @@ export class ChatMessage {
   @IsString()
   text?: string;
 
+  /** A conversational message's structured part (A2A's `data` part), beside its `text`. */
+  @IsOptional()
+  @IsObject()
+  data?: Record<string, unknown>;
+
   @IsOptional()
   @ValidateNested()
   @Type(() => ToolCallDto)
   tool_call?: ToolCallDto;
 
-  /** A tool call's id, the one its caller and webhooks see (`call-id.ts`); set by the gateway on `tool_call` messages. */
+  /** A call's id, the one its caller and webhooks see (`call-id.ts`); set by the gateway on `tool_call` and conversational messages. */
   @IsOptional()
   @Matches(CALL_ID_PATTERN)
   call_id?: string;

@@ -74,6 +74,7 @@ const chatMessageSchema = object(
   {
     channel_id: uuid,
     text: string(),
+    data: anyObject,
     tool_call: object({ name: string(128), arguments: anyObject }),
     call_id: { type: 'string', pattern: CALL_ID_PATTERN.source },
     resource_read: object({ uri: string(2048) }),

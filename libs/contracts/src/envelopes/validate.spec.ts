@@ -160,7 +160,7 @@ describe('compiled envelope schemas', () => {
       'ChatMessage',
       ChatMessage,
       { type: 'chat_message', id: U, agent_id: 'a', sender: { kind: 'user', id: 'x' }, created_at: '2024' },
-      ['channel_id', 'text', 'tool_call', 'call_id', 'resource_read', 'prompt_get', 'attachments', 'meta'],
+      ['channel_id', 'text', 'data', 'tool_call', 'call_id', 'resource_read', 'prompt_get', 'attachments', 'meta'],
     ],
     [
       'AgentReply',

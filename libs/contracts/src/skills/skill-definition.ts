@@ -144,4 +144,13 @@ export class RegisterAgentRequest {
   @IsOptional()
   @IsBoolean()
   completions?: boolean;
+
+  /**
+   * The agent answers conversational messages (a `chat_message` with no
+   * `tool_call`: A2A's messages that name no skill); without it the gateway
+   * answers them `UnsupportedOperationError` and never asks the agent.
+   */
+  @IsOptional()
+  @IsBoolean()
+  conversation?: boolean;
 }

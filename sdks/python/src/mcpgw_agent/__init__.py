@@ -7,6 +7,7 @@ from .deadline import Deadline
 from .errors import AgentError, BusError
 from .replies.replier import ATTEMPTS_EXHAUSTED
 from .results import ClientRequestError, Result, ToolError
+from .skills.message_handler import IncomingMessage
 
 __all__ = [
     "ATTEMPTS_EXHAUSTED",
@@ -19,6 +20,7 @@ __all__ = [
     "Credentials",
     "CredentialsError",
     "Deadline",
+    "IncomingMessage",
     "Result",
     "ToolError",
 ]

@@ -159,6 +159,17 @@ class Agent:
         """Register a prompt: ``async def render(args, ctx) -> str | list[message] | {"messages": …}``."""
         return self._catalogue.prompt(name, description=description, arguments=arguments)
 
+    def on_message(self, fn: F) -> F:
+        """Register ``async def on_message(message: IncomingMessage, ctx: Context)`` for conversational messages.
+
+        A conversational message is an A2A message that names no skill; the
+        handler gets what was said (``message.text``, ``message.data``) and
+        returns what a skill may. Registered as the ``conversation``
+        capability: without a handler the gateway answers such messages
+        ``UnsupportedOperationError`` itself. Register it before ``start()``.
+        """
+        return self._catalogue.on_message(fn)
+
     def catalogue(self) -> dict[str, Any]:
         """The registration payload."""
         return self._catalogue.payload(self.settings.workspace_id, self.agent_id, self.pod_id)

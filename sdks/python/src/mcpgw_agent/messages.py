@@ -65,6 +65,7 @@ def check_inbox_message(payload: object, agent_id: str) -> dict[str, Any]:
     _str(sender.get("id"), "sender.id", 200)
     _str(message.get("created_at"), "created_at")
     _str(message.get("text"), "text", optional=True)
+    _optional_obj(message.get("data"), "data")
     call = _optional_obj(message.get("tool_call"), "tool_call")
     if call is not None:
         _str(call.get("name"), "tool_call.name", 128)

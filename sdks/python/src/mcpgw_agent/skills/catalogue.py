@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, TypeVar, Union
 
 from ..context import Context
+from .message_handler import MessageFn
 
 __all__ = ["SIDE_EFFECT_CLASSES", "Catalogue", "F", "Prompt", "Resource", "Skill", "SkillFn"]
 
@@ -97,6 +98,7 @@ class Catalogue:
         self.skills: dict[str, Skill] = {}
         self.resources: dict[str, Resource] = {}
         self.prompts: dict[str, Prompt] = {}
+        self.message_handler: MessageFn | None = None
 
     def skill(
         self,
@@ -154,9 +156,14 @@ class Catalogue:
 
         return register
 
+    def on_message(self, fn: F) -> F:
+        """The decorator that makes ``fn`` the handler of conversational messages (one: a second replaces it)."""
+        self.message_handler = fn
+        return fn
+
     def payload(self, workspace_id: str, agent_id: str, pod_id: str) -> dict[str, Any]:
-        """The registration payload (``register``)."""
-        return {
+        """The registration payload (``register``): ``conversation`` when a message handler is registered."""
+        payload: dict[str, Any] = {
             "workspace_id": workspace_id,
             "agent_id": agent_id,
             "pod_id": pod_id,
@@ -165,3 +172,7 @@ class Catalogue:
             "resource_templates": [],
             "prompts": [p.definition() for p in self.prompts.values()],
         }
+        if self.message_handler is not None:
+            # The gateway sends conversational messages only to an agent that says it answers them.
+            payload["conversation"] = True
+        return payload

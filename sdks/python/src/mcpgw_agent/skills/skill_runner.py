@@ -13,7 +13,7 @@ import base64
 import inspect
 import json
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 from ..cancellation.cancellations import Call, Cancellations, CallStop
 from ..context import CallTools, Context
@@ -23,6 +23,7 @@ from ..logger import log
 from ..replies.replier import Replier
 from ..results import Result, ToolError, normalize, text
 from .catalogue import Catalogue
+from .message_handler import NO_MESSAGE_HANDLER, incoming_message, is_conversational
 
 __all__ = ["HandBack", "Outcome", "SkillRunner", "Stopped"]
 
@@ -99,13 +100,28 @@ class SkillRunner:
         prompt = as_object(message.get("prompt_get"))
         if prompt:
             return await self._get_prompt(prompt, ctx)
+        if is_conversational(message):
+            return await self._converse(message, ctx)
         call = as_object(message.get("tool_call"))
         skill = self._catalogue.skills.get(call["name"]) if call else None
         if not call or not skill:
             name = json.dumps(call["name"] if call else None)
             return Result([text(f"this agent has no skill {name}")], is_error=True)
+        arguments = call["arguments"]
+        return await self._handle(skill.name, lambda: skill.fn(arguments, ctx))
+
+    async def _converse(self, message: dict[str, Any], ctx: Context) -> Result:
+        """A conversational message, to the handler; without one (the gateway sends none then), an error reply."""
+        handler = self._catalogue.message_handler
+        if handler is None:
+            return Result([text(NO_MESSAGE_HANDLER)], is_error=True)
+        said = incoming_message(message)
+        return await self._handle("message", lambda: handler(said, ctx))
+
+    async def _handle(self, name: str, work: Callable[[], Any]) -> Result:
+        """Run a skill (or the message handler): a raise is an error result, but for a cancellation."""
         try:
-            output = skill.fn(call["arguments"], ctx)
+            output = work()
             if inspect.isawaitable(output):
                 output = await output
             return normalize(output)
@@ -114,8 +130,8 @@ class SkillRunner:
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            log.info("skill %s failed: %r", skill.name, error)
-            return Result([text(f"{skill.name} failed: {error}")], is_error=True)
+            log.info("%s failed: %r", name, error)
+            return Result([text(f"{name} failed: {error}")], is_error=True)
 
     async def _read_resource(self, uri: str) -> Result:
         resource = self._catalogue.resources.get(uri)
