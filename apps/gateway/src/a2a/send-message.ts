@@ -17,6 +17,8 @@ export interface SendMessage {
    */
   arguments: Record<string, unknown>;
   returnImmediately: boolean;
+  /** `configuration.taskPushNotificationConfig` (as sent: push/ checks it), a config made with the task. */
+  pushConfig?: unknown;
 }
 
 export type ParsedSend = { ok: true; send: SendMessage } | { ok: false; detail: string };
@@ -78,6 +80,7 @@ export function parseSendMessage(params: unknown): ParsedSend {
       ...(skill !== undefined && { skill: skill as string }),
       arguments: args,
       returnImmediately: configuration.returnImmediately === true,
+      ...(configuration.taskPushNotificationConfig != null && { pushConfig: configuration.taskPushNotificationConfig }),
     },
   };
 }

@@ -99,6 +99,7 @@ export class WebhooksStore {
           .select((eb) => eb.fn.countAll<number>().as('held'))
           .where('agent_id', '=', agentId)
           .where('owner', '=', owner)
+          .where('a2a_task_id', 'is', null)
           .executeTakeFirstOrThrow();
         if (Number(held) >= max) {
           throw new InvalidRequestError(
@@ -133,7 +134,8 @@ export class WebhooksStore {
 
   /** The webhooks in scope (all of them for the operator, or of one agent with `agentId`). */
   async list(scope?: WebhookScope, agentId?: string): Promise<WebhookView[]> {
-    let query = this.db.selectFrom('webhooks').selectAll().orderBy('created_at');
+    // A2A push configs are the a2a surface's (listed there, per task), not webhooks to manage here.
+    let query = this.db.selectFrom('webhooks').selectAll().where('a2a_task_id', 'is', null).orderBy('created_at');
     if (scope) query = query.where('agent_id', '=', scope.agentId).where('owner', '=', scope.owner);
     else if (agentId) query = query.where('agent_id', '=', agentId);
     return (await query.execute()).map(view);
@@ -263,11 +265,9 @@ export class WebhooksStore {
   }
 
   private async checkUrl(raw: string): Promise<string> {
-    const form = SsrfGuard.checkUrl(raw);
-    if (!form.ok) throw new InvalidRequestError(`url: ${form.reason}`);
-    const resolved = await this.guard.resolve(form.url);
-    if (!resolved.ok) throw new InvalidRequestError(`url: ${resolved.reason}`);
-    return form.url.toString();
+    const admitted = await this.guard.admit(raw);
+    if (!admitted.ok) throw new InvalidRequestError(`url: ${admitted.reason}`);
+    return admitted.url;
   }
 }
 
