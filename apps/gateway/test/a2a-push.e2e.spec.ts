@@ -28,7 +28,11 @@ interface PushBody {
   statusUpdate: {
     taskId: string;
     contextId: string;
-    status: { state: string; message?: { parts: Record<string, unknown>[]; metadata?: Record<string, unknown> } };
+    status: {
+      state: string;
+      timestamp: string;
+      message?: { parts: Record<string, unknown>[]; metadata?: Record<string, unknown> };
+    };
   };
 }
 const bodyOf = (r: Received) => JSON.parse(r.body) as PushBody;
@@ -251,6 +255,13 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
       metadata: undefined,
     });
     await expect.poll(() => statesAt(receiver, path), { timeout: 10_000 }).toContain('TASK_STATE_COMPLETED');
+    // The answer made it work again: pushed too.
+    const afterQuestion = receiver
+      .at(path)
+      .filter(
+        (r) => Date.parse(bodyOf(r).statusUpdate.status.timestamp) >= Date.parse(asking.statusUpdate.status.timestamp),
+      );
+    expect(afterQuestion.map((r) => bodyOf(r).statusUpdate.status.state)).toContain('TASK_STATE_WORKING');
     expectSignedWithHeaders(path);
   });
 

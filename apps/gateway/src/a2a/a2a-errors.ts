@@ -105,7 +105,7 @@ export function a2aProblem(failure: A2aFailure, requestId: string): A2aProblem {
         'FAILED_PRECONDITION',
         -32003,
         'PUSH_NOTIFICATION_NOT_SUPPORTED',
-        'this agent sends no push notifications (see its card)',
+        'push notification configs are served over A2A 1.0 only: send A2A-Version: 1.0',
       );
     case 'extended_card_not_configured':
       return spec(

@@ -197,7 +197,10 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     const answered = Object.keys(inputResponses).filter((key) => Object.hasOwn(row.input_requests, key));
     if (answered.length) {
       // The row first: a tasks/get after this ack no longer shows them, even if the agent is slow to go on.
-      await this.store.answered(row.id, answered);
+      await this.store.transaction(async (tx) => {
+        const now = await this.store.answered(tx, row.id, answered);
+        if (now?.push) await this.observer?.changed(tx, now);
+      });
       this.changed(row);
       for (const key of answered)
         this.pipeline.answerInput(row.agent_id, row.message_id, { key, result: inputResponses[key] });

@@ -133,14 +133,16 @@ export class TaskStore {
       .executeTakeFirst()) as TaskRow | undefined;
   }
 
-  /** The client answered `keys`: they are no longer open; none left, the task works again. */
-  async answered(id: string, keys: string[]): Promise<void> {
-    await sql`
+  /** The client answered `keys`: they are no longer open; none left, the task works again. The row then. */
+  async answered(executor: GatewayDb, id: string, keys: string[]): Promise<TaskRow | undefined> {
+    const { rows } = await sql<TaskRow>`
       UPDATE mcp_tasks
       SET input_requests = input_requests - ${keys}::text[],
           status = CASE WHEN (input_requests - ${keys}::text[]) = '{}'::jsonb THEN 'working' ELSE status END,
           updated_at = now()
-      WHERE id = ${id} AND status IN ('working', 'input_required')`.execute(this.db);
+      WHERE id = ${id} AND status IN ('working', 'input_required')
+      RETURNING *`.execute(executor);
+    return rows[0];
   }
 
   /**

@@ -18,6 +18,14 @@ export const NOTIFICATION_TOKEN_HEADER = 'x-a2a-notification-token';
  */
 const aad = (webhookId: string) => `${webhookId}:a2a-headers`;
 
+/** The additional data of a caller's sealed push signing secret: it opens for that caller of that agent only. */
+export const pushSecretAad = (agentId: string, owner: string) => `a2a-push-secret:${agentId}:${owner}`;
+
+/** Sealed headers again with the current key (`webhook reseal-secrets`); as they are when already so. */
+export function resealPushHeaders(box: SecretBox, webhookId: string, sealed: Buffer): Buffer {
+  return box.isCurrent(sealed) ? sealed : box.seal(aad(webhookId), box.open(aad(webhookId), sealed));
+}
+
 export function sealPushHeaders(box: SecretBox, webhookId: string, headers: PushHeaders): Buffer {
   return box.seal(aad(webhookId), JSON.stringify(headers));
 }

@@ -8,6 +8,7 @@ import { notifyChange } from '../database/notify-change';
 import type { GatewayDb } from '../database/schema';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './event-types';
 import { SsrfGuard } from './ssrf-guard';
+import { pushSecretAad, resealPushHeaders } from './push-headers';
 import { SecretBox, newSecret } from './webhook-secrets';
 
 /**
@@ -224,6 +225,7 @@ export class WebhooksStore {
           'agent_id',
           'secret',
           'previous_secret',
+          'a2a_headers',
           sql<boolean>`previous_secret_expires_at > now()`.as('in_window'),
         ])
         .orderBy('id')
@@ -232,18 +234,21 @@ export class WebhooksStore {
       const report: ResealReport = { resealed: 0, current: 0, unreadable: [] };
       for (const row of rows) {
         const previous = row.in_window ? row.previous_secret : null;
-        const stale = [row.secret, previous].some((sealed) => sealed && !box.isCurrent(sealed));
+        const stale = [row.secret, previous, row.a2a_headers].some((sealed) => sealed && !box.isCurrent(sealed));
         if (!stale && previous === row.previous_secret) {
           report.current++;
           continue;
         }
         let secret: Buffer;
         let previousSecret: Buffer | null;
+        let headers: Buffer | null;
         try {
           const reseal = (sealed: Buffer) =>
             box.isCurrent(sealed) ? sealed : box.seal(row.id, box.open(row.id, sealed));
           secret = reseal(row.secret);
           previousSecret = previous && reseal(previous);
+          // An A2A push config's credentials are sealed alike (push-headers.ts).
+          headers = row.a2a_headers && resealPushHeaders(box, row.id, row.a2a_headers);
         } catch {
           report.unreadable.push(row.id);
           continue;
@@ -253,6 +258,7 @@ export class WebhooksStore {
           .set({
             secret,
             previous_secret: previousSecret,
+            a2a_headers: headers,
             ...(previousSecret ? {} : { previous_secret_expires_at: null }),
           })
           .where('id', '=', row.id)
@@ -260,8 +266,42 @@ export class WebhooksStore {
         await notifyChange('webhook', row.agent_id).execute(tx);
         report.resealed++;
       }
+      await this.resealPushSecrets(tx, report);
       return report;
     });
+  }
+
+  /** The callers' A2A push signing secrets (`../a2a/push/`), in the same transaction, counted alike. */
+  private async resealPushSecrets(tx: GatewayDb, report: ResealReport): Promise<void> {
+    const box = this.secrets;
+    const rows = await tx
+      .selectFrom('a2a_push_secrets')
+      .selectAll()
+      .orderBy('agent_id')
+      .orderBy('owner')
+      .forUpdate()
+      .execute();
+    for (const row of rows) {
+      if (box.isCurrent(row.secret)) {
+        report.current++;
+        continue;
+      }
+      const aad = pushSecretAad(row.agent_id, row.owner);
+      let secret: Buffer;
+      try {
+        secret = box.seal(aad, box.open(aad, row.secret));
+      } catch {
+        report.unreadable.push(`a2a-push-secret:${row.agent_id}:${row.owner}`);
+        continue;
+      }
+      await tx
+        .updateTable('a2a_push_secrets')
+        .set({ secret })
+        .where('agent_id', '=', row.agent_id)
+        .where('owner', '=', row.owner)
+        .execute();
+      report.resealed++;
+    }
   }
 
   private async checkUrl(raw: string): Promise<string> {

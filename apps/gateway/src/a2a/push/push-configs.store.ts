@@ -7,7 +7,12 @@ import { notifyChange } from '../../database/notify-change';
 import type { GatewayDb } from '../../database/schema';
 import { TaskStore, type TaskRow } from '../../tasks/tasks.store';
 import { A2A_PUSH_EVENT_TYPE } from '../../webhooks/event-types';
-import { readPushHeaders, sealPushHeaders, type PushHeaders } from '../../webhooks/push-headers';
+import {
+  pushSecretAad as secretAad,
+  readPushHeaders,
+  sealPushHeaders,
+  type PushHeaders,
+} from '../../webhooks/push-headers';
 import { SecretBox, newSecret } from '../../webhooks/webhook-secrets';
 
 /** A push config as stored: what the client may read back of it (never its credentials or token). */
@@ -213,9 +218,6 @@ export class PushConfigsStore {
     }
   }
 }
-
-/** The additional data of a caller's sealed signing secret: it opens for that caller of that agent only. */
-const secretAad = (agentId: string, owner: string) => `a2a-push-secret:${agentId}:${owner}`;
 
 function schemeOf(headers: PushHeaders): string | null {
   return headers.authorization ? headers.authorization.split(' ', 1)[0] : null;
