@@ -308,6 +308,33 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
     expect(scheme.name).toBe('RequestMalformedError');
   });
 
+  it('rotating the signing secret: deliveries carry both signatures through the window, to configs made before too', async () => {
+    const client = await clientOf('JSONRPC');
+    const before = await send(client, 'sleep', { ms: 1_500 }, config('/rotate-before'));
+    const rotated = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/a2a/push-secret/rotate`, {
+      method: 'POST',
+      headers: { 'x-agent-api-key': env.apiKey },
+    });
+    expect(rotated.status).toBe(200);
+    const fresh = ((await rotated.json()) as { secret: string }).secret;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(signingSecret);
+    receiver.verify('/rotate-before', { old: signingSecret, fresh });
+    receiver.verify('/rotate-after', { old: signingSecret, fresh });
+    await send(client, 'sleep', { ms: 10 }, config('/rotate-after'));
+    await expect.poll(() => statesAt(receiver, '/rotate-after'), { timeout: 10_000 }).toContain('TASK_STATE_COMPLETED');
+    await expect
+      .poll(() => statesAt(receiver, '/rotate-before'), { timeout: 10_000 })
+      .toContain('TASK_STATE_COMPLETED');
+    // The config made before the rotation signs its later deliveries with both; a new config too.
+    const completed = (path: string) =>
+      receiver.at(path).find((r) => bodyOf(r).statusUpdate.status.state === 'TASK_STATE_COMPLETED')!;
+    expect(completed('/rotate-before').verifiedWith.sort()).toEqual(['fresh', 'old']);
+    expect(completed('/rotate-after').verifiedWith.sort()).toEqual(['fresh', 'old']);
+    expect(bodyOf(completed('/rotate-before')).statusUpdate.taskId).toBe(before.id);
+    signingSecret = fresh;
+  });
+
   it('credentials, token and signing secret are sealed at rest and never logged', async () => {
     const path = '/sealed';
     const client = await clientOf('JSONRPC');

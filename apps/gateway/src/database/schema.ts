@@ -309,6 +309,9 @@ export interface A2aPushSecretsTable {
   agent_id: string;
   owner: string;
   secret: Buffer;
+  /** Until `previous_secret_expires_at` (a rotation's window), the old secret signs beside the new one. */
+  previous_secret: Buffer | null;
+  previous_secret_expires_at: Timestamp | null;
   created_at: Generated<Timestamp>;
 }
 

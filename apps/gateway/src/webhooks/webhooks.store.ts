@@ -282,21 +282,24 @@ export class WebhooksStore {
       .forUpdate()
       .execute();
     for (const row of rows) {
-      if (box.isCurrent(row.secret)) {
+      if ([row.secret, row.previous_secret].every((sealed) => !sealed || box.isCurrent(sealed))) {
         report.current++;
         continue;
       }
       const aad = pushSecretAad(row.agent_id, row.owner);
+      const reseal = (sealed: Buffer) => (box.isCurrent(sealed) ? sealed : box.seal(aad, box.open(aad, sealed)));
       let secret: Buffer;
+      let previous: Buffer | null;
       try {
-        secret = box.seal(aad, box.open(aad, row.secret));
+        secret = reseal(row.secret);
+        previous = row.previous_secret && reseal(row.previous_secret);
       } catch {
         report.unreadable.push(`a2a-push-secret:${row.agent_id}:${row.owner}`);
         continue;
       }
       await tx
         .updateTable('a2a_push_secrets')
-        .set({ secret })
+        .set({ secret, previous_secret: previous })
         .where('agent_id', '=', row.agent_id)
         .where('owner', '=', row.owner)
         .execute();

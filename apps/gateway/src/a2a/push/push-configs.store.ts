@@ -32,6 +32,12 @@ export interface NewConfig {
   headers: PushHeaders;
 }
 
+interface SigningSecrets {
+  secret: string;
+  previous: string | null;
+  previousExpiresAt: Date | null;
+}
+
 /** How many configs one task holds at most. */
 export const MAX_CONFIGS_PER_TASK = 10;
 
@@ -86,7 +92,7 @@ export class PushConfigsStore {
         .where('a2a_task_id', '=', row.id)
         .where('a2a_config_id', '=', config.configId)
         .execute();
-      const secret = await this.signingSecretIn(tx, row.agent_id, row.principal);
+      const signing = await this.signingSecretIn(tx, row.agent_id, row.principal);
       await tx
         .insertInto('webhooks')
         .values({
@@ -95,7 +101,9 @@ export class PushConfigsStore {
           owner: row.principal,
           url: config.url,
           events: [A2A_PUSH_EVENT_TYPE],
-          secret: this.secrets.seal(id, secret),
+          secret: this.secrets.seal(id, signing.secret),
+          previous_secret: signing.previous === null ? null : this.secrets.seal(id, signing.previous),
+          previous_secret_expires_at: signing.previousExpiresAt,
           a2a_task_id: row.id,
           a2a_config_id: config.configId,
           a2a_headers: sealPushHeaders(this.secrets, id, config.headers),
@@ -151,12 +159,13 @@ export class PushConfigsStore {
 
   /** The caller's signing secret for this agent's push notifications, made on first use. */
   async signingSecret(agentId: string, owner: string): Promise<string> {
-    return this.db.transaction().execute((tx) => this.signingSecretIn(tx, agentId, owner));
+    return (await this.db.transaction().execute((tx) => this.signingSecretIn(tx, agentId, owner))).secret;
   }
 
   /**
-   * A new signing secret for the caller (shown once, as a webhook's rotation): its push configs
-   * sign with it at once, and with the previous one beside it for WEBHOOK_ROTATION_WINDOW_SECONDS.
+   * A new signing secret for the caller (as a webhook's rotation): its push configs, those made
+   * before and those made during the window, sign with it at once, and with the previous one
+   * beside it for WEBHOOK_ROTATION_WINDOW_SECONDS (a rotation during a window drops the oldest).
    */
   async rotateSigningSecret(agentId: string, owner: string): Promise<string> {
     const secret = newSecret();
@@ -164,7 +173,11 @@ export class PushConfigsStore {
       await this.signingSecretIn(tx, agentId, owner);
       await tx
         .updateTable('a2a_push_secrets')
-        .set({ secret: this.secrets.seal(secretAad(agentId, owner), secret) })
+        .set((eb) => ({
+          previous_secret: eb.ref('secret'),
+          previous_secret_expires_at: sql<Date>`now() + make_interval(secs => ${this.env.WEBHOOK_ROTATION_WINDOW_SECONDS})`,
+          secret: this.secrets.seal(secretAad(agentId, owner), secret),
+        }))
         .where('agent_id', '=', agentId)
         .where('owner', '=', owner)
         .execute();
@@ -191,7 +204,8 @@ export class PushConfigsStore {
     return secret;
   }
 
-  private async signingSecretIn(tx: GatewayDb, agentId: string, owner: string): Promise<string> {
+  /** The caller's signing secret (made on first use), and the previous one while its window lasts. */
+  private async signingSecretIn(tx: GatewayDb, agentId: string, owner: string): Promise<SigningSecrets> {
     const made = newSecret();
     // Two first uses at once: one insert wins, both read its secret.
     await tx
@@ -199,13 +213,20 @@ export class PushConfigsStore {
       .values({ agent_id: agentId, owner, secret: this.secrets.seal(secretAad(agentId, owner), made) })
       .onConflict((oc) => oc.columns(['agent_id', 'owner']).doNothing())
       .execute();
-    const { secret } = await tx
+    const row = await tx
       .selectFrom('a2a_push_secrets')
-      .select('secret')
+      .select(['secret', 'previous_secret', 'previous_secret_expires_at'])
       .where('agent_id', '=', agentId)
       .where('owner', '=', owner)
       .executeTakeFirstOrThrow();
-    return this.secrets.open(secretAad(agentId, owner), secret);
+    const aad = secretAad(agentId, owner);
+    const inWindow =
+      row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > new Date();
+    return {
+      secret: this.secrets.open(aad, row.secret),
+      previous: inWindow ? this.secrets.open(aad, row.previous_secret!) : null,
+      previousExpiresAt: inWindow ? row.previous_secret_expires_at : null,
+    };
   }
 
   /** The scheme of a stored config's authentication (the credentials are never read back out). */

@@ -12,7 +12,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * `webhook_events.a2a_task_id`: the task a push event is for (its configs hear
  * it); `webhook_events.webhook_id`: the one config it is for (the state a new
  * config starts with), null for all of them.
- * `a2a_push_secrets`: each caller's signing secret per agent (sealed).
+ * `a2a_push_secrets`: each caller's signing secret per agent (sealed), and the
+ * previous one while a rotation's window lasts (configs made meanwhile sign with both).
  */
 export class A2aPushConfigs1764722000000 implements MigrationInterface {
   name = 'A2aPushConfigs1764722000000';
@@ -33,6 +34,8 @@ export class A2aPushConfigs1764722000000 implements MigrationInterface {
         agent_id text NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
         owner text NOT NULL,
         secret bytea NOT NULL,
+        previous_secret bytea,
+        previous_secret_expires_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (agent_id, owner)
       )`);
