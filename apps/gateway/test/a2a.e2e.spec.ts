@@ -370,9 +370,10 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
     expect((await rpc('{nope')).body.error.code).toBe(-32700);
     expect((await rpc('{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod"}')).body.error.code).toBe(-32601);
+    // A push config for no task: the task is not found (a2a-push.e2e covers push notifications).
     expect(
       (await rpc('{"jsonrpc":"2.0","id":5,"method":"CreateTaskPushNotificationConfig","params":{}}')).body.error.code,
-    ).toBe(-32003);
+    ).toBe(-32001);
     expect(
       (await rpc('{"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{}}', { 'a2a-version': '2.0' })).body.error
         .code,

@@ -12,6 +12,7 @@ export type A2aFailure =
   | { kind: 'unsupported_operation'; detail: string }
   | { kind: 'version_not_supported'; version: string }
   | { kind: 'task_not_found'; taskId: string }
+  | { kind: 'push_config_not_found'; taskId: string; configId: string }
   | { kind: 'task_not_cancelable'; taskId: string; state: string }
   | { kind: 'extended_card_not_configured' }
   | { kind: 'push_not_supported' }
@@ -104,7 +105,7 @@ export function a2aProblem(failure: A2aFailure, requestId: string): A2aProblem {
         'FAILED_PRECONDITION',
         -32003,
         'PUSH_NOTIFICATION_NOT_SUPPORTED',
-        'this agent sends no push notifications (see its card)',
+        'push notification configs are served over A2A 1.0 only: send A2A-Version: 1.0',
       );
     case 'extended_card_not_configured':
       return spec(
@@ -116,6 +117,15 @@ export function a2aProblem(failure: A2aFailure, requestId: string): A2aProblem {
       );
     case 'task_not_found':
       return spec(404, 'NOT_FOUND', -32001, 'TASK_NOT_FOUND', `Task not found: ${failure.taskId}`);
+    case 'push_config_not_found':
+      // As the SDK's own server answers it: the task's config that does not exist is TaskNotFoundError.
+      return spec(
+        404,
+        'NOT_FOUND',
+        -32001,
+        'TASK_NOT_FOUND',
+        `Push notification config ${failure.configId} not found for task ${failure.taskId}`,
+      );
     case 'unauthorized': {
       const problem = {
         401: () => own(401, 'UNAUTHENTICATED', GatewayA2aCode.Unauthenticated, 'UNAUTHENTICATED', failure.reason),

@@ -7,6 +7,7 @@ import { A2aAuthenticator, type A2aAuthenticated } from './a2a-authenticator.ser
 import { a2aProblem, httpJsonError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
+import { A2aPush } from './push/a2a-push.service';
 import { writeEventStream } from './event-stream';
 import { A2aTaskStreams, streamed, type StreamRun } from './task-stream.service';
 import { httpJsonOperation, type HttpJsonOperation } from './http-json-routes';
@@ -31,6 +32,7 @@ export class A2aHttpJsonController {
     private readonly messages: A2aMessages,
     private readonly tasks: A2aTasks,
     private readonly streams: A2aTaskStreams,
+    private readonly push: A2aPush,
   ) {}
 
   @All('a2a/:agentId/rest/*')
@@ -105,11 +107,18 @@ export class A2aHttpJsonController {
         const query = req.query as Record<string, string | undefined>;
         return this.tasks.list(caller, { pageSize: query.pageSize, pageToken: query.pageToken });
       }
+      case 'CreateTaskPushNotificationConfig': {
+        const body = readBody(String(req.body ?? ''));
+        return body.ok ? this.push.create(caller, body.value, operation.taskId) : body;
+      }
+      case 'GetTaskPushNotificationConfig':
+        return this.push.get(caller, operation.taskId, operation.configId);
+      case 'ListTaskPushNotificationConfigs':
+        return this.push.list(caller, operation.taskId);
+      case 'DeleteTaskPushNotificationConfig':
+        return this.push.remove(caller, operation.taskId, operation.configId);
       case 'GetExtendedAgentCard':
         return { ok: false, failure: { kind: 'extended_card_not_configured' } };
-      default:
-        // The push notification config operations: the card says this agent sends none.
-        return { ok: false, failure: { kind: 'push_not_supported' } };
     }
   }
 

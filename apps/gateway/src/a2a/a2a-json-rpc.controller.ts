@@ -6,6 +6,7 @@ import { A2aAuthenticator, type A2aAuthenticated } from './a2a-authenticator.ser
 import { a2aProblem, jsonRpcError, type A2aFailure } from './a2a-errors';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
+import { A2aPush } from './push/a2a-push.service';
 import { writeEventStream } from './event-stream';
 import { A2aTaskStreams, streamed, type StreamRun } from './task-stream.service';
 import { checkVersion, parseJsonRpc, requestedVersion, resultText, type JsonRpcCall, type JsonRpcId } from './json-rpc';
@@ -14,14 +15,6 @@ import { isObject, parseSendMessage } from './send-message';
 import { A2A_VERSION, A2A_VERSION_HEADER } from './wire';
 
 type Answer = { ok: true; text: string } | { ok: true; stream: StreamRun } | { ok: false; failure: A2aFailure };
-
-/** The push notification methods: the card says this agent sends none (PushNotificationNotSupportedError). */
-const PUSH_CONFIG_METHODS = new Set([
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-]);
 
 /**
  * The JSON-RPC binding: `POST /a2a/{agent_id}` (an agent API key or OAuth token)
@@ -38,6 +31,7 @@ export class A2aJsonRpcController {
     private readonly messages: A2aMessages,
     private readonly tasks: A2aTasks,
     private readonly streams: A2aTaskStreams,
+    private readonly push: A2aPush,
   ) {}
 
   @Post('a2a/:agentId')
@@ -114,10 +108,17 @@ export class A2aJsonRpcController {
           pageSize: paramOf(call.params, 'pageSize'),
           pageToken: paramOf(call.params, 'pageToken'),
         });
+      case 'CreateTaskPushNotificationConfig':
+        return this.push.create(caller, call.params);
+      case 'GetTaskPushNotificationConfig':
+        return this.push.get(caller, paramOf(call.params, 'taskId'), paramOf(call.params, 'id'));
+      case 'ListTaskPushNotificationConfigs':
+        return this.push.list(caller, paramOf(call.params, 'taskId'));
+      case 'DeleteTaskPushNotificationConfig':
+        return this.push.remove(caller, paramOf(call.params, 'taskId'), paramOf(call.params, 'id'));
       case 'GetExtendedAgentCard':
         return { ok: false, failure: { kind: 'extended_card_not_configured' } };
       default:
-        if (PUSH_CONFIG_METHODS.has(call.method)) return { ok: false, failure: { kind: 'push_not_supported' } };
         return { ok: false, failure: { kind: 'method_not_found', method: call.method } };
     }
   }

@@ -13,6 +13,8 @@ import type { Caller } from '../auth/caller';
 import { conversationMeta, conversationRefusal } from './conversation-rights';
 import type { A2aFailure } from './a2a-errors';
 import { A2aTasks } from './a2a-tasks.service';
+import { A2aPush } from './push/a2a-push.service';
+import { a2aTaskId } from './task-shapes';
 import { agentMessage } from './answers';
 import { chatMessageIdOf } from './message-ids';
 import { A2aTaskStreams, type StreamStart } from './task-stream.service';
@@ -50,6 +52,7 @@ export class A2aMessages {
     private readonly conversations: ConversationHandles,
     private readonly tasks: A2aTasks,
     private readonly streams: A2aTaskStreams,
+    private readonly push: A2aPush,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -65,9 +68,10 @@ export class A2aMessages {
     try {
       const { call } = prepared;
       if (send.returnImmediately) {
-        const started = await this.tasks.start(caller, call);
+        const started = await this.start(caller, call, send.pushConfig);
         return started.ok ? { ok: true, text: `{"task":${started.text}}`, replayed: false } : started;
       }
+      if (send.pushConfig !== undefined) return unsupported(PUSH_NEEDS_A_TASK);
       const render = (outcome: CallOutcome): SendMessageResponse => ({
         message: agentMessage(outcome, call.tool, this.contextOf(caller, outcome.channelId, send.message.contextId)),
       });
@@ -90,6 +94,7 @@ export class A2aMessages {
       const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
       return answered.ok ? this.streams.subscribe(caller, send.message.taskId, { evenIfEnded: true }) : answered;
     }
+    if (send.pushConfig !== undefined) return unsupported(PUSH_NEEDS_A_TASK);
     const prepared = await this.prepare(caller, send, options);
     if (!prepared.ok) return prepared;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
@@ -100,6 +105,28 @@ export class A2aMessages {
       return started;
     }
     return { ok: true, run: (sink, signal) => started.run(sink, signal).finally(() => admitted.release()) };
+  }
+
+  /**
+   * `returnImmediately`: the task, and the push config sent with it (checked, its URL through the
+   * SSRF guard, before the call is posted; its id, unless given, the task's, so that the same
+   * message again replaces it). The config starts with the task's state as it is when it is stored.
+   */
+  private async start(
+    caller: Caller,
+    call: CallRequest & { messageId: string },
+    pushConfig: unknown,
+  ): Promise<{ ok: true; text: string } | { ok: false; failure: A2aFailure }> {
+    if (pushConfig === undefined) return this.tasks.start(caller, call);
+    const taskId = a2aTaskId({ message_id: call.messageId });
+    const push = await this.push.prepare(pushConfig, taskId, taskId);
+    if (!push.ok) return push;
+    const started = await this.tasks.start(caller, call);
+    if (!started.ok) return started;
+    const row = await this.tasks.rowOf(caller, taskId);
+    const attached = row ? await this.push.attach(row, push.config) : undefined;
+    if (attached && !attached.ok) return attached;
+    return started;
   }
 
   /** The call as the pipeline takes it, or why this caller may not make it. */
@@ -174,6 +201,10 @@ export class A2aMessages {
 }
 
 type Prepared = { ok: true; call: CallRequest & { messageId: string } } | { ok: false; failure: A2aFailure };
+
+const PUSH_NEEDS_A_TASK =
+  'a push notification config needs a task: send the message with configuration.returnImmediately, ' +
+  'or make the config for a task with CreateTaskPushNotificationConfig';
 
 function unsupported(detail: string): { ok: false; failure: A2aFailure } {
   return { ok: false, failure: { kind: 'unsupported_operation', detail } };

@@ -126,7 +126,7 @@ export class A2aTasks {
     const page = rows.slice(0, size);
     const next = rows.length > size ? Buffer.from(String(offset + size)).toString('base64url') : '';
     const body = {
-      tasks: page.map((row) => a2aTask(row, this.contextOf(caller, row))),
+      tasks: page.map((row) => a2aTask(row, this.contextOf(row))),
       nextPageToken: next,
       pageSize: page.length,
       totalSize: offset + page.length + (next ? 1 : 0),
@@ -135,12 +135,15 @@ export class A2aTasks {
   }
 
   answer(caller: Caller, row: TaskRow): TaskAnswer {
-    return { ok: true, text: JSON.stringify(a2aTask(row, this.contextOf(caller, row))) };
+    return { ok: true, text: JSON.stringify(a2aTask(row, this.contextOf(row))) };
   }
 
-  /** The task's channel as a conversation handle, the same on every read (minted as of the task's creation). */
-  private contextOf(caller: Caller, row: TaskRow): string {
-    return this.conversations.mint(row.channel_id, caller.agentId, caller.callerId, row.created_at.getTime());
+  /**
+   * The task's channel as a conversation handle, the same on every read (minted as of the task's
+   * creation, for its agent and caller): GetTask's, the stream's and the push notifications' alike.
+   */
+  contextOf(row: TaskRow): string {
+    return this.conversations.mint(row.channel_id, row.agent_id, row.principal, row.created_at.getTime());
   }
 }
 

@@ -17,6 +17,10 @@ import { A2aJsonRpcController } from './a2a-json-rpc.controller';
 import { A2aMessages } from './a2a-messages.service';
 import { A2aTasks } from './a2a-tasks.service';
 import { A2aTaskStreams } from './task-stream.service';
+import { A2aPush } from './push/a2a-push.service';
+import { PushConfigsStore } from './push/push-configs.store';
+import { PushSecretController } from './push/push-secret.controller';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** The A2A 1.0 surface (README.md beside this file): a fourth dialect over the one call path. */
 @Module({
@@ -31,8 +35,9 @@ import { A2aTaskStreams } from './task-stream.service';
     TasksModule,
     CallsModule,
     McpModule,
+    WebhooksModule,
   ],
-  controllers: [A2aCardController, A2aJsonRpcController, A2aHttpJsonController],
-  providers: [A2aAuthenticator, A2aCards, A2aMessages, A2aTasks, A2aTaskStreams],
+  controllers: [A2aCardController, A2aJsonRpcController, A2aHttpJsonController, PushSecretController],
+  providers: [A2aAuthenticator, A2aCards, A2aMessages, A2aTasks, A2aTaskStreams, A2aPush, PushConfigsStore],
 })
 export class A2aModule {}

@@ -45,7 +45,7 @@ export function agentCard({ agentId, root, tools, security }: CardInput): AgentC
     version: catalogueVersion(tools),
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: true,
       extendedAgentCard: false,
       extensions: [
         {

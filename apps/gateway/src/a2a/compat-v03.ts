@@ -25,6 +25,9 @@ const METHODS: Record<string, string> = {
 /** The 1.0 call a 0.3 request is, or why it cannot be served. */
 export function fromV03(call: JsonRpcCall): { ok: true; call: JsonRpcCall } | { ok: false; failure: A2aFailure } {
   const method = METHODS[call.method];
+  // 0.3's push config methods (`tasks/pushNotificationConfig/set`, …): push is served over 1.0 only.
+  if (call.method.startsWith('tasks/pushNotificationConfig/'))
+    return { ok: false, failure: { kind: 'push_not_supported' } };
   if (!method) return { ok: false, failure: { kind: 'method_not_found', method: call.method } };
   if (!isObject(call.params))
     return { ok: false, failure: { kind: 'invalid_params', detail: 'params must be an object' } };

@@ -20,6 +20,8 @@ export interface SendMessage {
   /** What a conversational message says: the text parts joined by newlines, and the first `data` part (an object). */
   said: ConversationalContent;
   returnImmediately: boolean;
+  /** `configuration.taskPushNotificationConfig` (as sent: push/ checks it), a config made with the task. */
+  pushConfig?: unknown;
 }
 
 export type ParsedSend = { ok: true; send: SendMessage } | { ok: false; detail: string };
@@ -82,6 +84,7 @@ export function parseSendMessage(params: unknown): ParsedSend {
       arguments: args,
       said: saidIn(parts),
       returnImmediately: configuration.returnImmediately === true,
+      ...(configuration.taskPushNotificationConfig != null && { pushConfig: configuration.taskPushNotificationConfig }),
     },
   };
 }

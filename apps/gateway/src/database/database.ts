@@ -27,7 +27,8 @@ import { IdempotencySurface1764718000000 } from './migrations/1764718000000-idem
 import { ToolChanges1764719000000 } from './migrations/1764719000000-tool-changes';
 import { Audit1764720000000 } from './migrations/1764720000000-audit';
 import { A2aCard1764721000000 } from './migrations/1764721000000-a2a-card';
-import { AgentConversation1764722000000 } from './migrations/1764722000000-agent-conversation';
+import { A2aPushConfigs1764722000000 } from './migrations/1764722000000-a2a-push-configs';
+import { AgentConversation1764723000000 } from './migrations/1764723000000-agent-conversation';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -73,7 +74,8 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       ToolChanges1764719000000,
       Audit1764720000000,
       A2aCard1764721000000,
-      AgentConversation1764722000000,
+      A2aPushConfigs1764722000000,
+      AgentConversation1764723000000,
     ],
   });
 }

@@ -194,6 +194,10 @@ export interface WebhooksTable {
   failures: Generated<number>;
   retry_at: Timestamp | null;
   last_error: string | null;
+  /** An A2A push config (a2a/README.md): the task it hears, the client's id for it, its sealed headers. */
+  a2a_task_id: ColumnType<string | null, string | null | undefined, string | null>;
+  a2a_config_id: ColumnType<string | null, string | null | undefined, string | null>;
+  a2a_headers: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
 }
 
 /** One call or task outcome, until the dispatcher fans it out to the deliveries of the webhooks that hear it. */
@@ -208,6 +212,9 @@ export interface WebhookEventsTable {
   /** Held by the replica that wrote it, which sends it itself (direct send), until then. */
   lease_token: string | null;
   lease_until: Timestamp | null;
+  /** A push event: the A2A task whose configs hear it, and the one config it is for (null: all). */
+  a2a_task_id: ColumnType<string | null, string | null | undefined, string | null>;
+  webhook_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The webhook outbox: one row per event and webhook; its id is the `webhook-id` header. */
@@ -295,6 +302,19 @@ export interface McpTasksTable {
   /** The agent's deadline for the call: unanswered by then, the task fails. */
   ends_at: Timestamp;
   expires_at: Timestamp;
+  /** It has (had) an A2A push config: its state changes go to the webhook outbox. */
+  push: Generated<boolean>;
+}
+
+/** A caller's signing secret for the A2A push notifications of one agent (sealed, as webhook secrets are). */
+export interface A2aPushSecretsTable {
+  agent_id: string;
+  owner: string;
+  secret: Buffer;
+  /** Until `previous_secret_expires_at` (a rotation's window), the old secret signs beside the new one. */
+  previous_secret: Buffer | null;
+  previous_secret_expires_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
 }
 
 /** The audit trail (schema `audit`, migration 1764720000000; audit/README.md): append-only. */
@@ -355,6 +375,7 @@ export interface GatewayTables {
   mcp_streams: McpStreamsTable;
   mcp_stream_events: McpStreamEventsTable;
   mcp_tasks: McpTasksTable;
+  a2a_push_secrets: A2aPushSecretsTable;
 }
 
 /** What the gateway's stores inject (`@InjectKysely()`). */

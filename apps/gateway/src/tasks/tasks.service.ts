@@ -8,6 +8,7 @@ import type { CallRequest } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import type { GatewayDb } from '../database/schema';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { questionRefusal } from './task-questions';
 import { TERMINAL, TaskStore, type TaskEnd, type TaskRow } from './tasks.store';
@@ -48,6 +49,14 @@ export interface TaskCall {
   capabilities: Record<string, unknown>;
 }
 
+/**
+ * Told of a task's changes while its row says `push` (an A2A push config exists: `../a2a/push/`),
+ * in the transaction of the change, so that what it writes commits with the change or not at all.
+ */
+export interface TaskObserver {
+  changed(executor: GatewayDb, row: TaskRow): Promise<void>;
+}
+
 /** The answer to a tasks/* request, or why there is none (-32602). */
 export type TaskAnswer = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 
@@ -75,6 +84,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
   private readonly following = new Set<string>();
   private stopping = false;
   private purgeTimer?: NodeJS.Timeout;
+  private observer?: TaskObserver;
 
   constructor(
     private readonly store: TaskStore,
@@ -155,6 +165,11 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     return row && { principal: row.principal, task: legacyTask(row) };
   }
 
+  /** The observer of the tasks that ask for it (`push`): one, the A2A push configs. */
+  observe(observer: TaskObserver): void {
+    this.observer = observer;
+  }
+
   /** Tell every replica the task changed: its listen streams send `notifications/tasks` (../mcp/subscriptions/). */
   private changed(row: Pick<TaskRow, 'id' | 'agent_id'>): void {
     this.bus.publish(GatewayNotices.at(row.agent_id), { kind: 'task_status', task_id: row.id });
@@ -182,7 +197,10 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     const answered = Object.keys(inputResponses).filter((key) => Object.hasOwn(row.input_requests, key));
     if (answered.length) {
       // The row first: a tasks/get after this ack no longer shows them, even if the agent is slow to go on.
-      await this.store.answered(row.id, answered);
+      await this.store.transaction(async (tx) => {
+        const now = await this.store.answered(tx, row.id, answered);
+        if (now?.push) await this.observer?.changed(tx, now);
+      });
       this.changed(row);
       for (const key of answered)
         this.pipeline.answerInput(row.agent_id, row.message_id, { key, result: inputResponses[key] });
@@ -364,7 +382,10 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     const refusal = questionRefusal(event.method, event.params, capabilities);
     if (refusal) return this.pipeline.answerInput(row.agent_id, row.message_id, { key: event.key, error: refusal });
     try {
-      await this.store.ask(row.id, event.key, { method: event.method, params: event.params });
+      await this.store.transaction(async (tx) => {
+        const asked = await this.store.ask(tx, row.id, event.key, { method: event.method, params: event.params });
+        if (asked?.push) await this.observer?.changed(tx, asked);
+      });
       this.changed(row);
     } catch (error) {
       this.logger.error({ msg: 'could not store a task question', task_id: row.id, error: (error as Error).message });
@@ -381,6 +402,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     const ended = await this.store.transaction(async (tx) => {
       const done = await this.store.end(tx, row.id, end);
       if (done && wanted) await this.outbox.record(tx, row.agent_id, row.principal, taskEvent(type, done));
+      if (done?.push) await this.observer?.changed(tx, done);
       return done;
     });
     if (ended) this.changed(ended);

@@ -20,6 +20,8 @@ export interface TaskRow {
   updated_at: Date;
   ends_at: Date;
   expires_at: Date;
+  /** It has (had) an A2A push config: its changes are reported (`TaskService.observe`). */
+  push: boolean;
 }
 
 export interface NewTask {
@@ -105,23 +107,42 @@ export class TaskStore {
       .execute()) as TaskRow[];
   }
 
-  /** The agent asked: the question joins the open ones (a live task only). */
-  async ask(id: string, key: string, question: Record<string, unknown>): Promise<void> {
-    await sql`
+  /** The agent asked: the question joins the open ones (a live task only); the row as it is then. */
+  async ask(
+    executor: GatewayDb,
+    id: string,
+    key: string,
+    question: Record<string, unknown>,
+  ): Promise<TaskRow | undefined> {
+    const { rows } = await sql<TaskRow>`
       UPDATE mcp_tasks
       SET input_requests = input_requests || jsonb_build_object(${key}::text, ${JSON.stringify(question)}::jsonb),
           status = 'input_required', updated_at = now()
-      WHERE id = ${id} AND status IN ('working', 'input_required')`.execute(this.db);
+      WHERE id = ${id} AND status IN ('working', 'input_required')
+      RETURNING *`.execute(executor);
+    return rows[0];
   }
 
-  /** The client answered `keys`: they are no longer open; none left, the task works again. */
-  async answered(id: string, keys: string[]): Promise<void> {
-    await sql`
+  /** A push config was made for the task: from now on its changes are reported; the row as it is. */
+  async pushOn(executor: GatewayDb, id: string): Promise<TaskRow | undefined> {
+    return (await executor
+      .updateTable('mcp_tasks')
+      .set({ push: true })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst()) as TaskRow | undefined;
+  }
+
+  /** The client answered `keys`: they are no longer open; none left, the task works again. The row then. */
+  async answered(executor: GatewayDb, id: string, keys: string[]): Promise<TaskRow | undefined> {
+    const { rows } = await sql<TaskRow>`
       UPDATE mcp_tasks
       SET input_requests = input_requests - ${keys}::text[],
           status = CASE WHEN (input_requests - ${keys}::text[]) = '{}'::jsonb THEN 'working' ELSE status END,
           updated_at = now()
-      WHERE id = ${id} AND status IN ('working', 'input_required')`.execute(this.db);
+      WHERE id = ${id} AND status IN ('working', 'input_required')
+      RETURNING *`.execute(executor);
+    return rows[0];
   }
 
   /**

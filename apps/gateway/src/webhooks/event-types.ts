@@ -27,3 +27,9 @@ export interface WebhookEvent<T extends WebhookEventType = WebhookEventType> {
   timestamp: string;
   data: Record<string, unknown>;
 }
+
+/**
+ * The type of an A2A push event (`../a2a/push/`): heard only by the push configs of its task, never
+ * registrable as a webhook's event (not in the registry); its body is the A2A `StreamResponse`.
+ */
+export const A2A_PUSH_EVENT_TYPE = 'a2a.task';

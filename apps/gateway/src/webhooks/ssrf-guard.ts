@@ -127,6 +127,14 @@ export class SsrfGuard {
     return { ok: true, url };
   }
 
+  /** A URL to register (a webhook, an A2A push config): its form, then its addresses; the URL as stored. */
+  async admit(raw: string): Promise<{ ok: true; url: string } | { ok: false; reason: string }> {
+    const form = SsrfGuard.checkUrl(raw);
+    if (!form.ok) return form;
+    const resolved = await this.resolve(form.url);
+    return resolved.ok ? { ok: true, url: form.url.toString() } : resolved;
+  }
+
   async resolve(url: URL): Promise<Resolved> {
     const host = normalizeHost(url.hostname);
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Counter, type Registry } from 'prom-client';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
+import { openPushHeaders } from './push-headers';
 import { SsrfGuard } from './ssrf-guard';
 import { WebhookDeliveriesStore, type ClaimedDelivery, type Next } from './webhook-deliveries.store';
 import { SecretBox, signatureHeader } from './webhook-secrets';
@@ -111,14 +112,18 @@ export class WebhookAttempts implements OnApplicationShutdown {
       return notSent('refused', error);
     }
     let secrets: string[];
+    let extra: Record<string, string> = {};
     try {
       secrets = this.secretsOf(delivery);
+      if (delivery.a2a_headers) extra = openPushHeaders(this.secretBox, delivery.webhook_id, delivery.a2a_headers);
     } catch (error) {
       // The key changed (README: secrets at rest): no attempt can sign, so none is made.
       return notSent('failed', (error as Error).message);
     }
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
+      // An A2A push config's own headers first: they cannot replace the signature's.
+      ...extra,
       'content-type': 'application/json',
       'user-agent': 'mcpgw-webhooks/1',
       'webhook-id': delivery.id,
@@ -168,12 +173,15 @@ export class WebhookAttempts implements OnApplicationShutdown {
     let secret = this.openedSecrets.get(key);
     if (secret === undefined) {
       // Opened at the first delivery: a gateway without webhooks never needs the key (nor makes its dev file).
-      const box = (this.box ??= SecretBox.fromEnv(this.env));
-      secret = box.open(webhookId, sealed);
+      secret = this.secretBox.open(webhookId, sealed);
       if (this.openedSecrets.size >= OPENED_SECRETS_MAX) this.openedSecrets.clear();
       this.openedSecrets.set(key, secret);
     }
     return secret;
+  }
+
+  private get secretBox(): SecretBox {
+    return (this.box ??= SecretBox.fromEnv(this.env));
   }
 }
 

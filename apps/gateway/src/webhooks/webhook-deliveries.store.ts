@@ -20,6 +20,8 @@ export interface ClaimedDelivery {
   previous_secret_expires_at: Date | null;
   /** Its endpoint was failing: this attempt is the probe. */
   probe: boolean;
+  /** An A2A push config's sealed headers (its `authentication` and `token`); absent for a webhook. */
+  a2a_headers?: Buffer | null;
 }
 
 export interface AttemptRecord {
@@ -102,7 +104,7 @@ export class WebhookDeliveriesStore {
       WHERE w.id = d.webhook_id AND d.id IN (SELECT id FROM picked)
       RETURNING d.id, d.webhook_id, w.agent_id, w.url, d.payload, d.attempts,
                 w.secret, w.previous_secret, w.previous_secret_expires_at,
-                w.failing_since IS NOT NULL AS probe`.execute(this.db);
+                w.failing_since IS NOT NULL AS probe, w.a2a_headers`.execute(this.db);
     return rows;
   }
 

@@ -21,6 +21,10 @@ export interface OutcomeRow {
    * pass per commit for deliveries that wait for the endpoint's next probe anyway.
    */
   quiet?: boolean;
+  /** An A2A push event: the task whose push configs (webhooks bound to it) hear it, and no other webhook. */
+  a2aTaskId?: string;
+  /** Only this webhook (a push config just made: the state it starts with); absent: every one that hears it. */
+  webhookId?: string;
 }
 
 /** A lease on the rows written `direct`: the writing replica's token, and how long it holds them. */
@@ -87,13 +91,16 @@ export class WebhookEventsStore {
       WITH input AS MATERIALIZED (
         SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id, t.*
         FROM unnest(${col((r) => r.agentId)}::text[], ${col((r) => r.callerId)}::text[], ${col((r) => r.type)}::text[],
-                    ${col((r) => r.payload)}::text[], ${col(leased)}::bool[])
-             WITH ORDINALITY AS t(agent_id, caller_id, event_type, payload, direct, ord)),
+                    ${col((r) => r.payload)}::text[], ${col(leased)}::bool[],
+                    ${col((r) => r.a2aTaskId ?? null)}::uuid[], ${col((r) => r.webhookId ?? null)}::text[])
+             WITH ORDINALITY AS t(agent_id, caller_id, event_type, payload, direct, a2a_task_id, webhook_id, ord)),
       recorded AS (
-        INSERT INTO webhook_events (id, agent_id, caller_id, event_type, payload, lease_token, lease_until)
+        INSERT INTO webhook_events (id, agent_id, caller_id, event_type, payload, lease_token, lease_until,
+                                    a2a_task_id, webhook_id)
         SELECT id, agent_id, caller_id, event_type, payload,
                CASE WHEN direct THEN ${lease?.token ?? null}::uuid END,
-               CASE WHEN direct THEN now() + make_interval(secs => ${(lease?.ms ?? 0) / 1000}) END
+               CASE WHEN direct THEN now() + make_interval(secs => ${(lease?.ms ?? 0) / 1000}) END,
+               a2a_task_id, webhook_id
         FROM input)
       SELECT (SELECT array_agg(id::text ORDER BY ord) FROM input) AS ids,
              CASE WHEN ${wake}::bool THEN pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '') END AS notified`.execute(executor);
@@ -109,7 +116,7 @@ export class WebhookEventsStore {
       DELETE FROM webhook_events WHERE id IN (
         SELECT id FROM webhook_events WHERE lease_until IS NULL OR lease_until < now()
         ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING id, agent_id, caller_id, event_type, payload`;
+      RETURNING id, agent_id, caller_id, event_type, payload, a2a_task_id, webhook_id`;
     return (await this.fanOut(taken, [])).size;
   }
 
@@ -124,7 +131,7 @@ export class WebhookEventsStore {
     const ids = [...new Set(attempts.map((a) => a.eventId))];
     const taken = sql`
       DELETE FROM webhook_events WHERE id = ANY (${ids}::bigint[]) AND lease_token = ${token}::uuid
-      RETURNING id, agent_id, caller_id, event_type, payload`;
+      RETURNING id, agent_id, caller_id, event_type, payload, a2a_task_id, webhook_id`;
     return this.fanOut(taken, attempts);
   }
 
@@ -137,7 +144,10 @@ export class WebhookEventsStore {
       SELECT CASE WHEN count(*) > 0 THEN pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '') END FROM released`.execute(this.db);
   }
 
-  /** The enabled webhooks (all agents, or one), with what a direct send needs. */
+  /**
+   * The enabled webhooks (all agents, or one), with what a direct send needs. Not the A2A push
+   * configs: one per task, they are many, and their events go to the dispatcher (`pushAgents`).
+   */
   async subscriptions(agentId?: string): Promise<Subscription[]> {
     let query = this.db
       .selectFrom('webhooks')
@@ -152,9 +162,22 @@ export class WebhookEventsStore {
         'previous_secret_expires_at',
         sql<boolean>`failing_since IS NULL`.as('healthy'),
       ])
-      .where('disabled_at', 'is', null);
+      .where('disabled_at', 'is', null)
+      .where('a2a_task_id', 'is', null);
     if (agentId) query = query.where('agent_id', '=', agentId);
     return query.execute();
+  }
+
+  /** The agents (all, or this one) with an enabled A2A push config: the dispatcher polls while there are any. */
+  async pushAgents(agentId?: string): Promise<string[]> {
+    let query = this.db
+      .selectFrom('webhooks')
+      .select('agent_id')
+      .distinct()
+      .where('disabled_at', 'is', null)
+      .where('a2a_task_id', 'is not', null);
+    if (agentId) query = query.where('agent_id', '=', agentId);
+    return (await query.execute()).map((row) => row.agent_id);
   }
 
   /**
@@ -180,7 +203,10 @@ export class WebhookEventsStore {
                'msg_' || left(encode(sha256(convert_to(e.id::text || ':' || w.id, 'UTF8')), 'hex'), 32) AS delivery_id
         FROM taken e
         JOIN webhooks w ON w.agent_id = e.agent_id AND w.disabled_at IS NULL AND e.event_type = ANY (w.events)
-                       AND (w.owner IS NULL OR w.owner = e.caller_id)),
+                       AND (w.owner IS NULL OR w.owner = e.caller_id)
+                       -- A push config hears its task's events only; a push event, its task's configs only.
+                       AND (w.a2a_task_id IS NULL OR w.a2a_task_id = e.a2a_task_id)
+                       AND (e.webhook_id IS NULL OR w.id = e.webhook_id)),
       fanned AS (
         INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, status, attempts, last_error, finished_at)
         SELECT h.delivery_id, h.webhook_id, h.event_type, h.payload, coalesce(r.status, 'pending'),

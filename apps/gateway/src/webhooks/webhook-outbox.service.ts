@@ -3,7 +3,7 @@ import { InjectKysely } from '@mcpgw/persistence';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
-import type { WebhookEvent, WebhookEventType } from './event-types';
+import { A2A_PUSH_EVENT_TYPE, type WebhookEvent, type WebhookEventType } from './event-types';
 import { GroupWriter } from './group-writer';
 import { WebhookEventsStore, type DirectLease, type OutcomeRow, type Subscription } from './webhook-events.store';
 
@@ -52,6 +52,8 @@ export interface DirectSink {
 export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookOutbox.name);
   private listeners = new Map<string, Hearer[]>();
+  /** Agents with A2A push configs (not in the index: one per task, they are many; the dispatcher sends them). */
+  private pushAgents = new Set<string>();
   private reloadTimer?: NodeJS.Timeout;
   private direct?: DirectSink;
   /** The group commit of `recordAlone`: one statement for the outcomes of the calls that ended meanwhile. */
@@ -78,7 +80,7 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
 
   /** From memory: is there any enabled webhook at all? (No: the dispatcher need not poll.) */
   get any(): boolean {
-    return this.listeners.size > 0;
+    return this.listeners.size > 0 || this.pushAgents.size > 0;
   }
 
   /** From memory: does a webhook of the agent hear this event of this caller (the operator's, or the caller's)? */
@@ -89,6 +91,18 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   /** The outcome's row, written with `executor`: the transaction of the state change it reports. */
   async record(executor: GatewayDb, agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
     await this.store.insertEvents(executor, [row(agentId, callerId, event)]);
+  }
+
+  /**
+   * An A2A push event (`../a2a/push/`): its payload as it is sent, for the push configs of one task
+   * (or only `webhookId` of them), written with `executor` (the transaction of the task's change),
+   * for any dispatcher.
+   */
+  async recordPush(
+    executor: GatewayDb,
+    push: { agentId: string; callerId: string; a2aTaskId: string; webhookId?: string; payload: string },
+  ): Promise<void> {
+    await this.store.insertEvents(executor, [{ ...push, type: A2A_PUSH_EVENT_TYPE }]);
   }
 
   /**
@@ -131,6 +145,7 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
       for (const hook of await this.store.subscriptions()) {
         next.set(hook.agent_id, [...(next.get(hook.agent_id) ?? []), hearer(hook)]);
       }
+      this.pushAgents = new Set(await this.store.pushAgents());
       this.listeners = next;
     } catch (error) {
       this.logger.warn(`webhook subscriptions: ${(error as Error).message}`);
@@ -142,6 +157,8 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
       const rows = await this.store.subscriptions(agentId);
       if (rows.length) this.listeners.set(agentId, rows.map(hearer));
       else this.listeners.delete(agentId);
+      if ((await this.store.pushAgents(agentId)).length) this.pushAgents.add(agentId);
+      else this.pushAgents.delete(agentId);
     } catch (error) {
       this.logger.warn(`webhook subscriptions of ${agentId}: ${(error as Error).message}`);
     }

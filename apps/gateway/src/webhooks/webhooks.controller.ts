@@ -124,7 +124,7 @@ export class WebhooksController {
 }
 
 /** A refused caller: 401, 403 (a token short of scopes), 429 (too many unknown tokens from its address) or 503. */
-function refusal(result: Extract<AgentAuthResult, { ok: false }>): HttpException {
+export function refusal(result: Extract<AgentAuthResult, { ok: false }>): HttpException {
   if (result.status === 429) return new HttpException(result.reason, HttpStatus.TOO_MANY_REQUESTS);
   const Exception =
     result.status === 403

@@ -8,6 +8,7 @@ import { notifyChange } from '../database/notify-change';
 import type { GatewayDb } from '../database/schema';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './event-types';
 import { SsrfGuard } from './ssrf-guard';
+import { pushSecretAad, resealPushHeaders } from './push-headers';
 import { SecretBox, newSecret } from './webhook-secrets';
 
 /**
@@ -99,6 +100,7 @@ export class WebhooksStore {
           .select((eb) => eb.fn.countAll<number>().as('held'))
           .where('agent_id', '=', agentId)
           .where('owner', '=', owner)
+          .where('a2a_task_id', 'is', null)
           .executeTakeFirstOrThrow();
         if (Number(held) >= max) {
           throw new InvalidRequestError(
@@ -133,7 +135,8 @@ export class WebhooksStore {
 
   /** The webhooks in scope (all of them for the operator, or of one agent with `agentId`). */
   async list(scope?: WebhookScope, agentId?: string): Promise<WebhookView[]> {
-    let query = this.db.selectFrom('webhooks').selectAll().orderBy('created_at');
+    // A2A push configs are the a2a surface's (listed there, per task), not webhooks to manage here.
+    let query = this.db.selectFrom('webhooks').selectAll().where('a2a_task_id', 'is', null).orderBy('created_at');
     if (scope) query = query.where('agent_id', '=', scope.agentId).where('owner', '=', scope.owner);
     else if (agentId) query = query.where('agent_id', '=', agentId);
     return (await query.execute()).map(view);
@@ -222,6 +225,7 @@ export class WebhooksStore {
           'agent_id',
           'secret',
           'previous_secret',
+          'a2a_headers',
           sql<boolean>`previous_secret_expires_at > now()`.as('in_window'),
         ])
         .orderBy('id')
@@ -230,18 +234,21 @@ export class WebhooksStore {
       const report: ResealReport = { resealed: 0, current: 0, unreadable: [] };
       for (const row of rows) {
         const previous = row.in_window ? row.previous_secret : null;
-        const stale = [row.secret, previous].some((sealed) => sealed && !box.isCurrent(sealed));
+        const stale = [row.secret, previous, row.a2a_headers].some((sealed) => sealed && !box.isCurrent(sealed));
         if (!stale && previous === row.previous_secret) {
           report.current++;
           continue;
         }
         let secret: Buffer;
         let previousSecret: Buffer | null;
+        let headers: Buffer | null;
         try {
           const reseal = (sealed: Buffer) =>
             box.isCurrent(sealed) ? sealed : box.seal(row.id, box.open(row.id, sealed));
           secret = reseal(row.secret);
           previousSecret = previous && reseal(previous);
+          // An A2A push config's credentials are sealed alike (push-headers.ts).
+          headers = row.a2a_headers && resealPushHeaders(box, row.id, row.a2a_headers);
         } catch {
           report.unreadable.push(row.id);
           continue;
@@ -251,6 +258,7 @@ export class WebhooksStore {
           .set({
             secret,
             previous_secret: previousSecret,
+            a2a_headers: headers,
             ...(previousSecret ? {} : { previous_secret_expires_at: null }),
           })
           .where('id', '=', row.id)
@@ -258,16 +266,51 @@ export class WebhooksStore {
         await notifyChange('webhook', row.agent_id).execute(tx);
         report.resealed++;
       }
+      await this.resealPushSecrets(tx, report);
       return report;
     });
   }
 
+  /** The callers' A2A push signing secrets (`../a2a/push/`), in the same transaction, counted alike. */
+  private async resealPushSecrets(tx: GatewayDb, report: ResealReport): Promise<void> {
+    const box = this.secrets;
+    const rows = await tx
+      .selectFrom('a2a_push_secrets')
+      .selectAll()
+      .orderBy('agent_id')
+      .orderBy('owner')
+      .forUpdate()
+      .execute();
+    for (const row of rows) {
+      if ([row.secret, row.previous_secret].every((sealed) => !sealed || box.isCurrent(sealed))) {
+        report.current++;
+        continue;
+      }
+      const aad = pushSecretAad(row.agent_id, row.owner);
+      const reseal = (sealed: Buffer) => (box.isCurrent(sealed) ? sealed : box.seal(aad, box.open(aad, sealed)));
+      let secret: Buffer;
+      let previous: Buffer | null;
+      try {
+        secret = reseal(row.secret);
+        previous = row.previous_secret && reseal(row.previous_secret);
+      } catch {
+        report.unreadable.push(`a2a-push-secret:${row.agent_id}:${row.owner}`);
+        continue;
+      }
+      await tx
+        .updateTable('a2a_push_secrets')
+        .set({ secret, previous_secret: previous })
+        .where('agent_id', '=', row.agent_id)
+        .where('owner', '=', row.owner)
+        .execute();
+      report.resealed++;
+    }
+  }
+
   private async checkUrl(raw: string): Promise<string> {
-    const form = SsrfGuard.checkUrl(raw);
-    if (!form.ok) throw new InvalidRequestError(`url: ${form.reason}`);
-    const resolved = await this.guard.resolve(form.url);
-    if (!resolved.ok) throw new InvalidRequestError(`url: ${resolved.reason}`);
-    return form.url.toString();
+    const admitted = await this.guard.admit(raw);
+    if (!admitted.ok) throw new InvalidRequestError(`url: ${admitted.reason}`);
+    return admitted.url;
   }
 }
 

@@ -133,6 +133,7 @@ export const PUBLIC_OPENAPI = {
     { name: 'tools', description: 'The tools a caller may call, with their JSON Schemas' },
     { name: 'files', description: 'Attachments: upload first, then name the file in `attachments`' },
     { name: 'webhooks', description: 'The caller’s own webhooks (the admin API manages the operator’s)' },
+    { name: 'a2a-push', description: 'The secret that signs the caller’s A2A push notifications (docs/a2a.md)' },
     { name: 'meta', description: 'This document' },
   ],
   security: BY_ANY,
@@ -279,6 +280,26 @@ export const PUBLIC_OPENAPI = {
         security: BY_AGENT,
         parameters: [AGENT, WEBHOOK],
         responses: webhookResponses('200', 'The deliveries', { type: 'array', items: ref('Delivery') }),
+      },
+    },
+    '/api/v1/agents/{agent_id}/a2a/push-secret': {
+      get: {
+        operationId: 'readA2aPushSecret',
+        tags: ['a2a-push'],
+        summary: 'This caller’s A2A push signing secret for the agent (made on first use)',
+        security: BY_AGENT,
+        parameters: [AGENT],
+        responses: webhookResponses('200', 'The secret', ref('PushSecret')),
+      },
+    },
+    '/api/v1/agents/{agent_id}/a2a/push-secret/rotate': {
+      post: {
+        operationId: 'rotateA2aPushSecret',
+        tags: ['a2a-push'],
+        summary: 'A new A2A push signing secret; the previous one signs beside it for the rotation window',
+        security: BY_AGENT,
+        parameters: [AGENT],
+        responses: webhookResponses('200', 'The new secret', ref('PushSecret')),
       },
     },
     '/api/v1/agents/{agent_id}/webhooks/deliveries/{delivery_id}/redeliver': {

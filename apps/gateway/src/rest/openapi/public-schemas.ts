@@ -218,6 +218,13 @@ export const schemas = {
       last_error: nullable({ type: 'string' }),
     },
   },
+  PushSecret: {
+    description: 'The caller’s signing secret for its A2A push notifications of this agent (Standard Webhooks)',
+    type: 'object',
+    required: ['secret'],
+    additionalProperties: false,
+    properties: { secret: { type: 'string', pattern: '^whsec_' } },
+  },
   WebhookWithSecret: {
     description: 'A webhook and its signing secret, shown this once',
     allOf: [ref('Webhook')],

@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * names no skill only to those, and answers the rest UnsupportedOperationError
  * itself, with no bus round trip (a2a/README.md).
  */
-export class AgentConversation1764722000000 implements MigrationInterface {
-  name = 'AgentConversation1764722000000';
+export class AgentConversation1764723000000 implements MigrationInterface {
+  name = 'AgentConversation1764723000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE agents ADD COLUMN conversation boolean NOT NULL DEFAULT false`);

@@ -1,0 +1,357 @@
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
+import type { Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
+import { Client as Pg } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookReceiver, type Received } from './support/webhook-receiver';
+
+type Binding = 'JSONRPC' | 'HTTP+JSON';
+
+const RECEIVER_PORT = await freePort();
+/** The key that seals secrets and credentials; the receiver's address and port allowed through the SSRF guard. */
+const ENV = {
+  WEBHOOK_SECRET_KEY: 'a2a-push-e2e-secret-key-0123456789abcdef',
+  WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${RECEIVER_PORT}`,
+};
+const GATEWAY_ENV = { WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '400' };
+
+/** A push body: the A2A `StreamResponse` (ProtoJSON), a status update. */
+interface PushBody {
+  statusUpdate: {
+    taskId: string;
+    contextId: string;
+    status: {
+      state: string;
+      timestamp: string;
+      message?: { parts: Record<string, unknown>[]; metadata?: Record<string, unknown> };
+    };
+  };
+}
+const bodyOf = (r: Received) => JSON.parse(r.body) as PushBody;
+const statesAt = (receiver: WebhookReceiver, path: string) =>
+  receiver.at(path).map((r) => bodyOf(r).statusUpdate.status.state);
+
+/**
+ * A2A push notifications (apps/gateway/src/a2a/README.md, "Push notifications")
+ * through the official SDK client on both bindings: configs made with a task or
+ * for one, delivered by the webhook outbox to a real receiver that checks the
+ * config's headers and verifies the Standard Webhooks signature with
+ * `standardwebhooks`; configs are the caller's own; private addresses refused.
+ */
+describe('A2A 1.0 push notifications, with the official SDK client', () => {
+  let env: TestStack;
+  let receiver: WebhookReceiver;
+  let signingSecret: string;
+  let otherKey: string;
+  let db: Pg;
+
+  const withHeaders =
+    (headers: Record<string, string>): typeof fetch =>
+    (input, init) =>
+      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
+  const clientOf = (binding: Binding, apiKey = env.apiKey): Promise<Client> => {
+    const fetchImpl = withHeaders({ 'x-agent-api-key': apiKey });
+    return new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+        preferredTransports: [binding],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }),
+    ).createFromUrl(`${env.gatewayUrls[0]}/a2a/${env.agentId}/`);
+  };
+  const config = (path: string, extra: Partial<TaskPushNotificationConfig> = {}): TaskPushNotificationConfig => ({
+    tenant: '',
+    id: '',
+    taskId: '',
+    url: receiver.url(path),
+    token: `token-${path}`,
+    authentication: { scheme: 'Bearer', credentials: `cred-${path}` },
+    ...extra,
+  });
+  const send = (client: Client, skill: string, args: unknown, push?: TaskPushNotificationConfig) =>
+    client.sendMessage({
+      tenant: '',
+      message: {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: 1,
+        parts: [{ content: { $case: 'data', value: args }, metadata: undefined, filename: '', mediaType: '' }],
+        metadata: { skill },
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: push, returnImmediately: true },
+      metadata: undefined,
+    }) as Promise<Task>;
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => new Error('not refused'),
+      (e: Error) => e,
+    );
+  /** Every delivery to `path` carries the config's headers and a signature the caller's secret verifies. */
+  const expectSignedWithHeaders = (path: string) => {
+    for (const request of receiver.at(path)) {
+      expect(request.verifiedWith).toEqual(['caller']);
+      expect(request.headers.authorization).toBe(`Bearer cred-${path}`);
+      expect(request.headers['x-a2a-notification-token']).toBe(`token-${path}`);
+      expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+      expect(request.headers['content-type']).toBe('application/json');
+    }
+  };
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start(RECEIVER_PORT);
+    env = await startTestStack({ env: ENV, gatewayEnv: GATEWAY_ENV });
+    otherKey = (await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', env.agentId)).key;
+    const read = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/a2a/push-secret`, {
+      headers: { 'x-agent-api-key': env.apiKey },
+    });
+    expect(read.status).toBe(200);
+    signingSecret = ((await read.json()) as { secret: string }).secret;
+    db = new Pg({ connectionString: env.stack.settings.databaseUrl });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db?.end();
+    await env?.stop();
+    await receiver?.stop();
+  });
+
+  it('the card says pushNotifications; each caller has its own signing secret, the same on every read', async () => {
+    const card = await (await fetch(`${env.gatewayUrls[0]}/a2a/${env.agentId}/.well-known/agent-card.json`)).json();
+    expect(card.capabilities.pushNotifications).toBe(true);
+    expect(signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    const again = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/a2a/push-secret`, {
+      headers: { 'x-agent-api-key': env.apiKey },
+    });
+    expect(((await again.json()) as { secret: string }).secret).toBe(signingSecret);
+    const theirs = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/a2a/push-secret`, {
+      headers: { 'x-agent-api-key': otherKey },
+    });
+    expect(((await theirs.json()) as { secret: string }).secret).not.toBe(signingSecret);
+    const none = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/a2a/push-secret`);
+    expect(none.status).toBe(401);
+  });
+
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    it(`over ${binding}: a config sent with the task gets WORKING and COMPLETED, signed, with its headers`, async () => {
+      const path = `/send-${binding}`;
+      receiver.verify(path, { caller: signingSecret });
+      const task = await send(await clientOf(binding), 'sleep', { ms: 300 }, config(path));
+      await expect
+        .poll(() => statesAt(receiver, path).sort(), { timeout: 15_000 })
+        .toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_WORKING']);
+      expectSignedWithHeaders(path);
+      for (const request of receiver.at(path)) {
+        expect(bodyOf(request).statusUpdate).toMatchObject({ taskId: task.id, contextId: task.contextId });
+        expect(request.body).not.toContain(env.apiKey);
+      }
+    });
+
+    it(`over ${binding}: create, get, list and delete configs of a task; a cancel is pushed to each`, async () => {
+      const client = await clientOf(binding);
+      const task = await send(client, 'sleep', { ms: 30_000 });
+      const [a, b] = [`/crud-a-${binding}`, `/crud-b-${binding}`];
+      receiver.verify(a, { caller: signingSecret }).verify(b, { caller: signingSecret });
+      const made = await client.createTaskPushNotificationConfig(config(a, { id: 'cfg-a', taskId: task.id }));
+      expect(made).toMatchObject({ id: 'cfg-a', taskId: task.id, url: receiver.url(a) });
+      // Credentials and token are write-only: only the scheme is read back.
+      expect(made.authentication?.scheme).toBe('Bearer');
+      expect(made.authentication?.credentials ?? '').toBe('');
+      expect(made.token ?? '').toBe('');
+      const second = await client.createTaskPushNotificationConfig(config(b, { taskId: task.id }));
+      expect(second.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-a' })).toMatchObject({
+        id: 'cfg-a',
+        url: receiver.url(a),
+      });
+      const listed = await client.listTaskPushNotificationConfig({
+        tenant: '',
+        taskId: task.id,
+        pageSize: 0,
+        pageToken: '',
+      });
+      expect(listed.configs.map((c) => c.id)).toEqual(['cfg-a', second.id]);
+      // Each config starts with the task's state when it was made.
+      await expect
+        .poll(() => [...statesAt(receiver, a), ...statesAt(receiver, b)], { timeout: 10_000 })
+        .toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING']);
+
+      await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: second.id });
+      const gone = await refusal(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: second.id }));
+      expect(gone.name).toBe('TaskNotFoundError');
+      expect(
+        (await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' }))
+          .configs,
+      ).toHaveLength(1);
+
+      await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      await expect.poll(() => statesAt(receiver, a), { timeout: 10_000 }).toContain('TASK_STATE_CANCELED');
+      expectSignedWithHeaders(a);
+      expect(statesAt(receiver, b)).toEqual(['TASK_STATE_WORKING']);
+    });
+
+    it(`over ${binding}: another caller cannot create, read, list or delete a config of the task (-32001)`, async () => {
+      const mine = await clientOf(binding);
+      const task = await send(mine, 'sleep', { ms: 2_000 });
+      await mine.createTaskPushNotificationConfig(config('/mine', { id: 'mine', taskId: task.id }));
+      const stranger = await clientOf(binding, otherKey);
+      const attempts = [
+        () => stranger.createTaskPushNotificationConfig(config('/theirs', { id: 'theirs', taskId: task.id })),
+        () => stranger.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'mine' }),
+        () => stranger.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' }),
+        () => stranger.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'mine' }),
+      ];
+      for (const attempt of attempts) expect((await refusal(attempt())).name).toBe('TaskNotFoundError');
+      const kept = await mine.listTaskPushNotificationConfig({
+        tenant: '',
+        taskId: task.id,
+        pageSize: 0,
+        pageToken: '',
+      });
+      expect(kept.configs.map((c) => c.id)).toEqual(['mine']);
+    });
+  }
+
+  it('INPUT_REQUIRED is pushed with the question, then COMPLETED after the answer', async () => {
+    const path = '/asks';
+    receiver.verify(path, { caller: signingSecret });
+    const client = await clientOf('JSONRPC');
+    const task = await send(client, 'test_input_required_result_elicitation', {}, config(path));
+    await expect.poll(() => statesAt(receiver, path), { timeout: 10_000 }).toContain('TASK_STATE_INPUT_REQUIRED');
+    const asking = receiver
+      .at(path)
+      .map(bodyOf)
+      .find((b) => b.statusUpdate.status.state === 'TASK_STATE_INPUT_REQUIRED')!;
+    expect(asking.statusUpdate.status.message).toMatchObject({
+      parts: [{ text: 'What is your name?' }, expect.anything()],
+      metadata: { inputRequestKey: 'user_name' },
+    });
+    await client.sendMessage({
+      tenant: '',
+      message: {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: task.id,
+        role: 1,
+        parts: [
+          { content: { $case: 'data', value: { name: 'Ada' } }, metadata: undefined, filename: '', mediaType: '' },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    });
+    await expect.poll(() => statesAt(receiver, path), { timeout: 10_000 }).toContain('TASK_STATE_COMPLETED');
+    // The answer made it work again: pushed too.
+    const afterQuestion = receiver
+      .at(path)
+      .filter(
+        (r) => Date.parse(bodyOf(r).statusUpdate.status.timestamp) >= Date.parse(asking.statusUpdate.status.timestamp),
+      );
+    expect(afterQuestion.map((r) => bodyOf(r).statusUpdate.status.state)).toContain('TASK_STATE_WORKING');
+    expectSignedWithHeaders(path);
+  });
+
+  it('SSRF: a private, loopback or unlisted-port URL is refused, with the task or for it; nothing is stored', async () => {
+    const client = await clientOf('HTTP+JSON');
+    const task = await send(client, 'sleep', { ms: 2_000 });
+    const refusedUrls = [
+      'http://10.0.0.1/hook',
+      'http://169.254.169.254/latest',
+      `http://127.0.0.1:${RECEIVER_PORT + 1}/x`,
+      'http://192.168.1.1/x',
+    ];
+    for (const url of refusedUrls.slice(0, 3)) {
+      const refused = await refusal(
+        client.createTaskPushNotificationConfig({ ...config('/ssrf', { taskId: task.id }), url }),
+      );
+      expect(refused.name).toBe('RequestMalformedError');
+      expect(refused.message).toMatch(/private, loopback or link-local|not allowed|WEBHOOK_ALLOWED_HOSTS/);
+    }
+    const taskCount = async () => (await db.query(`SELECT count(*)::int AS n FROM gateway.mcp_tasks`)).rows[0].n;
+    const before = await taskCount();
+    const withTask = await refusal(send(client, 'sleep', { ms: 10 }, { ...config('/ssrf'), url: refusedUrls[3] }));
+    expect(withTask.name).toBe('RequestMalformedError');
+    // Refused before the call was posted: the message made no task.
+    expect(await taskCount()).toBe(before);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM gateway.webhooks WHERE url = ANY ($1::text[])`, [
+      refusedUrls,
+    ]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('a config whose token or credentials would split a header is refused', async () => {
+    const client = await clientOf('JSONRPC');
+    const task = await send(client, 'sleep', { ms: 1_000 });
+    const crlf = await refusal(
+      client.createTaskPushNotificationConfig(config('/crlf', { taskId: task.id, token: 'a\r\nx-injected: 1' })),
+    );
+    expect(crlf.name).toBe('RequestMalformedError');
+    const scheme = await refusal(
+      client.createTaskPushNotificationConfig(
+        config('/crlf', { taskId: task.id, authentication: { scheme: 'Bearer x', credentials: 'y' } }),
+      ),
+    );
+    expect(scheme.name).toBe('RequestMalformedError');
+  });
+
+  it('rotating the signing secret: deliveries carry both signatures through the window, to configs made before too', async () => {
+    const client = await clientOf('JSONRPC');
+    const before = await send(client, 'sleep', { ms: 1_500 }, config('/rotate-before'));
+    const rotated = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/a2a/push-secret/rotate`, {
+      method: 'POST',
+      headers: { 'x-agent-api-key': env.apiKey },
+    });
+    expect(rotated.status).toBe(200);
+    const fresh = ((await rotated.json()) as { secret: string }).secret;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(signingSecret);
+    receiver.verify('/rotate-before', { old: signingSecret, fresh });
+    receiver.verify('/rotate-after', { old: signingSecret, fresh });
+    await send(client, 'sleep', { ms: 10 }, config('/rotate-after'));
+    await expect.poll(() => statesAt(receiver, '/rotate-after'), { timeout: 10_000 }).toContain('TASK_STATE_COMPLETED');
+    await expect
+      .poll(() => statesAt(receiver, '/rotate-before'), { timeout: 10_000 })
+      .toContain('TASK_STATE_COMPLETED');
+    // The config made before the rotation signs its later deliveries with both; a new config too.
+    const completed = (path: string) =>
+      receiver.at(path).find((r) => bodyOf(r).statusUpdate.status.state === 'TASK_STATE_COMPLETED')!;
+    expect(completed('/rotate-before').verifiedWith.sort()).toEqual(['fresh', 'old']);
+    expect(completed('/rotate-after').verifiedWith.sort()).toEqual(['fresh', 'old']);
+    expect(bodyOf(completed('/rotate-before')).statusUpdate.taskId).toBe(before.id);
+    signingSecret = fresh;
+  });
+
+  it('credentials, token and signing secret are sealed at rest and never logged', async () => {
+    const path = '/sealed';
+    const client = await clientOf('JSONRPC');
+    const task = await send(client, 'sleep', { ms: 1_000 });
+    await client.createTaskPushNotificationConfig(config(path, { taskId: task.id }));
+    const { rows } = await db.query(
+      `SELECT secret, a2a_headers FROM gateway.webhooks WHERE a2a_task_id IS NOT NULL AND url = $1`,
+      [receiver.url(path)],
+    );
+    expect(rows).toHaveLength(1);
+    const stored = Buffer.concat([rows[0].secret, rows[0].a2a_headers]).toString('latin1');
+    for (const plain of [`cred-${path}`, `token-${path}`, signingSecret, signingSecret.slice(6)])
+      expect(stored).not.toContain(plain);
+    const secrets = await db.query(`SELECT secret FROM gateway.a2a_push_secrets`);
+    for (const row of secrets.rows)
+      expect((row.secret as Buffer).toString('latin1')).not.toContain(signingSecret.slice(6));
+    const logged = JSON.stringify(env.stack.processes.filter((p) => p.name.startsWith('gateway')).map((p) => p.logs));
+    for (const plain of [`cred-${path}`, `token-${path}`, signingSecret.slice(6)]) expect(logged).not.toContain(plain);
+  });
+});
