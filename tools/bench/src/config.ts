@@ -11,6 +11,8 @@
  *                               (also, by name only: stack-r3, the stack on a 3-node NATS cluster, INBOX_REPLICAS=3)
  *   BENCH_TEXT_BYTES=300        size of the echoed text (the "realistic body")
  *   BENCH_JSON=path             also write every figure as JSON
+ *   BENCH_DOCS=off              leave docs/performance.md's current figures and docs/benchmarks/current.json
+ *                               as they are (by default a run writes its figures there: report/current-figures.ts)
  *   MCP_URL + MCP_KEY           measure a running gateway instead of a private stack (no CPU figures)
  */
 export const ALL_SYSTEMS = [
@@ -40,6 +42,8 @@ export interface BenchConfig {
   systems: SystemId[];
   textBytes: number;
   jsonPath?: string;
+  /** Write the run's figures into docs/performance.md and docs/benchmarks/current.json. */
+  writeDocs: boolean;
   external?: { url: string; key: string };
 }
 
@@ -71,6 +75,7 @@ export function readConfig(env = process.env): BenchConfig {
     systems,
     textBytes: positive(env, 'BENCH_TEXT_BYTES', 300),
     jsonPath: env.BENCH_JSON || undefined,
+    writeDocs: env.BENCH_DOCS !== 'off' && !(env.MCP_URL && env.MCP_KEY),
     external: env.MCP_URL && env.MCP_KEY ? { url: env.MCP_URL, key: env.MCP_KEY } : undefined,
   };
 }

@@ -1,8 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import { readConfig, type SystemId } from './config';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ALL_SYSTEMS, readConfig, type SystemId } from './config';
 import { measureMachineFloor, type MachineFloor } from './floor/machine-floor';
 import { measureWebhookFloor } from './floor/webhook-floor';
 import { measure, prime, PRIME_CLIENTS, type Measurement } from './measure';
+import { currentFigures, replaceCurrentFigures, type BenchRun } from './report/current-figures';
 import { describeMachine } from './report/machine';
 import { deliveryLine, render } from './report/print';
 import { fixed } from './report/table';
@@ -19,6 +21,9 @@ import { startSystem } from './systems';
  * messages and SQL statements per call, and the ratios. Asserts nothing.
  * Knobs: see config.ts (BENCH_SECONDS, BENCH_SYSTEMS, BENCH_CONCURRENCY, BENCH_JSON, …).
  */
+/** The newest run's figures, as docs/performance.md shows them. */
+const CURRENT_JSON = 'docs/benchmarks/current.json';
+
 async function main(): Promise<void> {
   const config = readConfig();
   const machine = await describeMachine();
@@ -60,13 +65,25 @@ async function main(): Promise<void> {
     }
   }
   console.log(render(results, floor));
+  const run: BenchRun = { date: new Date().toISOString(), machine, config, floor, results };
   if (config.jsonPath) {
-    writeFileSync(
-      config.jsonPath,
-      `${JSON.stringify({ date: new Date().toISOString(), machine, config, floor, results }, null, 2)}\n`,
-    );
+    writeFileSync(config.jsonPath, `${JSON.stringify(run, null, 2)}\n`);
     process.stderr.write(`figures written to ${config.jsonPath}\n`);
   }
+  if (config.writeDocs) writeDocs(run);
+}
+
+/** The run becomes docs/performance.md's current figures (report/current-figures.ts); BENCH_DOCS=off keeps them. */
+function writeDocs(run: BenchRun): void {
+  const root = resolve(__dirname, '../../..');
+  const json = resolve(root, CURRENT_JSON);
+  mkdirSync(dirname(json), { recursive: true });
+  writeFileSync(json, `${JSON.stringify(run, null, 2)}\n`);
+  const page = resolve(root, 'docs/performance.md');
+  writeFileSync(page, replaceCurrentFigures(readFileSync(page, 'utf8'), currentFigures(run, ALL_SYSTEMS)));
+  process.stderr.write(
+    `docs/performance.md's current figures and ${CURRENT_JSON} written (BENCH_DOCS=off to keep them)\n`,
+  );
 }
 
 main().catch((error: Error) => {

@@ -2,25 +2,22 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ALL_SYSTEMS } from '../../bench/src/config';
+import { currentBlockOf, currentFigures, type BenchRun } from '../../bench/src/report/current-figures';
 
 /**
- * The performance figures of docs/performance.md and the README are docs/benchmarks.md's
- * newest recorded runs:
+ * The performance figures of the docs and the README:
  *
- * - docs/benchmarks.md holds them in one marked block ("The newest figures"), a table
- *   with a row per run, each row naming the `## ` section that records the run;
- * - docs/performance.md reproduces that block verbatim;
- * - every figure a row quotes is a figure of its own section (a number that section does
- *   not hold, such as a figure of an older run, fails);
- * - the newest run recorded (the last `## ` section whose heading carries a date; the
- *   document is appended in order, which the dates confirm) has a row;
- * - the README's "## Performance" quotes runs' ratios only as bullets `- **<run>**, …`,
- *   each naming a row of the block, each figure a figure of that run's section, and one
- *   of them the newest run.
+ * - docs/performance.md shows the newest run of `npm run bench`, written by the bench
+ *   between two markers from the run's JSON (docs/benchmarks/current.json): rendering
+ *   that JSON again gives the block byte for byte, so nobody edits it by hand;
+ * - the README's "## Performance" (and README.zh.md's) quotes ratios of that run only:
+ *   every ratio it writes is one of the block's;
+ * - docs/benchmarks.md keeps the history: dated `## ` sections appended in order, and a
+ *   marked block ("The newest figures") with a row per recorded run, each row's figures
+ *   figures of its own section, the newest recorded run among the rows.
  *
- * So recording a run without updating the block, updating the block without
- * docs/performance.md, or leaving the README on an older run fails here. Controls feed
- * altered copies of the documents to the same checks.
+ * Controls feed altered copies of the documents to the same checks.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const BEGIN = '<!-- newest-figures:begin -->';
@@ -78,20 +75,14 @@ function rows(block: string): { run: string; rest: string; cells: string[] }[] {
     });
 }
 
-/** Everything wrong with the two documents (empty: the page quotes the newest runs). */
-function problems(page: string, benchmarks: string): string[] {
+/** Everything wrong with the history of docs/benchmarks.md (empty: its block lists the recorded runs). */
+function problems(benchmarks: string): string[] {
   const found: string[] = [];
   let block: string;
   try {
     block = markedBlock(benchmarks, 'docs/benchmarks.md');
   } catch (error) {
     return [(error as Error).message];
-  }
-  try {
-    if (markedBlock(page, 'docs/performance.md') !== block)
-      found.push("docs/performance.md's newest-figures block differs from docs/benchmarks.md's: copy it over verbatim");
-  } catch (error) {
-    found.push((error as Error).message);
   }
 
   const all = sections(benchmarks);
@@ -117,54 +108,51 @@ function problems(page: string, benchmarks: string): string[] {
   return found;
 }
 
-/** The README's bullets under "## Performance": `- **<run>**, …` with their text (continuation lines joined). */
-function readmeBullets(readme: string): { run: string; text: string }[] {
-  const section = readme.split(/^## Performance$/m)[1]?.split(/^## /m)[0] ?? '';
-  return section
-    .split(/^(?=- )/m)
-    .filter((part) => part.startsWith('- **'))
-    .map((part) => {
-      const text = part.split(/\n\n/)[0].replace(/\s+/g, ' ').trim();
-      return { run: /^- \*\*([^*]+)\*\*/.exec(text)![1], text: text.replace(/^- \*\*[^*]+\*\*/, '') };
-    });
+/** The ratios (figures ending in x) a README writes under its performance heading. */
+function readmeRatios(readme: string, heading: string): string[] {
+  const section = readme.split(new RegExp(`^## ${heading}$`, 'm'))[1]?.split(/^## /m)[0] ?? '';
+  return figures(section).filter((f) => f.endsWith('x'));
 }
 
-/** Everything wrong with the README's ratios (empty: each a figure of its run, the newest run quoted). */
-function readmeProblems(readme: string, benchmarks: string): string[] {
-  const found: string[] = [];
-  const bullets = readmeBullets(readme);
-  if (!bullets.length) return ['README.md quotes no run under "## Performance" (bullets "- **<run>**, …")'];
-  const table = rows(markedBlock(benchmarks, 'docs/benchmarks.md'));
-  const all = sections(benchmarks);
-  for (const { run, text } of bullets) {
-    if (!table.some((r) => r.run === run)) {
-      found.push(`README.md quotes "${run}", which has no row in the newest-figures block`);
-      continue;
-    }
-    const section = all.find((s) => s.name === run)!;
-    const held = new Set(figures(section.text));
-    const foreign = figures(text).filter((f) => !held.has(f));
-    if (foreign.length)
-      found.push(`README.md, "${run}": ${foreign.join(', ')} not in the section "${section.heading}"`);
-  }
-  const newest = all.filter((s) => s.date).at(-1);
-  if (newest && !bullets.some((b) => b.run === newest.name))
-    found.push(`README.md does not quote the newest recorded run, "${newest.heading}"`);
-  return found;
+/** Everything wrong with a README's ratios (empty: some, each one of the current run's). */
+function readmeProblems(readme: string, heading: string, current: string): string[] {
+  const ratios = readmeRatios(readme, heading);
+  if (!ratios.length) return [`quotes no ratio under "## ${heading}"`];
+  const held = new Set(figures(current));
+  const foreign = ratios.filter((r) => !held.has(r));
+  return foreign.length ? [`${foreign.join(', ')} not ratios of the current run (docs/performance.md)`] : [];
+}
+
+/** Everything wrong with docs/performance.md's current figures (empty: the bench's rendering of its JSON). */
+function currentProblems(page: string, run: BenchRun): string[] {
+  const block = currentBlockOf(page);
+  if (!block) return ['docs/performance.md has no current-figures block (npm run bench writes it)'];
+  return block === currentFigures(run, ALL_SYSTEMS)
+    ? []
+    : [
+        "docs/performance.md's current figures are not the rendering of docs/benchmarks/current.json: run npm run bench",
+      ];
 }
 
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const performance = readFileSync(join(root, 'docs/performance.md'), 'utf8');
 const benchmarks = readFileSync(join(root, 'docs/benchmarks.md'), 'utf8');
+const readmeZh = readFileSync(join(root, 'README.zh.md'), 'utf8');
+const run = JSON.parse(readFileSync(join(root, 'docs/benchmarks/current.json'), 'utf8')) as BenchRun;
+const current = currentBlockOf(performance) ?? '';
 
 describe('the performance figures of docs/performance.md and the README', () => {
-  it("are docs/benchmarks.md's newest-figures block, verbatim, each figure from its run's section, the newest run included", () => {
-    expect(problems(performance, benchmarks)).toEqual([]);
+  it("docs/performance.md shows the newest bench run, as the bench wrote it from the run's JSON", () => {
+    expect(currentProblems(performance, run)).toEqual([]);
   });
 
-  it("the README quotes runs of the block, each figure from its run's section, the newest run among them", () => {
-    expect(readmeBullets(readme).length).toBeGreaterThanOrEqual(1);
-    expect(readmeProblems(readme, benchmarks)).toEqual([]);
+  it('the READMEs quote ratios of that run only', () => {
+    expect(readmeProblems(readme, 'Performance', current)).toEqual([]);
+    expect(readmeProblems(readmeZh, '性能', current)).toEqual([]);
+  });
+
+  it("docs/benchmarks.md's history: a row per recorded run, each figure from its run's section, the newest included", () => {
+    expect(problems(benchmarks)).toEqual([]);
   });
 
   it('come as rows naming their runs, and figures are read as written (b1 and 2x2 are names, not figures)', () => {
@@ -181,69 +169,47 @@ describe('the performance figures of docs/performance.md and the README', () => 
 
   describe('controls: altered copies fail', () => {
     const block = markedBlock(benchmarks, 'docs/benchmarks.md');
-    /** A page that quotes the block, whatever the real one holds: the controls test the check, not the page. */
-    const quoting = `# Performance\n\n${block}\n`;
     const firstRow = rows(block)[0];
     /** The row's first figure of the stack at 64 clients (its calls/s). */
     const callsPerSecond = figures(firstRow.cells[2])[0];
 
-    it('(the unaltered block, quoted, passes)', () => {
-      expect(problems(quoting, benchmarks)).toEqual([]);
-    });
-
-    it('a page whose table differs by one figure', () => {
-      const altered = quoting.replace(block, block.replace(callsPerSecond, `${callsPerSecond}1`));
-      expect(problems(altered, benchmarks)).toEqual([expect.stringContaining('differs from docs/benchmarks.md')]);
-    });
-
-    it('a page without the block', () => {
-      expect(problems(quoting.replace(block, ''), benchmarks)).toEqual([
-        expect.stringContaining('docs/performance.md has no'),
-      ]);
-    });
-
-    it("a README bullet with a figure its run's section does not hold, or naming no row", () => {
-      expect(readmeProblems(readme, benchmarks)).toEqual([]);
-      const [first] = readmeBullets(readme);
-      const [ratio] = figures(first.text).filter((f) => f.endsWith('x'));
-      const altered = readme.replace(`- **${first.run}**`, `- **${first.run}**, 9.99x`);
-      expect(readmeProblems(altered, benchmarks)).toEqual([expect.stringContaining(`"${first.run}": 9.99x not in`)]);
-      expect(ratio).toBeDefined();
-      const renamed = readme.replace(`- **${first.run}**`, '- **Stop 99**');
-      expect(readmeProblems(renamed, benchmarks)).toContainEqual(
-        expect.stringContaining('"Stop 99", which has no row'),
+    it('a current block edited by hand (one figure), or missing', () => {
+      const [first] = figures(
+        current.split('\n').find((line) => line.startsWith('| ') && !line.startsWith('| system'))!,
       );
+      const edited = performance.replace(current, current.replace(`| ${first} |`, `| ${first}1 |`));
+      expect(edited).not.toBe(performance);
+      expect(currentProblems(edited, run)).toEqual([expect.stringContaining('not the rendering')]);
+      expect(currentProblems(performance.replace(current, ''), run)).toEqual([expect.stringContaining('has no')]);
     });
 
-    it('a README that leaves out the newest run, or quotes none', () => {
-      const newer = `${benchmarks}\n## Issue 99: another run (2099-01-01, 10:00)\n\n1,999 calls/s.\n`;
-      expect(readmeProblems(readme, newer)).toEqual([
-        expect.stringContaining('does not quote the newest recorded run, "Issue 99: another run'),
-      ]);
-      expect(readmeProblems('# README\n\n## Performance\n\nFast.\n', benchmarks)).toEqual([
-        expect.stringContaining('quotes no run'),
+    it("a README ratio that is not the current run's, or none", () => {
+      const altered = readme.replace('## Performance\n', '## Performance\n\nThe stack 9.99x mcp-proxy.\n');
+      expect(readmeProblems(altered, 'Performance', current)).toEqual([expect.stringContaining('9.99x not')]);
+      expect(readmeProblems('# README\n\n## Performance\n\nFast.\n', 'Performance', current)).toEqual([
+        expect.stringContaining('quotes no ratio'),
       ]);
     });
 
-    it("an older run's figure in a row (the README's old 1,830 calls/s)", () => {
+    it("an older run's figure in a history row (the README's old 1,830 calls/s)", () => {
       const stale = block.replace(callsPerSecond, '1,830');
-      expect(problems(quoting.replace(block, stale), benchmarks.replace(block, stale))).toEqual([
+      expect(problems(benchmarks.replace(block, stale))).toEqual([
         expect.stringContaining(`row "${firstRow.run}": 1,830 not in the section`),
       ]);
     });
 
     it('a newer run recorded without a row', () => {
       const newer = `${benchmarks}\n## Issue 99: another run (2099-01-01, 10:00)\n\n1,999 calls/s.\n`;
-      expect(problems(quoting, newer)).toEqual([
+      expect(problems(newer)).toEqual([
         expect.stringContaining('"Issue 99: another run (2099-01-01, 10:00)", has no row'),
       ]);
     });
 
     it('a run recorded out of order, and a row naming no section', () => {
       const early = `${benchmarks}\n## Stop 0: a late entry (2020-01-01)\n`;
-      expect(problems(quoting, early)).toContainEqual(expect.stringContaining('comes after a later run'));
+      expect(problems(early)).toContainEqual(expect.stringContaining('comes after a later run'));
       const renamed = block.replace(`| ${firstRow.run} |`, '| Stop 99 |');
-      expect(problems(quoting.replace(block, renamed), benchmarks.replace(block, renamed))).toContainEqual(
+      expect(problems(benchmarks.replace(block, renamed))).toContainEqual(
         expect.stringContaining('row "Stop 99": no "## Stop 99: …" section'),
       );
     });
