@@ -1,11 +1,4 @@
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import type { Message, Task } from '@a2a-js/sdk';
 import { createAgent, defineSkill, type Agent } from '@mcpgw/agent-sdk';
 import { decodeJson, encodeJson } from '@mcpgw/bus';
@@ -13,8 +6,7 @@ import { BusPattern } from '@mcpgw/contracts';
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-type Binding = 'JSONRPC' | 'HTTP+JSON';
+import { a2aClient, dataPart, textPart, userMessage, type Binding } from './support/a2a-client';
 
 const QUIET = 'a2a-quiet';
 const COMPLETED = 3; // TASK_STATE_COMPLETED
@@ -34,43 +26,11 @@ describe('A2A 1.0: conversational messages, with the official SDK client', () =>
   let quietKey: string;
   let quietDeliveries = 0;
 
-  const withHeaders =
-    (headers: Record<string, string>): typeof fetch =>
-    (input, init) =>
-      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
-  const clientOf = (binding: Binding, agentId = env.agentId, apiKey = env.apiKey): Promise<Client> => {
-    const fetchImpl = withHeaders({ 'x-agent-api-key': apiKey });
-    return new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-        preferredTransports: [binding],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      }),
-    ).createFromUrl(`${base}/a2a/${agentId}/`);
-  };
-  const textPart = (value: string) => ({
-    content: { $case: 'text' as const, value },
-    metadata: undefined,
-    filename: '',
-    mediaType: '',
-  });
-  const dataPart = (value: unknown) => ({
-    content: { $case: 'data' as const, value },
-    metadata: undefined,
-    filename: '',
-    mediaType: '',
-  });
+  const clientOf = (binding: Binding, agentId = env.agentId, apiKey = env.apiKey): Promise<Client> =>
+    a2aClient(`${base}/a2a/${agentId}/`, binding, apiKey);
   /** A user message that names no skill. */
-  const said = (parts: Message['parts'], contextId = '', messageId = randomUUID()): Message => ({
-    messageId,
-    contextId,
-    taskId: '',
-    role: 1, // ROLE_USER
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  });
+  const said = (parts: Message['parts'], contextId = '', messageId = randomUUID()): Message =>
+    userMessage(undefined, parts, { contextId, messageId });
   const send = async (client: Client, message: Message) =>
     (await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined })) as Message;
   const textOf = (answer: Message) =>
@@ -212,13 +172,9 @@ describe('A2A 1.0: conversational messages, with the official SDK client', () =>
       '--tools',
       'echo',
     );
-    const fetchImpl = withHeaders({ authorization: `Bearer ${grant}` });
-    const client = await new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl })],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      }),
-    ).createFromUrl(`${base}/workspaces/demo/agents/${env.agentId}/a2a/`);
+    const client = await a2aClient(`${base}/workspaces/demo/agents/${env.agentId}/a2a/`, 'JSONRPC', {
+      authorization: `Bearer ${grant}`,
+    });
     const refused = await send(client, said([textPart('let me in')])).catch((e: Error) => e);
     expect((refused as Error).name).toBe('UnsupportedOperationError');
     expect((refused as Error).message).toMatch(/grant calls only the skills it names/);

@@ -1,19 +1,11 @@
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import type { Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { Client as Pg } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { a2aClient, type Binding } from './support/a2a-client';
 import { WebhookReceiver, type Received } from './support/webhook-receiver';
-
-type Binding = 'JSONRPC' | 'HTTP+JSON';
 
 const RECEIVER_PORT = await freePort();
 /** The key that seals secrets and credentials; the receiver's address and port allowed through the SSRF guard. */
@@ -53,20 +45,8 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
   let otherKey: string;
   let db: Pg;
 
-  const withHeaders =
-    (headers: Record<string, string>): typeof fetch =>
-    (input, init) =>
-      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
-  const clientOf = (binding: Binding, apiKey = env.apiKey): Promise<Client> => {
-    const fetchImpl = withHeaders({ 'x-agent-api-key': apiKey });
-    return new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-        preferredTransports: [binding],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      }),
-    ).createFromUrl(`${env.gatewayUrls[0]}/a2a/${env.agentId}/`);
-  };
+  const clientOf = (binding: Binding, apiKey = env.apiKey): Promise<Client> =>
+    a2aClient(`${env.gatewayUrls[0]}/a2a/${env.agentId}/`, binding, apiKey);
   const config = (path: string, extra: Partial<TaskPushNotificationConfig> = {}): TaskPushNotificationConfig => ({
     tenant: '',
     id: '',

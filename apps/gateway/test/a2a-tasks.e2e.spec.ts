@@ -1,18 +1,10 @@
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { messageIdOfCall } from '@mcpgw/contracts';
 import { startTestStack, type TestStack } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-type Binding = 'JSONRPC' | 'HTTP+JSON';
+import { a2aClient, dataPart, userMessage, type Binding } from './support/a2a-client';
 
 const WORKING = 2;
 const COMPLETED = 3;
@@ -27,39 +19,12 @@ const INPUT_REQUIRED = 6;
 describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
   let env: TestStack;
 
-  const withHeaders =
-    (headers: Record<string, string>): typeof fetch =>
-    (input, init) =>
-      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
-  const clientOf = (gateway: number, binding: Binding, apiKey = env.apiKey): Promise<Client> => {
-    const fetchImpl = withHeaders({ 'x-agent-api-key': apiKey });
-    return new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-        preferredTransports: [binding],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      }),
-    ).createFromUrl(`${env.gatewayUrls[gateway]}/a2a/${env.agentId}/`);
-  };
-  const dataPart = (value: unknown) => ({
-    content: { $case: 'data' as const, value },
-    metadata: undefined,
-    filename: '',
-    mediaType: '',
-  });
+  const clientOf = (gateway: number, binding: Binding, apiKey = env.apiKey): Promise<Client> =>
+    a2aClient(`${env.gatewayUrls[gateway]}/a2a/${env.agentId}/`, binding, apiKey);
   const send = (client: Client, skill: string, args: unknown, messageId = randomUUID(), returnImmediately = true) =>
     client.sendMessage({
       tenant: '',
-      message: {
-        messageId,
-        contextId: '',
-        taskId: '',
-        role: 1,
-        parts: [dataPart(args)],
-        metadata: { skill },
-        extensions: [],
-        referenceTaskIds: [],
-      },
+      message: userMessage(skill, [dataPart(args)], { messageId }),
       configuration: {
         acceptedOutputModes: [],
         taskPushNotificationConfig: undefined,

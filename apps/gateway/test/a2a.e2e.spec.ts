@@ -1,18 +1,11 @@
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-} from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import type { Message, Task } from '@a2a-js/sdk';
 import { parsePrometheus, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { FilesApi } from '@mcpgw/files-client';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-type Binding = 'JSONRPC' | 'HTTP+JSON';
+import { a2aFactory, dataPart, textPart, userMessage, withHeaders, type Binding } from './support/a2a-client';
 
 /**
  * The A2A 1.0 surface (apps/gateway/src/a2a/README.md) through the official
@@ -24,46 +17,8 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
   let backend: Backend;
   let base: string;
 
-  /** A fetch that sends these headers on every request the SDK makes (card and calls). */
-  const withHeaders =
-    (headers: Record<string, string>): typeof fetch =>
-    (input, init) =>
-      fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } });
-  const factory = (binding: Binding, headers: Record<string, string>) =>
-    new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [
-          new JsonRpcTransportFactory({ fetchImpl: withHeaders(headers) }),
-          new RestTransportFactory({ fetchImpl: withHeaders(headers) }),
-        ],
-        preferredTransports: [binding],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl: withHeaders(headers) }),
-      }),
-    );
   const clientOf = (binding: Binding, headers: Record<string, string> = { 'x-agent-api-key': env.apiKey }) =>
-    factory(binding, headers).createFromUrl(`${base}/a2a/${env.agentId}/`);
-  const userMessage = (skill: string | undefined, parts: Message['parts']): Message => ({
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: 1, // ROLE_USER
-    parts,
-    metadata: skill ? { skill } : undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  });
-  const dataPart = (value: unknown) => ({
-    content: { $case: 'data' as const, value },
-    metadata: undefined,
-    filename: '',
-    mediaType: '',
-  });
-  const textPart = (value: string) => ({
-    content: { $case: 'text' as const, value },
-    metadata: undefined,
-    filename: '',
-    mediaType: '',
-  });
+    a2aFactory(binding, headers).createFromUrl(`${base}/a2a/${env.agentId}/`);
   const admin = <T>(...args: string[]) => env.stack.admin<T>(...args);
 
   beforeAll(async () => {
@@ -152,7 +107,7 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
         const other = await env.addAgent(`a2a-other-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`);
         const card = await (await clientOf(binding)).getAgentCard();
         for (const headers of [{}, { 'x-agent-api-key': 'sk_live_wrong' }, { 'x-agent-api-key': other.apiKey }]) {
-          const client = await factory(binding, headers).createFromAgentCard(card);
+          const client = await a2aFactory(binding, headers).createFromAgentCard(card);
           const refused = await client
             .sendMessage({
               tenant: '',
@@ -323,7 +278,7 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     expect((await fetch(`${root}/.well-known/agent-card.json`)).status).toBe(401);
     const headers = { authorization: `Bearer ${grant}` };
     for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
-      const client = await factory(binding, headers).createFromUrl(`${root}/`);
+      const client = await a2aFactory(binding, headers).createFromUrl(`${root}/`);
       const card = await client.getAgentCard();
       expect(card.skills.map((skill) => skill.id)).toEqual(['echo']);
       expect(card.supportedInterfaces[0].url).toBe(root);
