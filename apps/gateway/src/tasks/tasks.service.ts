@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { BusPattern, GatewayNotices, waitRequestTimeout, type CallEvent } from '@mcpgw/contracts';
 import { BusClient } from '@mcpgw/bus';
-import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CallPipeline } from '../calls/call-pipeline.service';
-import type { CallRequest } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -12,16 +11,7 @@ import type { GatewayDb } from '../database/schema';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { questionRefusal } from './task-questions';
 import { TERMINAL, TaskStore, type TaskEnd, type TaskRow } from './tasks.store';
-import {
-  legacyResult,
-  TASK_POLL_INTERVAL_MS,
-  TASK_TTL_MS,
-  detailed,
-  endOf,
-  envelope,
-  legacyTask,
-  taskEvent,
-} from './task-shapes';
+import { TASK_TTL_MS, detailed, endOf, envelope, legacyTask, taskEvent } from './task-shapes';
 
 /** The extension's id, in `capabilities.extensions` of the server and of the client. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -146,7 +136,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
 
   /** The caller's own tasks among `taskIds` (a listen stream may watch only those). */
   async owned(taskIds: string[], agentId: string, principal: string): Promise<string[]> {
-    const found = await Promise.all(taskIds.map((id) => this.find(id, agentId, principal)));
+    const found = await Promise.all(taskIds.map((id) => this.read(id, agentId, principal)));
     return found.filter((row): row is TaskRow => !!row).map((row) => row.id);
   }
 
@@ -183,7 +173,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
 
   /** The caller's task as it is now (a reply no follower stored ends it here), for any surface to shape. */
   async current(taskId: unknown, agentId: string, principal: string): Promise<TaskRow | undefined> {
-    const row = await this.find(taskId, agentId, principal);
+    const row = await this.read(taskId, agentId, principal);
     if (!row || TERMINAL.includes(row.status)) return row;
     return (await this.catchUp(row)) ?? row;
   }
@@ -192,7 +182,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
   async update(taskId: unknown, inputResponses: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
     if (!isResultMap(inputResponses))
       return { ok: false, message: 'params.inputResponses must map each input request key to its result (an object)' };
-    const row = await this.find(taskId, agentId, principal);
+    const row = await this.read(taskId, agentId, principal);
     if (!row) return unknown(taskId);
     const answered = Object.keys(inputResponses).filter((key) => Object.hasOwn(row.input_requests, key));
     if (answered.length) {
@@ -210,7 +200,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
 
   /** Cancel a live task (a terminal one is left as it is: the same ack) and tell the agent to stop. */
   async cancel(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
-    const row = await this.find(taskId, agentId, principal);
+    const row = await this.read(taskId, agentId, principal);
     if (!row) return unknown(taskId);
     if (!TERMINAL.includes(row.status)) {
       await this.end(row, { status: 'cancelled', error: { code: -32800, message: 'Task cancelled by the client' } });
@@ -219,78 +209,8 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     return { ok: true, value: { resultType: 'complete' } };
   }
 
-  // --- 2025-11-25 (sessions): params.task, tasks/get, tasks/result, tasks/list, tasks/cancel ---
-
-  /**
-   * 2025-11-25 `params.task`: check the call, post it without waiting, and
-   * answer `{task}` at once. The client cannot be asked anything during it
-   * (this shape's questions are not built): the agent hears so at once.
-   */
-  async runAsTask(call: CallRequest): Promise<Record<string, unknown>> {
-    const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
-    return this.createLegacy({
-      agentId: call.agentId,
-      principal: call.callerId,
-      tool: call.tool,
-      channelId: ref.channelId,
-      messageId: ref.messageId,
-      endsAt: Date.now() + call.time.limit.remainingMs(),
-      capabilities: {},
-    });
-  }
-
-  /** 2025-11-25 CreateTaskResult: `{task}`. */
-  async createLegacy(call: TaskCall): Promise<Record<string, unknown>> {
-    const created = await this.create(call);
-    return { task: legacyTask(await this.mustRead(created.taskId as string, call)) };
-  }
-
-  async getLegacy(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
-    let row = await this.find(taskId, agentId, principal);
-    if (!row) return unknown(taskId);
-    if (!TERMINAL.includes(row.status)) row = (await this.catchUp(row)) ?? row;
-    return { ok: true, value: legacyTask(row) };
-  }
-
-  /**
-   * tasks/result: blocks until the task ends (or the client leaves), then the
-   * call's result with the related-task `_meta`, or its error.
-   */
-  async resultLegacy(
-    taskId: unknown,
-    agentId: string,
-    principal: string,
-    signal?: AbortSignal,
-  ): Promise<TaskAnswer | { ok: false; error: { code: number; message: string } }> {
-    let row = await this.find(taskId, agentId, principal);
-    if (!row) return unknown(taskId);
-    while (!TERMINAL.includes(row.status) && !signal?.aborted) {
-      await delay(TASK_POLL_INTERVAL_MS);
-      const read = await this.reread(row);
-      if (!read) return unknown(taskId);
-      row = TERMINAL.includes(read.status) ? read : ((await this.catchUp(read)) ?? read);
-    }
-    return legacyResult(row);
-  }
-
-  async listLegacy(agentId: string, principal: string): Promise<Record<string, unknown>[]> {
-    return (await this.store.list(agentId, principal, LIST_MAX)).map(legacyTask);
-  }
-
-  /** Cancels a live task; a terminal one cannot be (-32602, 2025-11-25). */
-  async cancelLegacy(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {
-    const row = await this.find(taskId, agentId, principal);
-    if (!row) return unknown(taskId);
-    if (TERMINAL.includes(row.status)) return { ok: false, message: `Task ${row.id} is already ${row.status}` };
-    await this.cancel(row.id, agentId, principal);
-    return { ok: true, value: legacyTask((await this.reread(row)) ?? row) };
-  }
-
-  private async mustRead(taskId: string, call: TaskCall): Promise<TaskRow> {
-    return (await this.store.get(taskId, call.agentId, call.principal))!;
-  }
-
-  private find(taskId: unknown, agentId: string, principal: string): Promise<TaskRow | undefined> {
+  /** The caller's task as stored (no catching up); undefined for another caller's, or an id that is none. */
+  read(taskId: unknown, agentId: string, principal: string): Promise<TaskRow | undefined> {
     if (typeof taskId !== 'string' || !UUID.test(taskId)) return Promise.resolve(undefined);
     return this.store.get(taskId, agentId, principal);
   }
@@ -410,13 +330,10 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** The most tasks one tasks/list reads (then paged). */
-const LIST_MAX = 1_000;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TIMED_OUT = { code: -32003, message: 'Agent reply timeout' };
 
-function unknown(taskId: unknown): TaskAnswer {
+export function unknown(taskId: unknown): TaskAnswer {
   return { ok: false, message: `Unknown task: ${typeof taskId === 'string' ? taskId : String(taskId)}` };
 }
 

@@ -16,6 +16,7 @@ import { cacheable, complete, type AgentRequestContext, type Handled } from './a
 import { AgentTools } from './agent-tools';
 import { AgentSurfaceCode } from './errors';
 import { InputRequestIds } from './input-request-ids';
+import { LegacyTasks } from '../../tasks/legacy-tasks.service';
 import { TASKS_EXTENSION, TaskService, declaresTasks, type TaskAnswer } from '../../tasks/tasks.service';
 import { LEGACY_RESOURCE_NOT_FOUND, ResourcesAndPrompts, type AskContext } from './resources-and-prompts';
 
@@ -49,6 +50,7 @@ export class AgentMcpHandler {
     private readonly inputIds: InputRequestIds,
     private readonly quotas: QuotasService,
     private readonly tasks: TaskService,
+    private readonly legacyTasks: LegacyTasks,
   ) {}
 
   async handle(request: JsonRpcRequest, ctx: AgentRequestContext): Promise<Handled> {
@@ -168,11 +170,11 @@ export class AgentMcpHandler {
     if (request.method === 'tasks/list') {
       const offset = decodeCursor(params.cursor);
       if (offset === undefined) return invalid('Invalid cursor');
-      const { items, nextCursor } = page(await this.tasks.listLegacy(ctx.agentId, principal), offset, LIST_PAGE);
+      const { items, nextCursor } = page(await this.legacyTasks.list(ctx.agentId, principal), offset, LIST_PAGE);
       return { response: result(request.id, { tasks: items, ...(nextCursor ? { nextCursor } : {}) }) };
     }
     if (request.method === 'tasks/result') {
-      const answer = await this.tasks.resultLegacy(params.taskId, ctx.agentId, principal, ctx.disconnected);
+      const answer = await this.legacyTasks.result(params.taskId, ctx.agentId, principal, ctx.disconnected);
       if (answer.ok) return { response: result(request.id, answer.value) };
       return 'error' in answer
         ? { response: failure(request.id, answer.error.code, answer.error.message) }
@@ -180,8 +182,8 @@ export class AgentMcpHandler {
     }
     const answer =
       request.method === 'tasks/get'
-        ? await this.tasks.getLegacy(params.taskId, ctx.agentId, principal)
-        : await this.tasks.cancelLegacy(params.taskId, ctx.agentId, principal);
+        ? await this.legacyTasks.get(params.taskId, ctx.agentId, principal)
+        : await this.legacyTasks.cancel(params.taskId, ctx.agentId, principal);
     return answer.ok ? { response: result(request.id, answer.value) } : invalid(answer.message);
   }
 

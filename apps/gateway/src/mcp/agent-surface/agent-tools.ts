@@ -27,6 +27,7 @@ import { AgentSurfaceCode, agentSurfaceError } from './errors';
 import { InputRequired, type Asker, type Served } from '../input-required/input-required.service';
 import { InputRequestIds } from './input-request-ids';
 import { eventRelay, toCallResult, toMcpTool } from './mcp-shapes';
+import { LegacyTasks } from '../../tasks/legacy-tasks.service';
 import { TASK_AFTER_MS, TASKS_EXTENSION, TaskService, declaresTasks } from '../../tasks/tasks.service';
 
 /**
@@ -46,6 +47,7 @@ export class AgentTools {
     private readonly sessions: SessionsService,
     private readonly inputRequired: InputRequired,
     private readonly tasks: TaskService,
+    private readonly legacyTasks: LegacyTasks,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
   ) {}
 
@@ -124,7 +126,7 @@ export class AgentTools {
       };
     if (!asked || keyed || (taskSupport !== 'optional' && taskSupport !== 'required')) return undefined;
     try {
-      return { response: result(request.id, await this.tasks.runAsTask(call)) };
+      return { response: result(request.id, await this.legacyTasks.runAsTask(call)) };
     } catch (error) {
       if (!(error instanceof CallError)) throw error;
       const { code, message, data } = agentSurfaceError(error);
