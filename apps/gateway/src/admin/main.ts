@@ -24,7 +24,8 @@ import { ToolChangesStore } from '../tool-pinning/tool-changes.store';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { AuditStore } from '../audit/audit.store';
 import { auditCommand } from './audited-actions';
-import { COMMANDS, USAGE, type AdminDeps, type Parsed } from './commands';
+import { COMMANDS, type AdminDeps, type Parsed } from './commands';
+import { USAGE } from './usage';
 import { npmStartDefaults } from './local-stack';
 
 /** `npm run admin -- <command>`: manage agents and keys without SQL. */
