@@ -156,8 +156,9 @@ describe('PostgreSQL stops for 5 s during load', () => {
     // Every app that uses the database says so; the pod, which does not, stays ready.
     expect(readyDuringOutage).toMatchObject({ 'gateway-1': 503, 'message-service-1': 503, 'agent-pod-1': 200 });
     expect(grantStatusDuringOutage).toBe(503);
+    // Each call answered once or with a documented error. Calls may also ride the outage out (held until
+    // the database is back, issue 45): the outage is proven by /ready above, not by failed calls.
     expectKeptPromises(outcomes, 'PostgreSQL stopped for 5 s');
-    expect(outcomes.some((o) => !o.ok)).toBe(true); // the outage was seen
     // Recovered, with the same processes: ready again, and calls are answered.
     await expect.poll(() => allReady(stack), { timeout: 20_000 }).toBe(true);
     await expectAnsweredAfter(load, 'after-pg');
