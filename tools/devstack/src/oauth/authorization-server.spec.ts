@@ -125,7 +125,8 @@ describe('test authorization server (oidc-provider) with the SDK OAuth client', 
       await new Promise((resolve) => setTimeout(resolve, 2_100));
       await client.callTool({ name: 'echo', arguments: { text: 'after expiry' } });
       expect(login.authorizations).toBe(1);
-      expect(login.tokenSaves).toBe(2);
+      // At least one refresh: on a loaded machine the 1 s token may also expire during the connect itself.
+      expect(login.tokenSaves).toBeGreaterThanOrEqual(2);
       const after = login.tokens()!.access_token;
       expect(after).not.toBe(before);
       expect(decodeJwt(after)).toMatchObject({ sub: 'bob', aud: resource(), scope: 'mcp:tools' });

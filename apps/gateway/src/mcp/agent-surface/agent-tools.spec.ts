@@ -10,6 +10,7 @@ import type { SessionsService } from '../../sessions/sessions.service';
 import { AgentTools } from './agent-tools';
 import type { InputRequired } from '../input-required/input-required.service';
 import type { InputRequestIds } from './input-request-ids';
+import type { LegacyTasks } from '../../tasks/legacy-tasks.service';
 import type { TaskService } from '../../tasks/tasks.service';
 
 const STORED = '{"content":[{"type":"text","text":"stored once"}],"structuredContent":{"count":1}}';
@@ -27,6 +28,7 @@ function toolsReplaying(resultText: string) {
     {} as SessionsService,
     {} as InputRequired,
     {} as TaskService,
+    {} as LegacyTasks,
     env,
   );
 }
