@@ -42,19 +42,9 @@ export class A2aTasks {
     const existing = await this.tasks.current(call.messageId, caller.agentId, caller.callerId);
     if (existing) return this.answer(caller, existing);
     try {
-      const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
-      await this.tasks.create({
-        id: ref.messageId,
-        agentId: call.agentId,
-        principal: call.callerId,
-        tool: call.tool,
-        channelId: ref.channelId,
-        messageId: ref.messageId,
-        endsAt: Date.now() + call.time.limit.remainingMs(),
-        // An A2A client answers forms (a message with a data part naming the task); the agent's
-        // other questions (sampling, roots) have no A2A form and are refused to it at once.
-        capabilities: A2A_CLIENT_CAPABILITIES,
-      });
+      // An A2A client answers forms (a message with a data part naming the task); the agent's
+      // other questions (sampling, roots) have no A2A form and are refused to it at once.
+      const { ref } = await this.tasks.postAsTask(call, A2A_CLIENT_CAPABILITIES, true);
       // The call was posted before its task watched it: a question asked in between went unheard.
       // The agent publishes its open questions again (after the task's subscription, on the same connection).
       this.pipeline.askAgain(call.agentId, ref.messageId);

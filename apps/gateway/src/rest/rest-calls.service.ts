@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CALL_ID_META_KEY, callIdOf, messageIdOfCall, type ContentItem } from '@mcpgw/contracts';
 import { CallError } from '../calls/call-errors';
-import { CallPipeline } from '../calls/call-pipeline.service';
 import { QuotasService } from '../quotas/quotas.service';
 import { TaskService } from '../tasks/tasks.service';
 import type { TaskRow } from '../tasks/tasks.store';
@@ -24,7 +23,6 @@ export type CallAnswer = { ok: true; state: CallState } | { ok: false; failure: 
 export class RestCalls {
   constructor(
     private readonly invoker: RestInvoke,
-    private readonly pipeline: CallPipeline,
     private readonly tasks: TaskService,
     private readonly quotas: QuotasService,
   ) {}
@@ -39,18 +37,8 @@ export class RestCalls {
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
     try {
       const { call } = prepared;
-      const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
-      await this.tasks.create({
-        id: ref.messageId,
-        agentId: call.agentId,
-        principal: call.callerId,
-        tool: call.tool,
-        channelId: ref.channelId,
-        messageId: ref.messageId,
-        endsAt: Date.now() + call.time.limit.remainingMs(),
-        // A REST client cannot be asked anything: the agent's questions are refused at once.
-        capabilities: {},
-      });
+      // A REST client cannot be asked anything: the agent's questions are refused at once.
+      const { ref } = await this.tasks.postAsTask(call, {}, true);
       return this.state(caller, callIdOf(ref.messageId));
     } catch (error) {
       if (!(error instanceof CallError)) throw error;

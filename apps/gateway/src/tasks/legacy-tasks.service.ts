@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CallPipeline } from '../calls/call-pipeline.service';
 import type { CallRequest } from '../calls/call-shapes';
 import { legacyResult, legacyTask, TASK_POLL_INTERVAL_MS } from './task-shapes';
-import { TaskService, unknown, type TaskAnswer, type TaskCall } from './tasks.service';
+import { TaskService, unknown, type TaskAnswer } from './tasks.service';
 import { TERMINAL, TaskStore } from './tasks.store';
 
 /** The most tasks one tasks/list reads (then paged). */
@@ -20,7 +19,6 @@ export class LegacyTasks {
   constructor(
     private readonly tasks: TaskService,
     private readonly store: TaskStore,
-    private readonly pipeline: CallPipeline,
   ) {}
 
   /**
@@ -29,22 +27,9 @@ export class LegacyTasks {
    * shape's questions are not built): the agent hears so at once.
    */
   async runAsTask(call: CallRequest): Promise<Record<string, unknown>> {
-    const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
-    return this.create({
-      agentId: call.agentId,
-      principal: call.callerId,
-      tool: call.tool,
-      channelId: ref.channelId,
-      messageId: ref.messageId,
-      endsAt: Date.now() + call.time.limit.remainingMs(),
-      capabilities: {},
-    });
-  }
-
-  /** CreateTaskResult: `{task}`. */
-  async create(call: TaskCall): Promise<Record<string, unknown>> {
-    const created = await this.tasks.create(call);
-    return { task: legacyTask((await this.store.get(created.taskId as string, call.agentId, call.principal))!) };
+    const { task } = await this.tasks.postAsTask(call, {}, false);
+    // CreateTaskResult of this revision: `{task}`.
+    return { task: legacyTask((await this.store.get(task.taskId as string, call.agentId, call.callerId))!) };
   }
 
   async get(taskId: unknown, agentId: string, principal: string): Promise<TaskAnswer> {

@@ -4,6 +4,7 @@ import { BusClient } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallPipeline } from '../calls/call-pipeline.service';
+import type { CallRef, CallRequest } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -127,6 +128,32 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
     for (const event of early) void this.heard(row, event, call.capabilities);
     void this.follow(row, call.capabilities, watch);
     return { resultType: 'task', ...envelope(row) };
+  }
+
+  /**
+   * Post a call without waiting for it and make its task: for the surfaces
+   * whose client asks for a task up front (REST `respond-async`, A2A
+   * `returnImmediately`, 2025-11-25 `params.task`). `named`: the task's id is
+   * the call's message id (the call id finds it), else a new one. The
+   * client's capabilities decide which of the agent's questions it is asked.
+   */
+  async postAsTask(
+    call: CallRequest,
+    capabilities: Record<string, unknown>,
+    named: boolean,
+  ): Promise<{ task: Record<string, unknown>; ref: CallRef }> {
+    const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
+    const task = await this.create({
+      ...(named && { id: ref.messageId }),
+      agentId: call.agentId,
+      principal: call.callerId,
+      tool: call.tool,
+      channelId: ref.channelId,
+      messageId: ref.messageId,
+      endsAt: Date.now() + call.time.limit.remainingMs(),
+      capabilities,
+    });
+    return { task, ref };
   }
 
   /** A new channel for a task's call, so the task knows where its reply will be before it is posted. */
