@@ -1,4 +1,4 @@
-import { ATTEMPTS_EXHAUSTED, BUS_REQUEST_TIMEOUT_MS, isRetryable, type AgentReply } from '@mcpgw/contracts';
+import { ATTEMPTS_EXHAUSTED, isRetryable, type AgentReply } from '@mcpgw/contracts';
 import type { BoundInbox, InboxConsumerState, InboxDelivery, InboxReader, ReplicaAddress } from '@mcpgw/bus/core';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SkillStoppedError } from '../cancellation/cancellations';
@@ -7,6 +7,7 @@ import type { Replier } from '../replies/replier';
 import { text } from '../skills/skill';
 import { AgentStoppingError, type SkillRunner } from '../skills/skill-runner';
 import { RecentlySeen } from './recently-seen';
+import { confirmWithinMs, fetchExpiresMs } from './timings';
 
 export interface ConsumerSettings {
   agentId: string;
@@ -20,29 +21,6 @@ export interface ConsumerSettings {
 
 /** Told of each delivery; what it returns is called once the reply is sent (the `pod` hop, in the mock pod). */
 export type DeliveryHook = (delivery: { redelivered: boolean }) => (() => void) | void;
-
-/**
- * How long one pull waits for messages: 5 s, and no more than half the ack wait
- * (but the 1 s nats.js requires). An instance killed outright leaves its pull
- * behind at the server until it expires; nats-server 2.9 offers a redelivery
- * that comes due to that dead pull first and then delivers it as a first
- * delivery (count 1), so the message would escape the delivery limit. Expired
- * by then, a dead pull takes nothing.
- */
-function fetchExpiresMs(ackWaitMs: number): number {
-  return Math.max(1_000, Math.min(5_000, Math.floor(ackWaitMs / 2)));
-}
-
-/**
- * How long a first delivery's reply waits for the delivering replica's word
- * that it is stored: the bus timeout, and no more than half the ack wait, so
- * that a lost reply is stored again before JetStream could hand the message to
- * another instance (a new consumer leader, after a NATS server's loss, may
- * redeliver what was delivered an ack wait ago, heartbeats or not).
- */
-function confirmWithinMs(ackWaitMs: number): number {
-  return Math.max(250, Math.min(BUS_REQUEST_TIMEOUT_MS, Math.floor(ackWaitMs / 2)));
-}
 
 /**
  * Pulls the agent's chat messages from JetStream. All instances of one agent
@@ -214,7 +192,7 @@ export class InboxConsumer {
     let done!: () => void;
     this.inFlight.set(message.id, { seq: msg.seq, done: new Promise<void>((resolve) => (done = resolve)) });
     const replied = this.onDelivery({ redelivered: msg.redelivered });
-    const heartbeat = setInterval(() => msg.working(), Math.max(this.settings.ackWaitMs / 3, 100));
+    const heartbeat = this.holding(msg);
     try {
       if (this.completed.has(message.id)) return await this.answerCopy(msg, message.id);
       if (msg.redelivered && (await this.answeredElsewhere(msg))) return;
@@ -242,13 +220,18 @@ export class InboxConsumer {
    * it would wait out the ack wait for its redelivery.
    */
   private async afterRunning(msg: InboxDelivery, running: Promise<void>): Promise<void> {
-    const heartbeat = setInterval(() => msg.working(), Math.max(this.settings.ackWaitMs / 3, 100));
+    const heartbeat = this.holding(msg);
     try {
       await running;
     } finally {
       clearInterval(heartbeat);
     }
     return this.handle(msg);
+  }
+
+  /** Tell JetStream, every third of the ack wait, that this instance still works on the message. */
+  private holding(msg: InboxDelivery): NodeJS.Timeout {
+    return setInterval(() => msg.working(), Math.max(this.settings.ackWaitMs / 3, 100));
   }
 
   /** The skill's reply, remembered until forgotten; none when the message is done or handed back. */
