@@ -40,6 +40,7 @@ const E2E_ALONE = [
   'apps/gateway/test/call-budget.e2e.spec.ts',
   'apps/gateway/test/load.e2e.spec.ts',
   'apps/gateway/test/faults-under-load.e2e.spec.ts',
+  'apps/gateway/test/database-outage.e2e.spec.ts',
   'apps/gateway/test/files-memory.e2e.spec.ts',
   'apps/gateway/test/quotas.e2e.spec.ts',
   'apps/gateway/test/tracing.e2e.spec.ts',

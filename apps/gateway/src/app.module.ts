@@ -9,7 +9,7 @@ import {
   natsConnectionEventsMetric,
   natsCredentialsExpiryMetric,
 } from '@mcpgw/bus';
-import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/persistence';
+import { DATABASE_READINESS, MIGRATIONS_READINESS, databaseHoldMetrics, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
 import { AdminApiModule } from './admin-api/admin-api.module';
@@ -39,6 +39,7 @@ import { A2aModule } from './a2a/a2a.module';
       natsConnectionEventsMetric,
       natsCredentialsExpiryMetric,
       ...sqlMetrics,
+      ...databaseHoldMetrics,
     ]),
     HealthModule.forChecks({
       // Its bus handlers (`consumers`) are added by runService (libs/runtime).

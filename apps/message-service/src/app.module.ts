@@ -10,7 +10,7 @@ import {
   natsConnectionEventsMetric,
   natsCredentialsExpiryMetric,
 } from '@mcpgw/bus';
-import { DATABASE_READINESS, MIGRATIONS_READINESS, sqlMetrics } from '@mcpgw/persistence';
+import { DATABASE_READINESS, MIGRATIONS_READINESS, databaseHoldMetrics, sqlMetrics } from '@mcpgw/persistence';
 import { HealthModule, MetricsModule, type ReadinessCheck } from '@mcpgw/observability';
 import { DrainingModule } from '@mcpgw/runtime';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv, loadEnv } from './config/message-service.env';
@@ -51,6 +51,7 @@ import { WaitService } from './wait/wait.service';
       retentionPurgedMetric,
       inboxTamperingMetric,
       ...sqlMetrics,
+      ...databaseHoldMetrics,
     ]),
     HealthModule.forChecks({
       // Its bus handlers (`consumers`) are added by runService (libs/runtime).

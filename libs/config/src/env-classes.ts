@@ -60,6 +60,26 @@ export class DatabaseEnv {
   @Min(1)
   @Max(200)
   DATABASE_POOL_SIZE: number = 20;
+
+  /**
+   * While PostgreSQL cannot be reached (a restart, a failover), database work waits for
+   * it and is tried again, up to this long, or a call's own deadline when that comes
+   * first; then it fails `unavailable` (libs/persistence/README.md, "When the database is away").
+   */
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  DB_OUTAGE_HOLD_MS: number = 30_000;
+
+  /**
+   * Pieces of database work (statements, transactions, connection attempts) held at once
+   * in one process while the database is away; the next fails at once, counted in
+   * `mcpgw_db_outage_failed_total{reason="refused"}`.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  DB_OUTAGE_MAX_HELD: number = 2_000;
 }
 
 /** Logs: structured JSON lines (pino) on stdout, their fields in libs/observability/README.md. */

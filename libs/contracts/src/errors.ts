@@ -47,9 +47,19 @@ export function isRetryable(error: unknown): boolean {
 }
 
 export class UnavailableError extends ServiceError {
-  constructor(message: string) {
-    super('unavailable', message);
+  constructor(message: string, details?: string[]) {
+    super('unavailable', message, details);
   }
+}
+
+/** The `details` mark of an `unavailable` error the database caused (persistence's DatabaseUnavailableError). */
+export const DATABASE_UNAVAILABLE = 'database_unavailable';
+
+/** True for an `unavailable` error the database caused, also once it has crossed the bus. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return (
+    error instanceof ServiceError && error.code === 'unavailable' && !!error.details?.includes(DATABASE_UNAVAILABLE)
+  );
 }
 
 /** The `details` mark of a ReplicaDrainingError, which survives the bus frame. */

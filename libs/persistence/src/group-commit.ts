@@ -1,5 +1,9 @@
+import { databaseHold } from './database-hold';
+
 interface Pending<I, O> {
   item: I;
+  /** How long its caller lets it wait for the database (DatabaseHold), if it said. */
+  deadline: number | undefined;
   resolve(value: O): void;
   reject(error: unknown): void;
 }
@@ -12,7 +16,9 @@ interface Pending<I, O> {
  * load batches grow by themselves and when idle a write waits for nothing.
  *
  * `write` gets the batch and returns one outcome per item, in order; if it
- * throws, every caller of that batch gets the error.
+ * throws, every caller of that batch gets the error. While the database is
+ * away the batch waits for it (DatabaseHold) as long as its most patient
+ * caller allows, and what arrives meanwhile gathers into the next batch.
  */
 export class GroupCommit<I, O> {
   private queue: Pending<I, O>[] = [];
@@ -25,7 +31,7 @@ export class GroupCommit<I, O> {
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, deadline: databaseHold.deadline(), resolve, reject });
       if (this.queue.length === 1 && !this.busy) setImmediate(() => void this.flush());
     });
   }
@@ -35,7 +41,11 @@ export class GroupCommit<I, O> {
     this.busy = true;
     const batch = this.queue.splice(0, this.maxBatch);
     try {
-      const outcomes = await this.write(batch.map((pending) => pending.item));
+      // Not the first caller's context: the batch is everyone's, held as long as the most patient allows.
+      const deadline = batch.some((pending) => pending.deadline === undefined)
+        ? Infinity
+        : Math.max(...batch.map((pending) => pending.deadline!));
+      const outcomes = await databaseHold.until(deadline, () => this.write(batch.map((pending) => pending.item)));
       batch.forEach((pending, i) => pending.resolve(outcomes[i]));
     } catch (error) {
       for (const pending of batch) pending.reject(error);

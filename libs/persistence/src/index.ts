@@ -6,5 +6,6 @@ export * from './group-commit';
 export * from './metered-dialect';
 export * from './prepared';
 export * from './database-errors';
+export * from './database-hold';
 export * from './kysely.module';
 export * from './column-types';

@@ -1,8 +1,9 @@
 import { Inject, Module, type DynamicModule } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type TransactionBuilder } from 'kysely';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import { databaseHold } from './database-hold';
 import { MeteredPostgresDialect } from './metered-dialect';
 
 /** The app's `Kysely<…>`, typed by the app's schema where it is injected. */
@@ -21,7 +22,7 @@ export const InjectKysely = (): ParameterDecorator => Inject(KYSELY);
  * at the first query, once the DataSource is initialised.
  */
 export function kyselyOver<DB>(dataSource: DataSource): Kysely<DB> {
-  return new Kysely<DB>({
+  return new HoldingKysely<DB>({
     dialect: new MeteredPostgresDialect({
       pool: async () => {
         const master = (dataSource.driver as PostgresDriver).master;
@@ -29,6 +30,38 @@ export function kyselyOver<DB>(dataSource: DataSource): Kysely<DB> {
         return master;
       },
     }),
+  });
+}
+
+/**
+ * Kysely whose transactions are tried again, whole, while the database cannot be
+ * reached (DatabaseHold): a transaction cut off before its COMMIT was rolled back
+ * by the server, so running it again is safe. A COMMIT cut off is not tried again
+ * (CommitOutcomeUnknownError). Statements outside transactions are held by the
+ * driver (metered-dialect.ts).
+ */
+class HoldingKysely<DB> extends Kysely<DB> {
+  override transaction(): TransactionBuilder<DB> {
+    return heldTransaction(super.transaction());
+  }
+}
+
+function heldTransaction<DB>(builder: TransactionBuilder<DB>): TransactionBuilder<DB> {
+  return new Proxy(builder, {
+    get(target, property, receiver) {
+      if (property === 'execute')
+        return <T>(work: Parameters<TransactionBuilder<DB>['execute']>[0]) =>
+          databaseHold.run(() => target.execute(work) as Promise<T>);
+      const value: unknown = Reflect.get(target, property, receiver);
+      // setIsolationLevel and setAccessMode make a new builder: held too.
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const made: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return made && typeof made === 'object' && 'execute' in made
+          ? heldTransaction(made as TransactionBuilder<DB>)
+          : made;
+      };
+    },
   });
 }
 
@@ -65,9 +98,8 @@ function guardCheckedOutClients(pool: PgPool): void {
 export function databaseReadiness(db: Kysely<unknown>): { name: string; check(): Promise<string | void> } {
   return {
     name: 'database',
-    check: async () => {
-      await sql`SELECT 1`.execute(db);
-    },
+    // Says so at once while the database is away (nothing held), and is ready again by itself after.
+    check: () => databaseHold.withoutHolding(async () => void (await sql`SELECT 1`.execute(db))),
   };
 }
 
@@ -91,23 +123,21 @@ export function migrationsReadiness(
   const table = sql.id(options.schema ?? 'public', options.migrationsTableName ?? 'migrations');
   let latest: string | undefined;
   // Looked up on every probe (one indexed row): a database restored from an older backup shows too.
-  return {
-    name: 'migrations',
-    check: async () => {
-      latest ??= dataSource.migrations
-        .map(migrationName)
-        .sort((a, b) => Number(/\d{13}$/.exec(a)?.[0] ?? 0) - Number(/\d{13}$/.exec(b)?.[0] ?? 0))
-        .at(-1);
-      if (!latest) return;
-      try {
-        const { rows } = await sql<{ one: number }>`SELECT 1 AS one FROM ${table} WHERE name = ${latest}`.execute(db);
-        if (rows.length === 0) return `not applied: ${latest}`;
-      } catch (error) {
-        if ((error as { code?: string }).code === '42P01') return `not applied: ${latest}`; // undefined_table
-        throw error;
-      }
-    },
+  const latestApplied = async (): Promise<string | void> => {
+    latest ??= dataSource.migrations
+      .map(migrationName)
+      .sort((a, b) => Number(/\d{13}$/.exec(a)?.[0] ?? 0) - Number(/\d{13}$/.exec(b)?.[0] ?? 0))
+      .at(-1);
+    if (!latest) return;
+    try {
+      const { rows } = await sql<{ one: number }>`SELECT 1 AS one FROM ${table} WHERE name = ${latest}`.execute(db);
+      if (rows.length === 0) return `not applied: ${latest}`;
+    } catch (error) {
+      if ((error as { code?: string }).code === '42P01') return `not applied: ${latest}`; // undefined_table
+      throw error;
+    }
   };
+  return { name: 'migrations', check: () => databaseHold.withoutHolding(latestApplied) };
 }
 
 /**

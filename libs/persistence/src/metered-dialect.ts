@@ -8,7 +8,8 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-import { asDatabaseError } from './database-errors';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError, asDatabaseError } from './database-errors';
+import { databaseHold } from './database-hold';
 import { preparedName } from './prepared';
 import { sqlMeter, type SqlMeter } from './sql-meter';
 
@@ -43,12 +44,26 @@ class MeteredConnection implements DatabaseConnection {
   constructor(
     readonly inner: DatabaseConnection,
     private readonly meter: SqlMeter,
+    private readonly driver: MeteredDriver,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return await this.executeOn(this.inner, query);
+    } catch (error) {
+      // Inside a transaction the whole transaction is tried again (HoldingKysely), not one statement.
+      if (this.inTransaction || !(error instanceof DatabaseUnavailableError)) throw error;
+      // Cut off before it ran (the server said why), or a read: try it again on a fresh connection,
+      // once the database is back. A write whose connection broke under it may have been applied.
+      if (!refusedBeforeRunning(error) && !isRead(query.sql)) throw new CommitOutcomeUnknownError();
+      return databaseHold.run(() => this.driver.onFreshConnection((inner) => this.executeOn(inner, query)), error);
+    }
+  }
+
+  private async executeOn<R>(inner: DatabaseConnection, query: CompiledQuery): Promise<QueryResult<R>> {
     this.meter.statement(query.sql, this.inTransaction);
     try {
-      return await this.inner.executeQuery<R>(named(query));
+      return await inner.executeQuery<R>(named(query));
     } catch (error) {
       this.meter.failed(query.sql, this.inTransaction);
       // The text, never the parameters: they may be secrets.
@@ -61,6 +76,16 @@ class MeteredConnection implements DatabaseConnection {
     this.meter.statement(query.sql, this.inTransaction);
     return this.inner.streamQuery<R>(query, chunkSize);
   }
+}
+
+/** The server refused or aborted the statement itself (its error had a SQLSTATE): it did not run. */
+function refusedBeforeRunning(error: DatabaseUnavailableError): boolean {
+  return error.serverRefused;
+}
+
+/** A plain read: trying it again changes nothing. */
+function isRead(text: string): boolean {
+  return /^\s*(\/\* prepared \*\/\s*)?SELECT\b/i.test(text);
 }
 
 /**
@@ -85,13 +110,28 @@ class MeteredDriver implements Driver {
     return this.inner.init();
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
+  /** A connection, once the database answers (held while it does not: DatabaseHold). */
+  acquireConnection(): Promise<DatabaseConnection> {
+    return databaseHold.run(() => this.acquireOnce());
+  }
+
+  private async acquireOnce(): Promise<MeteredConnection> {
     const inner = await this.inner.acquireConnection().catch((error: unknown) => {
       throw asDatabaseError(error);
     });
     let connection = this.connections.get(inner);
-    if (!connection) this.connections.set(inner, (connection = new MeteredConnection(inner, this.meter)));
+    if (!connection) this.connections.set(inner, (connection = new MeteredConnection(inner, this.meter, this)));
     return connection;
+  }
+
+  /** `work` on a connection of its own, given back after (a statement tried again after its connection broke). */
+  async onFreshConnection<T>(work: (inner: DatabaseConnection) => Promise<T>): Promise<T> {
+    const connection = await this.acquireOnce();
+    try {
+      return await work(connection.inner);
+    } finally {
+      await this.releaseConnection(connection);
+    }
   }
 
   // Transaction control goes to the inner driver with its own connection (it
@@ -111,7 +151,11 @@ class MeteredDriver implements Driver {
       await this.inner.commitTransaction(connection.inner);
     } catch (error) {
       this.meter.failed('COMMIT', true);
-      throw asDatabaseError(error);
+      const mapped = asDatabaseError(error);
+      // Unless the server said it refused it, a COMMIT cut off may have been applied: not tried again.
+      throw mapped instanceof DatabaseUnavailableError && !refusedBeforeRunning(mapped)
+        ? new CommitOutcomeUnknownError()
+        : mapped;
     } finally {
       connection.inTransaction = false;
     }

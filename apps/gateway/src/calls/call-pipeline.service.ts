@@ -5,6 +5,7 @@ import {
   callIdOf,
   type InputResponse,
   ServiceError,
+  isDatabaseUnavailable,
   isReplicaDraining,
   waitRequestTimeout,
   withCallBudget,
@@ -31,6 +32,7 @@ import {
   AgentTimeoutError,
   BackendUnavailableError,
   CallDetachedError,
+  CallError,
   InternalCallError,
   InvalidArgumentsError,
   ToolNotFoundError,
@@ -196,8 +198,11 @@ export class CallPipeline {
    * replica joins the first posting (or, if it never got stored, stores it) and
    * the reply reaches it however the pod delivers it. A replica that shuts
    * down gives its waits back at once (ReplicaDrainingError): posted again the
-   * same way, with no slice lost. Each posting carries the time the agent has
-   * left (`meta.timeout_ms`).
+   * same way, with no slice lost. A replica whose database is away holds the
+   * post while it can and then says so (`database_unavailable`): posted again
+   * after a pause, until the call's deadline, which then ends it as a timeout
+   * (issue 45: an outage costs callers time, not errors). Each posting carries
+   * the time the agent has left (`meta.timeout_ms`).
    */
   private async postAndWait(
     message: ChatMessage,
@@ -207,7 +212,7 @@ export class CallPipeline {
     detached: () => boolean,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const hopDone = this.hop();
-    for (let handedBack = 0; ;) {
+    for (let handedBack = 0, databaseAway = 0; ;) {
       const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
       try {
         const posted = await this.bus.request(
@@ -220,8 +225,12 @@ export class CallPipeline {
         if (posted.result.status === 'replied' || time.deadline.expired || detached()) return posted;
       } catch (error) {
         const draining = isReplicaDraining(error);
-        if (!(error instanceof BusTimeoutError || draining) || time.deadline.expired || detached()) throw error;
+        const outage = isDatabaseUnavailable(error);
+        const again = error instanceof BusTimeoutError || draining || outage;
+        if (again && time.deadline.expired) throw new AgentTimeoutError(time.timeoutMs);
+        if (!again || detached()) throw error;
         if (draining) await this.afterHandBack(++handedBack, message.id);
+        else if (outage) await delay(Math.min(100 * ++databaseAway, 1_000, time.deadline.remainingMs()));
         else
           this.logger.warn({
             msg: 'no answer from the message service replica holding the wait; posting again',
@@ -355,6 +364,7 @@ export class CallPipeline {
     try {
       return await step();
     } catch (error) {
+      if (error instanceof CallError) throw error;
       if (error instanceof ServiceError && error.code === 'unavailable') {
         throw new BackendUnavailableError(error.message);
       }

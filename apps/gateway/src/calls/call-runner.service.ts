@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
+import { databaseHold } from '@mcpgw/persistence';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
@@ -53,7 +54,10 @@ export class CallRunner {
         'mcpgw.surface': surface,
       },
     });
-    return inSpan(span, (active) => this.runCounted(surface, call, idempotencyKey, render, options, active));
+    // Database work of the call waits out an outage until the call's own deadline, no longer (DatabaseHold).
+    return databaseHold.until(Date.now() + call.time.deadline.remainingMs(), () =>
+      inSpan(span, (active) => this.runCounted(surface, call, idempotencyKey, render, options, active)),
+    );
   }
 
   private async runCounted(

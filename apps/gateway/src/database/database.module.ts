@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { KyselyModule } from '@mcpgw/persistence';
+import { KyselyModule, databaseHold } from '@mcpgw/persistence';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { gatewayDatabase } from './database';
 
@@ -13,11 +13,15 @@ import { gatewayDatabase } from './database';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [GATEWAY_ENV],
-      useFactory: (env: GatewayEnv) => ({
-        ...gatewayDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        retryAttempts: 3,
-        retryDelay: 1_000,
-      }),
+      useFactory: (env: GatewayEnv) => {
+        // How long, and how much, database work waits out an outage (DatabaseHold).
+        databaseHold.configure({ maxHoldMs: env.DB_OUTAGE_HOLD_MS, maxHeld: env.DB_OUTAGE_MAX_HELD });
+        return {
+          ...gatewayDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+          retryAttempts: 3,
+          retryDelay: 1_000,
+        };
+      },
     }),
     KyselyModule.forRoot(),
   ],

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { KyselyModule } from '@mcpgw/persistence';
+import { KyselyModule, databaseHold } from '@mcpgw/persistence';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { messagingDatabase } from './database';
 
@@ -13,11 +13,15 @@ import { messagingDatabase } from './database';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [MESSAGE_SERVICE_ENV],
-      useFactory: (env: MessageServiceEnv) => ({
-        ...messagingDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        retryAttempts: 3,
-        retryDelay: 1_000,
-      }),
+      useFactory: (env: MessageServiceEnv) => {
+        // How long, and how much, database work waits out an outage (DatabaseHold).
+        databaseHold.configure({ maxHoldMs: env.DB_OUTAGE_HOLD_MS, maxHeld: env.DB_OUTAGE_MAX_HELD });
+        return {
+          ...messagingDatabase(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+          retryAttempts: 3,
+          retryDelay: 1_000,
+        };
+      },
     }),
     KyselyModule.forRoot(),
   ],

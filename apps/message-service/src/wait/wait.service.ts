@@ -15,6 +15,7 @@ import { BusClient, type CallIds } from '@mcpgw/bus';
 import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
 import type { Registry } from 'prom-client';
 import { Draining } from '@mcpgw/runtime';
+import { databaseHold } from '@mcpgw/persistence';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
@@ -138,13 +139,17 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
    * reply, and may `listen` for a reply stored on another replica), then sleep
    * until a wake-up or the deadline (from `waitDeadline`; one timer);
    * at the deadline, one last read covers a wake-up lost on the bus. One read, not a poll.
+   * While the database is away, its statements wait for it until this deadline at most
+   * (DatabaseHold), then the wait answers `unavailable` (`database_unavailable`).
    */
   private awaitReply(
     messageId: string,
     deadline: Deadline,
     first: (listen: () => Promise<void>) => Promise<{ channelId: string; reply?: AgentReply; delivered?: Deadline }>,
   ): Promise<WaitResult> {
-    const waiting = this.sleepUntilReply(messageId, deadline, first);
+    const waiting = databaseHold.until(Date.now() + deadline.remainingMs(), () =>
+      this.sleepUntilReply(messageId, deadline, first),
+    );
     this.running.add(waiting);
     void waiting.catch(() => undefined).finally(() => this.running.delete(waiting));
     return waiting;
