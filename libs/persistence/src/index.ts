@@ -1,4 +1,6 @@
 export * from './postgres-options';
+export * from './database-url';
+export * from './host-selecting-client';
 export * from './run-migrations';
 export * from './pg-notifications';
 export * from './sql-meter';

@@ -1,7 +1,9 @@
 import { Client } from 'pg';
 
-/** The same server, another database. */
+/** The same server (or servers, in a multi-host URL, which `new URL` cannot read), another database. */
 export function withDatabase(url: string, database: string): string {
+  const multiHost = /^([a-z]+:\/\/[^/?#]*,[^/?#]*)(?:\/[^?#]*)?(.*)$/i.exec(url);
+  if (multiHost) return `${multiHost[1]}/${database}${multiHost[2]}`;
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();

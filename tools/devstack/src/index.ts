@@ -9,6 +9,8 @@ export * from './grant-key-file';
 export * from './metrics';
 export * from './agent-inbox';
 export * from './embedded-postgres';
+export * from './replicated-postgres';
+export * from './process-tree';
 export * from './inspector';
 export * from './nats-auth';
 export * from './nats-node';

@@ -7,6 +7,8 @@ import { ensureGrantKeyFile } from './grant-key-file';
 import { createDatabase, dropDatabase, withDatabase } from './databases';
 import { createMigratedDatabase } from './migrated-template';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres';
+import { signalServer } from './process-tree';
+import { startReplicatedPostgres, type ReplicatedPostgres } from './replicated-postgres';
 import { freePort } from './ports';
 import { startAuthenticatedNats, type AuthenticatedNats } from './nats-auth';
 import { Stack, type AppName } from './stack';
@@ -39,6 +41,13 @@ export interface TestStackOptions {
    */
   ownPostgres?: boolean;
   /**
+   * A primary and a streaming standby of the stack's own (Debian's binaries, see
+   * replicated-postgres.ts): the apps' DATABASE_URL names both hosts with
+   * `target_session_attrs=read-write`, so a test may stop the primary and promote
+   * the standby (`replicated`). Migrated at start, as with `ownPostgres`.
+   */
+  replicatedPostgres?: boolean;
+  /**
    * With `pods: 0` (an agent served by something else, e.g. an SDK's agent), the
    * agent (`podEnv.AGENT_ID`) is created in this workspace before its API key
    * (default `demo`, the agent pod's own default).
@@ -61,6 +70,8 @@ export interface TestStack {
   nats?: AuthenticatedNats;
   /** With `ownPostgres`: the stack's own PostgreSQL server, to stop and start again. */
   postgres?: OwnPostgres;
+  /** With `replicatedPostgres`: the primary, the standby, `promote()`. */
+  replicated?: ReplicatedPostgres;
   /** A NATS connection for a test that plays every part (unrestricted; see `AuthenticatedNats`), asking as `as`. */
   connectNats(as?: BusIdentity): Promise<NatsConnection>;
   mcpUrl(gateway?: number, agentId?: string): string;
@@ -80,6 +91,10 @@ export interface OwnPostgres {
   port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP the server and every backend (a hung database: connections hang, none fails). */
+  pause(): void;
+  /** SIGCONT: the paused server goes on. */
+  resume(): void;
 }
 
 /** An embedded PostgreSQL in a temporary directory on a free port; `remove` deletes it. */
@@ -91,14 +106,28 @@ async function ownPostgres(): Promise<OwnPostgres & { adminUrl: string; remove()
     await running?.stop();
     running = undefined;
   };
+  let paused = false;
+  const resume = () => {
+    if (paused) signalServer(dir, 'SIGCONT');
+    paused = false;
+  };
   return {
     port,
     adminUrl: running.url,
-    stop,
+    pause: () => {
+      signalServer(dir, 'SIGSTOP');
+      paused = true;
+    },
+    resume,
+    stop: async () => {
+      resume();
+      await stop();
+    },
     start: async () => {
       running ??= await startEmbeddedPostgres(dir, port);
     },
     remove: async () => {
+      resume();
       await stop().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
@@ -117,6 +146,8 @@ export interface Isolation {
   nats?: AuthenticatedNats;
   /** With `ownPostgres`: the PostgreSQL server of this run's own (its database is `databaseUrl`'s). */
   postgres?: OwnPostgres;
+  /** With `replicatedPostgres`: the primary and standby of this run's own (`databaseUrl` names both). */
+  replicated?: ReplicatedPostgres;
   /** The creds file of each app (with `auth`). */
   natsCreds?: (app: AppName, agentId: string) => Promise<string>;
   /**
@@ -138,15 +169,23 @@ export interface Isolation {
  */
 export async function isolatedEnvironment(
   label = 'run',
-  options: { auth?: boolean; natsNodes?: number; ownPostgres?: boolean; migrated?: boolean } = {},
+  options: {
+    auth?: boolean;
+    natsNodes?: number;
+    ownPostgres?: boolean;
+    replicatedPostgres?: boolean;
+    migrated?: boolean;
+  } = {},
 ): Promise<Isolation> {
   const tag = `${label}_${process.pid}_${Date.now().toString(36)}_${process.env.VITEST_POOL_ID ?? '0'}`;
   const database = `mcpgw_test_${tag}`;
   const busPrefix = `test_${tag}`;
+  if (options.ownPostgres && options.replicatedPostgres) throw new Error('ownPostgres or replicatedPostgres, not both');
   const postgres = options.ownPostgres ? await ownPostgres() : undefined;
-  const adminUrl = postgres?.adminUrl ?? ADMIN_URL;
+  const replicated = options.replicatedPostgres ? await startReplicatedPostgres() : undefined;
+  const adminUrl = postgres?.adminUrl ?? replicated?.adminUrl ?? ADMIN_URL;
   // A copy of the shared server's migrated template; an own PostgreSQL has none (Stack.migrate, then).
-  const migrated = Boolean(options.migrated && !postgres);
+  const migrated = Boolean(options.migrated && !postgres && !replicated);
   if (migrated) await createMigratedDatabase(adminUrl, database);
   else await createDatabase(adminUrl, database);
   const grantKeyFile = await ensureGrantKeyFile(join(tmpdir(), `mcpgw-${tag}`, 'grant-signing-key.json'));
@@ -154,13 +193,14 @@ export async function isolatedEnvironment(
   const nats =
     (options.auth ?? true) ? await startAuthenticatedNats(busPrefix, { nodes: options.natsNodes }) : undefined;
   return {
-    databaseUrl: withDatabase(adminUrl, database),
+    databaseUrl: withDatabase(replicated?.url ?? adminUrl, database),
     migrated,
     natsUrl: nats?.url ?? NATS_URL,
     busPrefix,
     grantKeyFile,
     nats,
     postgres,
+    replicated,
     natsCreds:
       nats && ((app, agentId) => nats.credsFile(app === 'agent-pod' ? { role: 'agent', agentId } : { role: app })),
     connectNats: (as: BusIdentity = { role: 'gateway' }) =>
@@ -168,6 +208,7 @@ export async function isolatedEnvironment(
     remove: async () => {
       rmSync(dirname(grantKeyFile), { recursive: true, force: true });
       if (postgres) await postgres.remove();
+      else if (replicated) await replicated.remove();
       else await dropDatabase(ADMIN_URL, database).catch(() => undefined);
       if (nats) await nats.stop();
       else await removeInboxStream(NATS_URL, busPrefix);
@@ -184,6 +225,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     auth: options.auth,
     natsNodes: options.natsCluster,
     ownPostgres: options.ownPostgres,
+    replicatedPostgres: options.replicatedPostgres,
     migrated: true,
   });
   const stack = new Stack({
@@ -234,6 +276,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       grantKeyFile: isolation.grantKeyFile,
       nats: isolation.nats,
       postgres: isolation.postgres,
+      replicated: isolation.replicated,
       connectNats: isolation.connectNats,
       mcpUrl: (gateway = 0, agent = agentId) => `${gatewayUrls[gateway]}/${agent}/mcp`,
       addAgent,
