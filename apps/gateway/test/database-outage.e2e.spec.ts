@@ -1,5 +1,6 @@
-import { parsePrometheus, type Stack } from '@mcpgw/devstack';
+import { parsePrometheus, type Stack, type TestStack } from '@mcpgw/devstack';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 import { describe, expect, it } from 'vitest';
 import {
   CALL_TIMEOUT_MS,
@@ -20,8 +21,9 @@ import {
  * "When the database is away"). 64 clients call without pause, half `echo`, half the
  * `counter` skill with a key of their own, while the stack's own PostgreSQL is stopped
  * for 10 s and started again. Every call must be answered within its deadline, none
- * with -32603, and no counter key may run twice. `npm run test:failover` runs the long
- * versions (longer outages, a failover to a promoted standby, a hung server).
+ * with -32603, and no counter key may run twice. The same load rides out a failover to
+ * a promoted standby (DATABASE_URL naming both) and a hung server (SIGSTOP).
+ * `npm run test:failover` runs the long versions (DB_OUTAGE_TEST_MS=30000).
  */
 
 const OUTAGE_MS = Number(process.env.DB_OUTAGE_TEST_MS ?? 10_000);
@@ -64,70 +66,128 @@ async function heldTotals(stack: Stack): Promise<Record<string, number>> {
   return totals;
 }
 
-describe('PostgreSQL stopped for 10 s under 64 clients', () => {
-  const env = stackFor({
-    ownPostgres: true,
-    // The pods log each counter run (watchCounterRuns); the rest only what goes wrong.
-    env: { LOG_LEVEL: 'warn' },
-    podEnv: { LOG_LEVEL: 'info' },
-    gatewayEnv: NO_QUOTAS,
+/**
+ * 64 clients calling (half echo, half counter) while `outage` runs after 2 s; then checks
+ * what every outage must leave, and that the apps held work and are ready again.
+ */
+async function callThrough(
+  env: () => TestStack,
+  label: string,
+  outage: (meanwhile: () => Promise<void>) => Promise<void>,
+  { failsStatements = true } = {},
+): Promise<void> {
+  const { stack } = env();
+  expect(await allReady(stack)).toBe(true);
+  const grant = (
+    await stack.admin<{ grant: string }>(
+      'grant',
+      'mint',
+      '--workspace',
+      'demo',
+      '--agent',
+      'demo-agent',
+      '--task',
+      'outage',
+      '--tools',
+      'counter',
+    )
+  ).grant;
+  const before = await heldTotals(stack);
+  const watch = watchCounterRuns(stack);
+  const load = clientsOf(env(), {
+    workers: CLIENTS,
+    durationMs: OUTAGE_MS + 12_000,
+    toolOf: (w) => (w % 2 ? 'echo' : 'counter'),
   });
-
-  it('every call is answered in time, none with -32603, no counter key runs twice; /ready says so meanwhile', async () => {
-    const { stack, postgres } = env();
-    expect(await allReady(stack)).toBe(true);
-    const grant = (
-      await stack.admin<{ grant: string }>(
-        'grant',
-        'mint',
-        '--workspace',
-        'demo',
-        '--agent',
-        'demo-agent',
-        '--task',
-        'outage',
-        '--tools',
-        'counter',
-      )
-    ).grant;
-    const watch = watchCounterRuns(stack);
-    let grantCallDuringOutage: Promise<number> | undefined;
-    const load = clientsOf(env(), {
-      workers: CLIENTS,
-      durationMs: OUTAGE_MS + 12_000,
-      toolOf: (w) => (w % 2 ? 'echo' : 'counter'),
-    });
-    let readyDuringOutage: Record<string, number> = {};
-    let stopped = 0;
-    let started = 0;
-    const outcomes = await runLoad(load, async () => {
-      await sleep(2_000);
-      await postgres!.stop();
-      stopped = Date.now();
-      await sleep(OUTAGE_MS / 2);
-      readyDuringOutage = await readiness(stack);
+  let grantCallDuringOutage: Promise<number> | undefined;
+  let began = 0;
+  let ended = 0;
+  const outcomes = await runLoad(load, async () => {
+    await sleep(2_000);
+    began = Date.now();
+    await outage(async () => {
       // Surface B too: its grant's revocation is looked up in the database, held until it is back.
       grantCallDuringOutage = grantCall(env().gatewayUrls[0], grant);
-      await sleep(OUTAGE_MS / 2);
-      await postgres!.start();
-      started = Date.now();
     });
-    const answered = (from: number, to: number) =>
-      outcomes.filter((o) => o.ok && o.endedAt >= from && o.endedAt < to).length;
-    console.log(
-      `answered before the stop ${answered(0, stopped)}, during it ${answered(stopped, started)}, ` +
-        `after ${answered(started, Infinity)} (down ${started - stopped} ms)`,
-    );
-    watch.stop();
+    ended = Date.now();
+  });
+  watch.stop();
+  const answered = (from: number, to: number) =>
+    outcomes.filter((o) => o.ok && o.endedAt >= from && o.endedAt < to).length;
+  console.log(
+    `${label}: answered before ${answered(0, began)}, during ${answered(began, ended)}, ` +
+      `after ${answered(ended, Infinity)} (outage ${ended - began} ms)`,
+  );
+  expectRiddenOut(outcomes, label, watch.runs);
+  expect(await grantCallDuringOutage).toBe(200);
+  // Statements failed and were held, not passed on as errors: the message service counted what waited.
+  // (A hung server fails nothing: its statements just take longer.)
+  const held = await heldTotals(stack);
+  if (failsStatements) expect(held['message-service-1']).toBeGreaterThan(before['message-service-1']);
+  // Ready again by itself, with the same processes.
+  await expect.poll(() => allReady(stack), { timeout: 20_000 }).toBe(true);
+  expect(stack.processes.every((p) => p.running)).toBe(true);
+}
+
+/** The pods log each counter run (watchCounterRuns); the rest only what goes wrong. */
+const QUIET = { env: { LOG_LEVEL: 'warn' }, podEnv: { LOG_LEVEL: 'info' }, gatewayEnv: NO_QUOTAS };
+
+describe('PostgreSQL stopped and started again under 64 clients', () => {
+  const env = stackFor({ ownPostgres: true, ...QUIET });
+
+  it('every call is answered in time, none with -32603, no counter key runs twice; /ready says so meanwhile', async () => {
+    const postgres = env().postgres!;
+    let readyDuringOutage: Record<string, number> = {};
+    await callThrough(env, `PostgreSQL stopped for ${OUTAGE_MS} ms`, async (meanwhile) => {
+      await postgres.stop();
+      await sleep(OUTAGE_MS / 2);
+      readyDuringOutage = await readiness(env().stack);
+      await meanwhile();
+      await sleep(OUTAGE_MS / 2);
+      await postgres.start();
+    });
     // The outage was real: every app with a database said so, the pod (none) stayed ready.
     expect(readyDuringOutage).toMatchObject({ 'gateway-1': 503, 'message-service-1': 503, 'agent-pod-1': 200 });
-    expectRiddenOut(outcomes, `PostgreSQL stopped for ${OUTAGE_MS} ms`, watch.runs);
-    expect(await grantCallDuringOutage).toBe(200);
-    // Calls were held, not lost: the apps counted what waited for the database.
-    const held = await heldTotals(stack);
-    expect(held['message-service-1']).toBeGreaterThan(0);
-    // Ready again by itself, with the same processes.
-    await expect.poll(() => allReady(stack), { timeout: 20_000 }).toBe(true);
-    expect(stack.processes.every((p) => p.running)).toBe(true);
-  }, 120_000);
+  }, 180_000);
+
+  it('a hung server (SIGSTOP: connections hang instead of failing) is waited out the same way', async () => {
+    const postgres = env().postgres!;
+    await callThrough(
+      env,
+      `PostgreSQL hung for ${OUTAGE_MS} ms`,
+      async (meanwhile) => {
+        await postgres.pause();
+        await sleep(OUTAGE_MS / 2);
+        await meanwhile();
+        await sleep(OUTAGE_MS / 2);
+        await postgres.resume();
+      },
+      { failsStatements: false },
+    );
+  }, 180_000);
+});
+
+describe('a failover: the primary stops, the standby is promoted', () => {
+  const env = stackFor({ replicatedPostgres: true, ...QUIET });
+
+  it('calls ride it out, and the stack serves from the new primary without a restart', async () => {
+    const { primary, standby, promote } = env().replicated!;
+    await callThrough(env, `failover after ${OUTAGE_MS} ms`, async (meanwhile) => {
+      // A clean stop: the primary sends the standby all it has before it goes (no commit lost).
+      await primary.stop('fast');
+      await sleep(OUTAGE_MS / 2);
+      await meanwhile();
+      await sleep(OUTAGE_MS / 2);
+      await promote();
+    });
+    // Served from the standby, now the primary: the old primary is still down.
+    const client = new Client({ connectionString: standby.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ recovering: boolean }>('SELECT pg_is_in_recovery() AS recovering');
+      expect(rows[0].recovering).toBe(false);
+    } finally {
+      await client.end();
+    }
+  }, 180_000);
 });

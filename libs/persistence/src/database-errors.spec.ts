@@ -13,6 +13,7 @@ describe('database errors', () => {
     ['reset', withCode('read ECONNRESET', 'ECONNRESET')],
     ['terminated', new Error('Connection terminated unexpectedly')],
     ['pool timeout', new Error('timeout exceeded when trying to connect')],
+    ['read-only after a failover', withCode('cannot execute INSERT in a read-only transaction', '25006')],
   ])('%s: unreachable, answered as unavailable without the driver text', (_what, error) => {
     expect(isDatabaseUnreachable(error)).toBe(true);
     const mapped = asDatabaseError(error);
@@ -28,5 +29,20 @@ describe('database errors', () => {
     expect(isDatabaseUnreachable(error)).toBe(false);
     expect(asDatabaseError(error)).toBe(error);
     expect(asDatabaseError(error)).not.toBeInstanceOf(ServiceError);
+  });
+});
+
+describe('DatabaseUnavailableError', () => {
+  it('is itself unreachable, and says whether the server refused the statement (so it did not run)', () => {
+    expect(isDatabaseUnreachable(new DatabaseUnavailableError())).toBe(true);
+    expect(asDatabaseError(withCode('terminating connection due to administrator command', '57P01'))).toMatchObject({
+      serverRefused: true,
+    });
+    expect(asDatabaseError(new Error('Connection terminated unexpectedly'))).toMatchObject({ serverRefused: false });
+    expect(asDatabaseError(withCode('read ECONNRESET', 'ECONNRESET'))).toMatchObject({ serverRefused: false });
+  });
+
+  it('crosses the bus marked database_unavailable', () => {
+    expect(new DatabaseUnavailableError()).toMatchObject({ code: 'unavailable', details: ['database_unavailable'] });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { databaseHold } from './database-hold';
 import { GroupCommit } from './group-commit';
 
 describe('GroupCommit', () => {
@@ -48,5 +49,20 @@ describe('GroupCommit', () => {
     const writer = new GroupCommit<number, number>(async (items) => (sizes.push(items.length), items), 2);
     await Promise.all([1, 2, 3, 4, 5].map((n) => writer.submit(n)));
     expect(sizes).toEqual([2, 2, 1]);
+  });
+
+  it("holds a batch for the database as long as its most patient caller's deadline, not the first caller's", async () => {
+    const deadlines: (number | undefined)[] = [];
+    const writer = new GroupCommit<number, number>(async (items) => (deadlines.push(databaseHold.deadline()), items));
+    const soon = Date.now() + 1_000;
+    const later = Date.now() + 5_000;
+    await Promise.all([
+      databaseHold.until(soon, () => writer.submit(1)),
+      databaseHold.until(later, () => writer.submit(2)),
+    ]);
+    expect(deadlines).toEqual([later]);
+    // A caller with no deadline of its own: DB_OUTAGE_HOLD_MS applies to the batch.
+    await Promise.all([databaseHold.until(soon, () => writer.submit(3)), writer.submit(4)]);
+    expect(deadlines[1]).toBe(Infinity);
   });
 });

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import {
+  CompiledQuery,
   PostgresDialect,
-  type CompiledQuery,
   type DatabaseConnection,
   type Driver,
   type PostgresDialectConfig,
@@ -68,6 +68,7 @@ class MeteredConnection implements DatabaseConnection {
       this.meter.failed(query.sql, this.inTransaction);
       // The text, never the parameters: they may be secrets.
       log.error({ msg: 'query failed', error: (error as Error).message, query: query.sql.slice(0, 200) });
+      if ((error as { code?: unknown }).code === READ_ONLY) await endSession(inner);
       throw asDatabaseError(error);
     }
   }
@@ -76,6 +77,19 @@ class MeteredConnection implements DatabaseConnection {
     this.meter.statement(query.sql, this.inTransaction);
     return this.inner.streamQuery<R>(query, chunkSize);
   }
+}
+
+/** SQLSTATE read_only_sql_transaction: this server is no longer (or not) the primary. */
+const READ_ONLY = '25006';
+
+/**
+ * A session on a server that turned read-only (a primary demoted in a failover, still
+ * answering) is healthy to the pool, which would hand it out again and again. The
+ * server ends it (its own backend), so the pool drops it and the next connection
+ * looks for the primary (host-selecting-client.ts).
+ */
+async function endSession(inner: DatabaseConnection): Promise<void> {
+  await inner.executeQuery(CompiledQuery.raw('SELECT pg_terminate_backend(pg_backend_pid())')).catch(() => undefined);
 }
 
 /** The server refused or aborted the statement itself (its error had a SQLSTATE): it did not run. */
