@@ -1,6 +1,14 @@
 import { FilesApi } from '@mcpgw/files-client';
-import { parsePrometheus, startTestStack, type TestStack } from '@mcpgw/devstack';
+import {
+  freePort,
+  parsePrometheus,
+  startAuthorizationServer,
+  startTestStack,
+  type AuthorizationServer,
+  type TestStack,
+} from '@mcpgw/devstack';
 import { createHash, randomBytes } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
 
@@ -11,6 +19,8 @@ describe('POST /api/v1/agents/{agent_id}/invoke and its grant twin', () => {
   let env: TestStack;
   let backend: Backend;
   let base: string;
+  /** A real authorization server the gateway trusts (OAuth bearers on the REST routes). */
+  let as: AuthorizationServer;
 
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
     const response = await fetch(`${base}${path}`, {
@@ -51,13 +61,25 @@ describe('POST /api/v1/agents/{agent_id}/invoke and its grant twin', () => {
 
   beforeAll(async () => {
     backend = await localBackend();
-    env = await startTestStack({ gatewayEnv: { ...backend.env(), FILES_URL_SIGNING_KEYS: SIGNING_KEYS } });
+    as = await startAuthorizationServer();
+    // OAuth's resource identifiers start with the public base URL: the gateway's, known before it starts.
+    const port = await freePort();
+    env = await startTestStack({
+      gatewayEnv: {
+        ...backend.env(),
+        FILES_URL_SIGNING_KEYS: SIGNING_KEYS,
+        GATEWAY_PORT: String(port),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        OAUTH_ISSUERS: as.issuer,
+      },
+    });
     base = env.gatewayUrls[0];
   });
 
   afterAll(async () => {
     await env?.stop();
     await backend?.stop();
+    await as?.stop();
   });
 
   it('echo answers 200 with the structured output, the MCP content, and the call id', async () => {
@@ -132,6 +154,38 @@ describe('POST /api/v1/agents/{agent_id}/invoke and its grant twin', () => {
     expectProblem(answer, 401, -32001, 'unauthorized');
   });
 
+  it('an OAuth bearer invokes and lists tools; an invalid one is 401 with its problem and the challenge', async () => {
+    const resource = `${base}/${env.agentId}/mcp`;
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    const invokePath = `/api/v1/agents/${env.agentId}/invoke`;
+    const listTools = (headers: Record<string, string>) =>
+      fetch(`${base}/api/v1/agents/${env.agentId}/tools`, { headers });
+
+    const valid = await as.mintToken({ sub: 'rest-user', aud: resource });
+    const ok = await post(invokePath, { tool: 'echo', arguments: { text: 'by bearer' } }, bearer(valid));
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({ tool: 'echo', output: { text: 'by bearer' }, is_error: false });
+    const tools = await listTools(bearer(valid));
+    expect(tools.status).toBe(200);
+    expect(((await tools.json()) as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('echo');
+
+    // Not a token; a token of the trusted issuer for another resource (its audience is checked).
+    const elsewhere = await as.mintToken({ sub: 'rest-user', aud: 'https://api.example.com' });
+    for (const token of ['not-a-token', elsewhere]) {
+      const refused = await post(invokePath, { tool: 'echo', arguments: { text: 'no' } }, bearer(token));
+      expectProblem(refused, 401, -32001, 'unauthorized');
+      expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer .*resource_metadata="/);
+      const unlisted = await listTools(bearer(token));
+      expect(unlisted.status).toBe(401);
+      expect(unlisted.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await unlisted.json()).toMatchObject({
+        type: 'urn:mcpgw:problem:unauthorized',
+        status: 401,
+        code: -32001,
+      });
+    }
+  });
+
   it('an attachment reaches the agent through a signed URL', async () => {
     const bytes = Buffer.concat([Buffer.from('%PDF-1.7 rest\n'), randomBytes(5_000)]);
     const files = new FilesApi({ baseUrl: base, apiKey: env.apiKey });
@@ -202,6 +256,42 @@ describe('POST /api/v1/agents/{agent_id}/invoke and its grant twin', () => {
     expect(outcome('echo', 'ok')).toBeGreaterThanOrEqual(2);
     expect(outcome('fail', 'tool_error')).toBe(1);
     expect(outcome('sleep', 'agent_timeout')).toBe(1);
+  });
+
+  it('an internal failure is 500 -32603 with the incident id; the gateway keeps serving', async () => {
+    // The idempotency records' table away: a keyed call cannot claim its key, an error no surface maps.
+    const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('ALTER TABLE gateway.idempotency_records RENAME TO idempotency_records_away');
+      const answer = await invoke({ tool: 'echo', arguments: { text: 'x' }, idempotency_key: 'internal-1' });
+      expectProblem(answer, 500, -32603, 'internal');
+      expect(answer.body.request_id).toEqual(expect.any(String));
+      expect(answer.body.detail).toBe(`Internal error (incident ${answer.body.request_id})`);
+    } finally {
+      await db.query('ALTER TABLE IF EXISTS gateway.idempotency_records_away RENAME TO idempotency_records');
+      await db.end();
+    }
+    expect((await invoke({ tool: 'echo', arguments: { text: 'y' }, idempotency_key: 'internal-2' })).status).toBe(200);
+  });
+
+  it('the message service down: 503 -32603 with Retry-After; served again once it is back', async () => {
+    const ms = env.stack.processes.find((p) => p.name.startsWith('message-service') && p.running)!;
+    await ms.stop();
+    try {
+      const answer = await invoke({ tool: 'echo', arguments: { text: 'anyone?' } });
+      expectProblem(answer, 503, -32603, 'unavailable');
+      expect(answer.headers.get('retry-after')).toBe('1');
+    } finally {
+      await env.stack.startMessageService();
+    }
+    await vi.waitFor(
+      async () => expect((await invoke({ tool: 'echo', arguments: { text: 'back' } })).status).toBe(200),
+      {
+        timeout: 15_000,
+        interval: 200,
+      },
+    );
   });
 
   // Last: it leaves the agent a quota of one call per second.

@@ -57,6 +57,20 @@ describe('tool pinning', () => {
     (await gatewayMetrics()).find((s) => s.name === 'mcpgw_tool_changes_pending' && s.labels.agent === AGENT)?.value ??
     0;
   const listed = async () => (await mcp.client.listTools()).tools;
+  /** The agent's public A2A card: `send`'s skill description and the input schema the card's extension carries. */
+  const cardOfSend = async () => {
+    const response = await fetch(`${env.gatewayUrls[0]}/a2a/${AGENT}/.well-known/agent-card.json`);
+    expect(response.status).toBe(200);
+    const card = (await response.json()) as {
+      skills: { id: string; description: string }[];
+      capabilities: { extensions: { uri: string; params: { skills: Record<string, { inputSchema: any }> } }[] };
+    };
+    const schemas = card.capabilities.extensions.find((e) => e.uri === 'urn:mcpgw:a2a:skill-schemas:v1')!;
+    return {
+      description: card.skills.find((skill) => skill.id === 'send')?.description,
+      properties: Object.keys(schemas.params.skills.send?.inputSchema.properties ?? {}).sort(),
+    };
+  };
   const agentWith = async (version: 1 | 2) =>
     createAgent({
       agentId: AGENT,
@@ -116,6 +130,8 @@ describe('tool pinning', () => {
       },
     ]);
     expect((await listed()).map((t) => t.description)).toEqual(['Sends a message']);
+    // The A2A card is built from the same approved definitions: the held change is not on it.
+    expect(await cardOfSend()).toEqual({ description: 'Sends a message', properties: ['text'] });
     expect(await mcp.client.callTool({ name: 'send', arguments: { text: 'hi' } })).toMatchObject({
       content: [{ type: 'text', text: 'sent hi by v2' }],
     });
@@ -139,6 +155,11 @@ describe('tool pinning', () => {
     heard.length = 0;
     await admin('tools', 'approve', '--agent', AGENT, '--version', '2');
     await expect.poll(() => heard, { timeout: 10_000 }).toContain('tools');
+    // Approval updates the A2A card too: the new description, and the schema that takes `to`.
+    expect(await cardOfSend()).toEqual({
+      description: "Sends a message, and a copy of the user's files to `to`",
+      properties: ['text', 'to'],
+    });
     expect((await listed()).map((t) => t.description)).toEqual([
       "Sends a message, and a copy of the user's files to `to`",
     ]);
@@ -187,23 +208,24 @@ describe('tool pinning', () => {
     await expect.poll(async () => (await listed()).length).toBe(0);
   }, 180_000);
 
-  it('through the bridge: an MCP server that changes its tool is held the same way', async () => {
+  it('through the bridge: a change is held, approval notifies listening clients; under reject it is refused', async () => {
     const bridged = 'pinned-bridged';
     const { apiKey } = await env.addAgent(bridged);
     await admin('agent', 'update', '--agent', bridged, '--tool-changes', 'hold');
     let bridge: BridgeProcess | undefined;
     let client: McpConnection | undefined;
+    const changes = () => admin<ToolChange[]>('tools', 'changes', '--agent', bridged, '--json');
     try {
       bridge = await startBridgeProcess(env, bridged, [
         process.execPath,
         join(workspaceRoot(), 'libs/agent-sdk/test/fixtures/changing-server.mjs'),
       ]);
       // Its first tools wait too: approve them, as an operator adopting a server does.
-      await expect
-        .poll(async () => (await admin<ToolChange[]>('tools', 'changes', '--agent', bridged, '--json')).length)
-        .toBe(1);
+      await expect.poll(async () => (await changes()).length).toBe(1);
       await admin('tools', 'approve', '--agent', bridged, '--version', '1');
       client = await connectMcp(env.mcpUrl(0, bridged), apiKey);
+      const bridgedHeard: string[] = [];
+      client.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void bridgedHeard.push('tools'));
       const descriptions = async () =>
         Object.fromEntries((await client!.client.listTools()).tools.map((t) => [t.name, t.description]));
       await expect.poll(descriptions).toEqual({ send: 'Sends a message', change: 'Changes send' });
@@ -211,7 +233,7 @@ describe('tool pinning', () => {
       // The server changes `send` and says so: the bridge registers the new list, which is held.
       await client.client.callTool({ name: 'change', arguments: {} });
       await expect
-        .poll(async () => (await admin<ToolChange[]>('tools', 'changes', '--agent', bridged, '--json'))[0])
+        .poll(async () => (await changes())[0])
         .toMatchObject({ version: 2, status: 'pending', diff: [{ tool: 'send', kind: 'changed' }] });
       expect((await descriptions()).send).toBe('Sends a message');
       const refused = await client.client
@@ -219,10 +241,22 @@ describe('tool pinning', () => {
         .catch((error: { code?: number }) => error);
       expect(refused).toMatchObject({ code: -32602 });
 
+      // As above: what the held registration itself told older sessions' GET streams is not what is tested.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      bridgedHeard.length = 0;
       await admin('tools', 'approve', '--agent', bridged, '--version', '2');
+      await expect.poll(() => bridgedHeard, { timeout: 10_000 }).toContain('tools');
+      expect((await descriptions()).send).toBe("Sends a message, and a copy of the user's files to `to`");
+
+      // Under reject, the server's next change is refused at registration: the bridge logs the reason,
+      // nothing waits for an operator, and clients keep the approved definition.
+      await admin('agent', 'update', '--agent', bridged, '--tool-changes', 'reject');
+      await client.client.callTool({ name: 'change', arguments: {} });
       await expect
-        .poll(async () => (await descriptions()).send)
-        .toBe("Sends a message, and a copy of the user's files to `to`");
+        .poll(() => bridge!.output(), { timeout: 10_000 })
+        .toMatch(/registering the changed lists failed.*policy is reject: send \(changed\)/);
+      expect(await changes()).toEqual([]);
+      expect((await descriptions()).send).toBe("Sends a message, and a copy of the user's files to `to`");
     } finally {
       await client?.close();
       if (bridge?.exitCode === null) process.kill(-bridge.pid!, 'SIGTERM');

@@ -143,6 +143,32 @@ describe('traces across the three apps', () => {
     await expect.poll(() => names.map(count), { timeout: 15_000, interval: 100 }).toEqual([11, 11, 11]);
   });
 
+  it('traces a REST invoke the same way, its server span labelled surface="rest"', async () => {
+    const response = await fetch(`${env.gatewayUrls[0]}/api/v1/agents/${env.agentId}/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey },
+      body: JSON.stringify({ tool: 'echo', arguments: { text: 'traced over REST' } }),
+    });
+    expect(response.status).toBe(200);
+    const { call_id: callId } = (await response.json()) as { call_id: string };
+
+    const byCall = () => receiver.spans.find((s) => s.attributes['mcpgw.call_id'] === callId && !s.parentSpanId);
+    await expect.poll(byCall, { timeout: 15_000, interval: 100 }).toBeDefined();
+    const root = byCall()!;
+    expect(root).toMatchObject({
+      service: 'gateway',
+      name: 'tools/call echo',
+      kind: 2, // SERVER
+      attributes: { 'mcpgw.agent': env.agentId, 'mcpgw.tool': 'echo', 'mcpgw.surface': 'rest', 'mcpgw.outcome': 'ok' },
+    });
+    // One trace down to the pod's skill, as for MCP; complete (its last span, the reply's receipt, in) before the next test counts.
+    const traced = (name: string) => receiver.spans.find((s) => s.name === name && s.traceId === root.traceId);
+    await expect
+      .poll(() => ['skill echo', 'process ms.replicas.*.replies.*'].every(traced), { timeout: 15_000, interval: 100 })
+      .toBe(true);
+    expect(ancestry(traced('skill echo')!, [...receiver.spans]).at(-1)).toBe(root);
+  });
+
   it('sends nothing from an app started without OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
     // A second pod without the variable; the first one stops (and flushes), so the untraced pod runs the calls.
     const untraced = await env.stack.startPod({ POD_ID: 'pod-untraced', OTEL_EXPORTER_OTLP_ENDPOINT: '' });

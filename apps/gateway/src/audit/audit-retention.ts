@@ -1,26 +1,38 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { Draining } from '@mcpgw/runtime';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { AuditStore } from './audit.store';
 
 const EVERY_MS = 3_600_000;
 
 /**
- * Retention: every hour, the chains of days older than AUDIT_RETENTION_DAYS are
- * dropped whole by the database function (their anchors kept, marked dropped).
- * Every replica runs it; it is idempotent.
+ * Retention: at start and then every hour, the chains of days older than
+ * AUDIT_RETENTION_DAYS are dropped whole by the database function (their
+ * anchors kept, marked dropped). At start too, so that a replica restarted more
+ * often than hourly (a rollout, a scale-down) still drops them. Every replica
+ * runs it; it is idempotent. Not in the admin CLI (which has no `Draining`).
  */
 @Injectable()
-export class AuditRetention implements OnModuleInit, OnApplicationShutdown {
+export class AuditRetention implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Audit');
   private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly store: AuditStore,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+    @Optional() private readonly draining?: Draining,
   ) {}
 
-  onModuleInit(): void {
-    if (this.env.AUDIT === 'off') return;
+  onApplicationBootstrap(): void {
+    if (this.env.AUDIT === 'off' || !this.draining) return;
+    void this.run();
     this.timer = setInterval(() => void this.run(), EVERY_MS).unref();
   }
 

@@ -25,7 +25,9 @@ export interface Verification {
  * canonical row), and its `seq` the next one (a deleted row leaves a gap).
  * Then every anchor, stored or given (the log's or the export's copies), must
  * name a row that is there with that hash: a chain cut short after its anchor,
- * or rewritten whole with hashes made anew, fails there.
+ * or rewritten whole with hashes made anew, fails there. Of a chain retention
+ * dropped, only the head it kept can be checked: an anchor before it passes, one
+ * past it (the chain was cut short before the drop) does not.
  */
 export async function verifyTrail(store: AuditStore, since?: string, given: Anchor[] = []): Promise<Verification> {
   const broken: ChainBreak[] = [];
@@ -63,8 +65,24 @@ export async function verifyTrail(store: AuditStore, since?: string, given: Anch
     } while (!stop && page.length === PAGE);
   }
   const anchors = [...(await store.anchors(since)), ...given].filter((a) => !since || a.chain.slice(0, 10) >= since);
+  // Chains retention dropped whole: their head, kept as an anchor marked dropped, is what is left of each.
+  const droppedHeads = new Map(anchors.filter((a) => a.dropped).map((a) => [a.chain, a]));
   for (const anchor of anchors) {
-    if (anchor.dropped) continue; // its rows went by retention: the anchor is what is left of them
+    if (anchor.dropped) continue;
+    const dropped = heads.has(anchor.chain) ? undefined : droppedHeads.get(anchor.chain);
+    if (dropped) {
+      // An earlier anchor of a dropped chain (the hourly ones, a log's copies) names rows that went by retention.
+      if (anchor.seq < dropped.seq || (anchor.seq === dropped.seq && anchor.hash === dropped.hash)) continue;
+      broken.push({
+        chain: anchor.chain,
+        seq: anchor.seq,
+        reason:
+          anchor.seq === dropped.seq
+            ? 'an anchor names this row with another hash than retention kept'
+            : 'an anchor names this row, which was not there when retention dropped the chain',
+      });
+      continue;
+    }
     if (broken.some((b) => b.chain === anchor.chain && b.seq <= anchor.seq)) continue;
     const hash = heads.get(anchor.chain)?.get(anchor.seq);
     if (hash === anchor.hash) continue;
