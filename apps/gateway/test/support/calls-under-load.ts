@@ -14,7 +14,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
  */
 
 const VERSION = '2026-07-28';
-export const CALL_TIMEOUT_MS = 15_000;
+/** Each call's deadline (`mcpgw/timeoutMs`); the long outage runs (`npm run test:failover`) ask for more. */
+export const CALL_TIMEOUT_MS = Number(process.env.LOAD_CALL_TIMEOUT_MS ?? 15_000);
 const DOCUMENTED_ERRORS = new Set([-32003, -32603]);
 /** The load is one key's, far above the default per-key quotas: these files are about faults, not limits. */
 export const NO_QUOTAS = { QUOTA_CALLS_PER_SECOND: '0', QUOTA_CONCURRENT_CALLS: '0' };
