@@ -19,7 +19,7 @@ import {
 /**
  * A PostgreSQL outage that callers do not notice (issue 45; libs/persistence/README.md,
  * "When the database is away"). 64 clients call without pause, half `echo`, half the
- * `counter` skill with a key of their own, while the stack's own PostgreSQL is stopped
+ * `counter` skill with a key of their own (also each call's idempotency key), while the stack's own PostgreSQL is stopped
  * for 10 s and started again. Every call must be answered within its deadline, none
  * with -32603, and no counter key may run twice. The same load rides out a failover to
  * a promoted standby (DATABASE_URL naming both) and a hung server (SIGSTOP).
@@ -109,6 +109,9 @@ async function callThrough(
     workers: CLIENTS,
     durationMs: OUTAGE_MS + 12_000,
     toolOf: (w) => (w % 2 ? 'echo' : 'counter'),
+    // Each call's nonce is its idempotency key too: the gateway claims and completes a record per
+    // call (group-committed), so its own writes wait out the outage as well as the message service's.
+    idempotent: true,
   });
   let grantCallDuringOutage: Promise<number> | undefined;
   let began = 0;
