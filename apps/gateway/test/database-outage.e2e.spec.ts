@@ -29,6 +29,10 @@ import {
 const OUTAGE_MS = Number(process.env.DB_OUTAGE_TEST_MS ?? 10_000);
 const CLIENTS = 64;
 
+interface ReadyBody {
+  checks: Record<string, string>;
+}
+
 /** What an outage must leave: own answers, run once, in time; no internal error at all. */
 function expectRiddenOut(outcomes: Outcome[], label: string, runs: ReturnType<typeof watchCounterRuns>['runs']) {
   expectKeptPromises(outcomes, label, runs);
@@ -161,16 +165,20 @@ describe('PostgreSQL stopped and started again under 64 clients', () => {
   it('every call is answered in time, none with -32603, no counter key runs twice; /ready says so meanwhile', async () => {
     const postgres = env().postgres!;
     let readyDuringOutage: Record<string, number> = {};
+    let databaseCheck: string | undefined;
     await callThrough(env, `PostgreSQL stopped for ${OUTAGE_MS} ms`, async (meanwhile) => {
       await postgres.stop();
       await sleep(OUTAGE_MS / 2);
       readyDuringOutage = await readiness(env().stack);
+      const gateway = env().stack.processes.find((p) => p.name === 'gateway-1')!;
+      databaseCheck = ((await (await fetch(`${gateway.managementUrl}/ready`)).json()) as ReadyBody).checks.database;
       await meanwhile();
       await sleep(OUTAGE_MS / 2);
       await postgres.start();
     });
     // The outage was real: every app with a database said so, the pod (none) stayed ready.
     expect(readyDuringOutage).toMatchObject({ 'gateway-1': 503, 'message-service-1': 503, 'agent-pod-1': 200 });
+    expect(databaseCheck).toBe('unavailable');
   }, 180_000);
 
   it('a hung server (SIGSTOP: connections hang instead of failing) is waited out the same way', async () => {

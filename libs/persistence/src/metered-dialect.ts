@@ -40,9 +40,11 @@ const log = new Logger('Sql');
 /** One per pooled pg client (cached), so a query allocates nothing here. */
 class MeteredConnection implements DatabaseConnection {
   inTransaction = false;
+  /** Its pooled connection went back to the pool (broken), and no other took its place yet. */
+  released = false;
 
   constructor(
-    readonly inner: DatabaseConnection,
+    public inner: DatabaseConnection,
     private readonly meter: SqlMeter,
     private readonly driver: MeteredDriver,
   ) {}
@@ -56,7 +58,12 @@ class MeteredConnection implements DatabaseConnection {
       // Cut off before it ran (the server said why), or a read: try it again on a fresh connection,
       // once the database is back. A write whose connection broke under it may have been applied.
       if (!refusedBeforeRunning(error) && !isRead(query.sql)) throw new CommitOutcomeUnknownError();
-      return databaseHold.run(() => this.driver.onFreshConnection((inner) => this.executeOn(inner, query)), error);
+      // On a fresh connection in place of this one: holding on to the broken one while waiting for
+      // another could take every connection of the pool (each statement waiting for a free one).
+      return databaseHold.run(async () => {
+        await this.driver.replaceInner(this);
+        return this.executeOn(this.inner, query);
+      }, error);
     }
   }
 
@@ -138,14 +145,22 @@ class MeteredDriver implements Driver {
     return connection;
   }
 
-  /** `work` on a connection of its own, given back after (a statement tried again after its connection broke). */
-  async onFreshConnection<T>(work: (inner: DatabaseConnection) => Promise<T>): Promise<T> {
-    const connection = await this.acquireOnce();
-    try {
-      return await work(connection.inner);
-    } finally {
-      await this.releaseConnection(connection);
+  /**
+   * Give `connection`'s pooled connection back (the pool drops it if it is broken) and put a
+   * fresh one in its place (a statement tried again after its connection broke).
+   */
+  async replaceInner(connection: MeteredConnection): Promise<void> {
+    if (!connection.released) {
+      connection.released = true;
+      this.connections.delete(connection.inner);
+      await this.inner.releaseConnection(connection.inner).catch(() => undefined);
     }
+    const fresh = await this.inner.acquireConnection().catch((error: unknown) => {
+      throw asDatabaseError(error);
+    });
+    this.connections.set(fresh, connection);
+    connection.inner = fresh;
+    connection.released = false;
   }
 
   // Transaction control goes to the inner driver with its own connection (it
@@ -184,9 +199,11 @@ class MeteredDriver implements Driver {
     }
   }
 
-  releaseConnection(connection: MeteredConnection): Promise<void> {
+  async releaseConnection(connection: MeteredConnection): Promise<void> {
     connection.inTransaction = false;
-    return this.inner.releaseConnection(connection.inner);
+    // Given back already, while a statement waited for a fresh one that never came.
+    if (connection.released) return;
+    await this.inner.releaseConnection(connection.inner);
   }
 
   /** The pool belongs to TypeORM's DataSource, which closes it. */
