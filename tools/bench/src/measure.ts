@@ -6,6 +6,7 @@ import { scrape } from './metrics/prometheus';
 import type { LoadResult } from './load/protocol';
 import { runLoad } from './load/run-load';
 import { machineCpu } from './proc/machine-cpu';
+import { CLOCK_TICKS, readStat } from './proc/proc-table';
 import { sampleGroups, usageBetween } from './proc/sampler';
 import { TOOL, type RunningSystem, type WebhookProbe } from './systems';
 import { awaitDeliveries, deliveryFigures, type WebhookFigures } from './webhooks/deliveries';
@@ -46,6 +47,8 @@ export interface Measurement {
   costs?: CallCosts;
   /** "stack + 1 webhook" systems: what the webhook did for the window's calls. */
   webhook?: WebhookFigures;
+  /** The live webhook receiver's CPU per call in the window: the customer's side, not in `cpuMsPerCall`. */
+  receiverCpuMsPerCall?: number;
 }
 
 const MB = 1024;
@@ -104,6 +107,7 @@ export async function measure(system: RunningSystem, concurrency: number, config
     metrics: await scrape(system.metrics),
     procs: sampleGroups(system.groups),
     machine: machineCpu(),
+    receiverTicks: system.webhook?.receiverPid ? readStat(system.webhook.receiverPid)?.cpuTicks : undefined,
   });
   await system.webhook?.collect(); // what earlier loads caused is not this window's
   const { result, before, after } = await runLoad(
@@ -124,6 +128,10 @@ export async function measure(system: RunningSystem, concurrency: number, config
   const windowMs = result.elapsedMs;
   const systemCpuMs = groups.reduce((s, g) => s + g.cpuMsPerCall * calls, 0);
   const busyMs = after.machine.busyMs - before.machine.busyMs;
+  const receiverMs =
+    before.receiverTicks !== undefined && after.receiverTicks !== undefined
+      ? ((after.receiverTicks - before.receiverTicks) * 1000) / CLOCK_TICKS
+      : undefined;
   return {
     system: system.id,
     label: system.label,
@@ -139,10 +147,13 @@ export async function measure(system: RunningSystem, concurrency: number, config
     rssEndMb: sum((g) => g.rssEndMb),
     groups,
     loadGenCpuMsPerCall: result.loadGenCpuMs / calls,
-    otherCores: seen ? Math.max(0, busyMs - systemCpuMs - result.loadGenCpuMs) / windowMs : undefined,
+    otherCores: seen
+      ? Math.max(0, busyMs - systemCpuMs - result.loadGenCpuMs - (receiverMs ?? 0)) / windowMs
+      : undefined,
     stealCores: (after.machine.stealMs - before.machine.stealMs) / windowMs,
     loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     costs: system.metrics.length ? callCosts(before.metrics, after.metrics, result.calls) : undefined,
     webhook: system.webhook ? await webhookFigures(system.webhook, result) : undefined,
+    receiverCpuMsPerCall: receiverMs === undefined ? undefined : receiverMs / calls,
   };
 }

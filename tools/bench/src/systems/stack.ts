@@ -138,6 +138,7 @@ export async function startWebhookStack(receiverKind: 'live' | 'dead'): Promise<
         receiver: receiverKind,
         url,
         collect: () => (receiver ? receiver.collect() : Promise.resolve([])),
+        receiverPid: receiver?.pid,
         outbox: () => readOutbox(databaseUrl),
       },
       stop: async () => {

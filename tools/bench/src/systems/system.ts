@@ -12,6 +12,8 @@ export interface WebhookProbe {
   collect(): Promise<Arrival[]>;
   /** The outbox rows of the system's database, by status. */
   outbox(): Promise<OutboxState>;
+  /** The live receiver's process (not the system's: its CPU is read apart). */
+  receiverPid?: number;
 }
 
 /** A system under test, running: where to send load and which processes to charge. */
