@@ -271,13 +271,13 @@ describe('docs/zh/reference.md', () => {
     it('a default changed in Chinese, and a variable added to README.md only', () => {
       const altered = zh.replace('| `GATEWAY_PORT` | `3000` |', '| `GATEWAY_PORT` | `3001` |');
       expect(differences(en, altered)).toEqual([
-        'configuration row 22: README.md "GATEWAY_PORT = 3000", README.zh.md "GATEWAY_PORT = 3001"',
+        'configuration row 24: README.md "GATEWAY_PORT = 3000", README.zh.md "GATEWAY_PORT = 3001"',
       ]);
       const row = '| `GATEWAY_PORT` | `3000` | integer 0–65535 | The public MCP port. |';
       const added = enConfiguration.replace(row, `${row}\n| \`GATEWAY_HOST\` | \`0.0.0.0\` | any text | x |`);
       expect(added).not.toBe(enConfiguration);
       expect(differences(en, zh, added)[0]).toBe(
-        'configuration row 23: README.md "GATEWAY_HOST = 0.0.0.0", README.zh.md "CALL_TIMEOUT_MS = 60000"',
+        'configuration row 25: README.md "GATEWAY_HOST = 0.0.0.0", README.zh.md "CALL_TIMEOUT_MS = 60000"',
       );
     });
 
