@@ -124,33 +124,38 @@ function retryable(error: unknown): boolean {
 
 export const databaseHold = new DatabaseHold();
 
+/** One unlabelled series read from the hold when /metrics is scraped. */
+const series = (name: string, help: string, read: () => number, kind: 'counter' | 'gauge' = 'counter') => ({
+  name,
+  help,
+  kind,
+  labelNames: [] as const,
+  read: (): Iterable<[Record<string, string>, number]> => [[{}, read()]],
+});
+
 /** `mcpgw_db_outage_*`, read from the process's hold. */
 export const databaseHoldMetrics = [
-  {
-    name: 'mcpgw_db_outage_held',
-    help: 'work (statements, transactions, connection attempts) waiting now for the database to come back',
-    kind: 'gauge' as const,
-    labelNames: [] as const,
-    read: (): Iterable<[Record<string, string>, number]> => [[{}, databaseHold.held]],
-  },
-  {
-    name: 'mcpgw_db_outage_held_total',
-    help: 'work held because the database could not be reached (each piece once)',
-    labelNames: [] as const,
-    read: (): Iterable<[Record<string, string>, number]> => [[{}, databaseHold.heldTotal]],
-  },
-  {
-    name: 'mcpgw_db_outage_held_seconds_total',
-    help: 'seconds work spent held, waiting for the database',
-    labelNames: [] as const,
-    read: (): Iterable<[Record<string, string>, number]> => [[{}, databaseHold.heldSeconds]],
-  },
-  {
-    name: 'mcpgw_db_outage_retries_total',
-    help: 'statements, transactions and connection attempts tried again while the database was away',
-    labelNames: [] as const,
-    read: (): Iterable<[Record<string, string>, number]> => [[{}, databaseHold.retried]],
-  },
+  series(
+    'mcpgw_db_outage_held',
+    'work (statements, transactions, connection attempts) waiting now for the database to come back',
+    () => databaseHold.held,
+    'gauge',
+  ),
+  series(
+    'mcpgw_db_outage_held_total',
+    'work held because the database could not be reached (each piece once)',
+    () => databaseHold.heldTotal,
+  ),
+  series(
+    'mcpgw_db_outage_held_seconds_total',
+    'seconds work spent held, waiting for the database',
+    () => databaseHold.heldSeconds,
+  ),
+  series(
+    'mcpgw_db_outage_retries_total',
+    'statements, transactions and connection attempts tried again while the database was away',
+    () => databaseHold.retried,
+  ),
   {
     name: 'mcpgw_db_outage_failed_total',
     help: 'held work that failed: refused (DB_OUTAGE_MAX_HELD held already) or expired (its deadline passed first)',

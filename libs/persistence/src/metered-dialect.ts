@@ -51,23 +51,24 @@ class MeteredConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     try {
-      return await this.executeOn(this.inner, query);
+      return await this.executeOnce(query);
     } catch (error) {
       // Inside a transaction the whole transaction is tried again (HoldingKysely), not one statement.
       if (this.inTransaction || !(error instanceof DatabaseUnavailableError)) throw error;
       // Cut off before it ran (the server said why), or a read: try it again on a fresh connection,
       // once the database is back. A write whose connection broke under it may have been applied.
-      if (!refusedBeforeRunning(error) && !isRead(query.sql)) throw new CommitOutcomeUnknownError();
+      if (!error.serverRefused && !isRead(query.sql)) throw new CommitOutcomeUnknownError();
       // On a fresh connection in place of this one: holding on to the broken one while waiting for
       // another could take every connection of the pool (each statement waiting for a free one).
       return databaseHold.run(async () => {
         await this.driver.replaceInner(this);
-        return this.executeOn(this.inner, query);
+        return this.executeOnce(query);
       }, error);
     }
   }
 
-  private async executeOn<R>(inner: DatabaseConnection, query: CompiledQuery): Promise<QueryResult<R>> {
+  private async executeOnce<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const inner = this.inner;
     this.meter.statement(query.sql, this.inTransaction);
     try {
       return await inner.executeQuery<R>(named(query));
@@ -97,11 +98,6 @@ const READ_ONLY = '25006';
  */
 async function endSession(inner: DatabaseConnection): Promise<void> {
   await inner.executeQuery(CompiledQuery.raw('SELECT pg_terminate_backend(pg_backend_pid())')).catch(() => undefined);
-}
-
-/** The server refused or aborted the statement itself (its error had a SQLSTATE): it did not run. */
-function refusedBeforeRunning(error: DatabaseUnavailableError): boolean {
-  return error.serverRefused;
 }
 
 /** A plain read: trying it again changes nothing. */
@@ -137,9 +133,7 @@ class MeteredDriver implements Driver {
   }
 
   private async acquireOnce(): Promise<MeteredConnection> {
-    const inner = await this.inner.acquireConnection().catch((error: unknown) => {
-      throw asDatabaseError(error);
-    });
+    const inner = await this.acquireInner();
     let connection = this.connections.get(inner);
     if (!connection) this.connections.set(inner, (connection = new MeteredConnection(inner, this.meter, this)));
     return connection;
@@ -155,12 +149,17 @@ class MeteredDriver implements Driver {
       this.connections.delete(connection.inner);
       await this.inner.releaseConnection(connection.inner).catch(() => undefined);
     }
-    const fresh = await this.inner.acquireConnection().catch((error: unknown) => {
-      throw asDatabaseError(error);
-    });
+    const fresh = await this.acquireInner();
     this.connections.set(fresh, connection);
     connection.inner = fresh;
     connection.released = false;
+  }
+
+  /** A pooled connection, its failure named as a database error (unreachable or not). */
+  private acquireInner(): Promise<DatabaseConnection> {
+    return this.inner.acquireConnection().catch((error: unknown) => {
+      throw asDatabaseError(error);
+    });
   }
 
   // Transaction control goes to the inner driver with its own connection (it
@@ -182,7 +181,7 @@ class MeteredDriver implements Driver {
       this.meter.failed('COMMIT', true);
       const mapped = asDatabaseError(error);
       // Unless the server said it refused it, a COMMIT cut off may have been applied: not tried again.
-      throw mapped instanceof DatabaseUnavailableError && !refusedBeforeRunning(mapped)
+      throw mapped instanceof DatabaseUnavailableError && !mapped.serverRefused
         ? new CommitOutcomeUnknownError()
         : mapped;
     } finally {
