@@ -1,10 +1,10 @@
 import type { Client } from '@a2a-js/sdk/client';
-import type { Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import type { Message, StreamResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { Client as Pg } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aClient, type Binding } from './support/a2a-client';
+import { a2aClient, dataPart, userMessage, type Binding } from './support/a2a-client';
 import { WebhookReceiver, type Received } from './support/webhook-receiver';
 
 const RECEIVER_PORT = await freePort();
@@ -27,6 +27,9 @@ interface PushBody {
     };
   };
 }
+/** The SDK's TaskState numbers (ProtoJSON's TASK_STATE_* names on the wire). */
+const COMPLETED = 3;
+const INPUT_REQUIRED = 6;
 const bodyOf = (r: Received) => JSON.parse(r.body) as PushBody;
 const statesAt = (receiver: WebhookReceiver, path: string) =>
   receiver.at(path).map((r) => bodyOf(r).statusUpdate.status.state);
@@ -56,22 +59,15 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
     authentication: { scheme: 'Bearer', credentials: `cred-${path}` },
     ...extra,
   });
-  const send = (client: Client, skill: string, args: unknown, push?: TaskPushNotificationConfig) =>
-    client.sendMessage({
-      tenant: '',
-      message: {
-        messageId: randomUUID(),
-        contextId: '',
-        taskId: '',
-        role: 1,
-        parts: [{ content: { $case: 'data', value: args }, metadata: undefined, filename: '', mediaType: '' }],
-        metadata: { skill },
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: push, returnImmediately: true },
-      metadata: undefined,
-    }) as Promise<Task>;
+  /** A message naming `skill`, its push config with it; returnImmediately unless `blocking`. */
+  const request = (skill: string, args: unknown, push?: TaskPushNotificationConfig, { blocking = false } = {}) => ({
+    tenant: '',
+    message: userMessage(skill, [dataPart(args)]),
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: push, returnImmediately: !blocking },
+    metadata: undefined,
+  });
+  const send = (client: Client, skill: string, args: unknown, push?: TaskPushNotificationConfig, blocking = false) =>
+    client.sendMessage(request(skill, args, push, { blocking })) as Promise<Task>;
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       () => new Error('not refused'),
@@ -201,7 +197,90 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
       });
       expect(kept.configs.map((c) => c.id)).toEqual(['mine']);
     });
+
+    it(`over ${binding}: a blocking message with a config is a task: answered with the Task once it ends, pushed`, async () => {
+      const path = `/blocking-${binding}`;
+      receiver.verify(path, { caller: signingSecret });
+      const client = await clientOf(binding);
+      const answer = await send(client, 'sleep', { ms: 300 }, config(path), true);
+      // The spec: a blocking SendMessage waits for a terminal (or interrupted) state, then answers the Task.
+      expect((answer as Task & Partial<Message>).role).toBeUndefined();
+      expect(answer.id).toMatch(/^call_[0-9a-f]+$/);
+      expect(answer.status?.state).toBe(COMPLETED);
+      expect(answer.artifacts[0].parts[0].content).toEqual({ $case: 'text', value: 'slept 300 ms' });
+      // Stored, as a returnImmediately task: GetTask reads it, its config is listed.
+      expect((await client.getTask({ tenant: '', id: answer.id, historyLength: undefined })).status?.state).toBe(
+        COMPLETED,
+      );
+      const listed = await client.listTaskPushNotificationConfig({
+        tenant: '',
+        taskId: answer.id,
+        pageSize: 0,
+        pageToken: '',
+      });
+      expect(listed.configs.map((c) => c.id)).toEqual([answer.id]);
+      await expect
+        .poll(() => statesAt(receiver, path).sort(), { timeout: 15_000 })
+        .toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_WORKING']);
+      expectSignedWithHeaders(path);
+      for (const request of receiver.at(path)) expect(bodyOf(request).statusUpdate.taskId).toBe(answer.id);
+    });
+
+    it(`over ${binding}: a streamed message with a config streams its task and pushes its changes`, async () => {
+      const path = `/stream-${binding}`;
+      receiver.verify(path, { caller: signingSecret });
+      const client = await clientOf(binding);
+      const events: StreamResponse[] = [];
+      for await (const event of client.sendMessageStream(
+        request('sleep', { ms: 400, progress_every_ms: 100 }, config(path), { blocking: true }),
+      ))
+        events.push(event);
+      const cases = events.map((event) => event.payload?.$case);
+      expect(cases[0]).toBe('task');
+      expect(cases).toContain('artifactUpdate');
+      const task = events[0].payload!.value as Task;
+      expect(events.at(-1)!.payload).toMatchObject({
+        $case: 'statusUpdate',
+        value: { taskId: task.id, status: { state: COMPLETED } },
+      });
+      await expect
+        .poll(() => statesAt(receiver, path).sort(), { timeout: 15_000 })
+        .toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_WORKING']);
+      expectSignedWithHeaders(path);
+      expect(bodyOf(receiver.at(path)[0]).statusUpdate).toMatchObject({ taskId: task.id, contextId: task.contextId });
+    });
   }
+
+  it('a blocking message with a config whose skill asks answers the Task in INPUT_REQUIRED (an interrupted state)', async () => {
+    const path = '/blocking-asks';
+    receiver.verify(path, { caller: signingSecret });
+    const answer = await send(
+      await clientOf('JSONRPC'),
+      'test_input_required_result_elicitation',
+      {},
+      config(path),
+      true,
+    );
+    expect(answer.status?.state).toBe(INPUT_REQUIRED);
+    expect(answer.status?.message?.metadata).toMatchObject({ inputRequestKey: 'user_name' });
+    await expect.poll(() => statesAt(receiver, path), { timeout: 10_000 }).toContain('TASK_STATE_INPUT_REQUIRED');
+  });
+
+  it('a blocking or streamed message with a refused config makes no task and runs nothing', async () => {
+    const client = await clientOf('JSONRPC');
+    const taskCount = async () => (await db.query(`SELECT count(*)::int AS n FROM gateway.mcp_tasks`)).rows[0].n;
+    const before = await taskCount();
+    const bad = { ...config('/refused'), url: 'http://10.0.0.1/hook' };
+    expect((await refusal(send(client, 'sleep', { ms: 10 }, bad, true))).name).toBe('RequestMalformedError');
+    const streamed = (async () => {
+      for await (const event of client.sendMessageStream(request('sleep', { ms: 10 }, bad, { blocking: true })))
+        void event;
+    })();
+    expect((await refusal(streamed)).name).toBe('RequestMalformedError');
+    const malformed = { ...config('/refused'), authentication: { scheme: 'Bearer x', credentials: 'y' } };
+    expect((await refusal(send(client, 'sleep', { ms: 10 }, malformed, true))).name).toBe('RequestMalformedError');
+    expect(await taskCount()).toBe(before);
+  });
 
   it('INPUT_REQUIRED is pushed with the question, then COMPLETED after the answer', async () => {
     const path = '/asks';

@@ -12,8 +12,9 @@ import { CallTime } from '../timeouts/call-time';
 import type { Caller } from '../auth/caller';
 import { conversationMeta, conversationRefusal } from './conversation-rights';
 import type { A2aFailure } from './a2a-errors';
-import { A2aTasks } from './a2a-tasks.service';
+import { A2aTasks, type TaskAnswer } from './a2a-tasks.service';
 import { A2aPush } from './push/a2a-push.service';
+import type { PushConfigInput } from './push/push-config-shapes';
 import { a2aTaskId } from './task-shapes';
 import { agentMessage } from './answers';
 import { chatMessageIdOf } from './message-ids';
@@ -63,15 +64,19 @@ export class A2aMessages {
     }
     const prepared = await this.prepare(caller, send, options);
     if (!prepared.ok) return prepared;
+    const { call } = prepared;
+    const push = await this.pushConfigOf(call, send.pushConfig);
+    if (!push.ok) return push;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
     try {
-      const { call } = prepared;
-      if (send.returnImmediately) {
-        const started = await this.start(caller, call, send.pushConfig);
-        return started.ok ? { ok: true, text: `{"task":${started.text}}`, replayed: false } : started;
+      // A push config needs a task to push for: a message that sends one is a task, blocking or not.
+      if (send.returnImmediately || push.config) {
+        const started = await this.start(caller, call, push.config);
+        if (!started.ok) return started;
+        const task = send.returnImmediately ? started : await this.settled(caller, call.messageId, options.signal);
+        return task.ok ? { ok: true, text: `{"task":${task.text}}`, replayed: false } : task;
       }
-      if (send.pushConfig !== undefined) return unsupported(PUSH_NEEDS_A_TASK);
       const render = (outcome: CallOutcome): SendMessageResponse => ({
         message: agentMessage(outcome, call.tool, this.contextOf(caller, outcome.channelId, send.message.contextId)),
       });
@@ -87,46 +92,64 @@ export class A2aMessages {
 
   /**
    * `SendStreamingMessage`: the same checks and quotas (held until the stream
-   * ends), then the call as a task, streamed (task-stream.service.ts).
+   * ends), then the call as a task, streamed (task-stream.service.ts), with the
+   * message's push config attached to the task when it sent one.
    */
   async stream(caller: Caller, send: SendMessage, options: SendOptions): Promise<StreamStart> {
     if (send.message.taskId) {
       const answered = await this.tasks.answerQuestion(caller, send.message.taskId, send);
       return answered.ok ? this.streams.subscribe(caller, send.message.taskId, { evenIfEnded: true }) : answered;
     }
-    if (send.pushConfig !== undefined) return unsupported(PUSH_NEEDS_A_TASK);
     const prepared = await this.prepare(caller, send, options);
     if (!prepared.ok) return prepared;
+    const { call } = prepared;
+    const push = await this.pushConfigOf(call, send.pushConfig);
+    if (!push.ok) return push;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
-    const started = this.streams.send(caller, prepared.call);
-    if (!started.ok) {
-      admitted.release();
-      return started;
-    }
+    const started = this.streams.send(caller, call.messageId, () => this.start(caller, call, push.config));
     return { ok: true, run: (sink, signal) => started.run(sink, signal).finally(() => admitted.release()) };
   }
 
   /**
-   * `returnImmediately`: the task, and the push config sent with it (checked, its URL through the
-   * SSRF guard, before the call is posted; its id, unless given, the task's, so that the same
-   * message again replaces it). The config starts with the task's state as it is when it is stored.
+   * The message's push config (`configuration.taskPushNotificationConfig`), checked, its URL
+   * through the SSRF guard, before the call is posted; its id, unless given, the task's, so that
+   * the same message again replaces it rather than adding one.
+   */
+  private async pushConfigOf(call: CallRequest & { messageId: string }, pushConfig: unknown): Promise<PushOf> {
+    if (pushConfig === undefined) return { ok: true };
+    const taskId = a2aTaskId({ message_id: call.messageId });
+    return this.push.prepare(pushConfig, taskId, taskId);
+  }
+
+  /**
+   * The call as a task (returnImmediately's path), and the push config sent with it attached: it
+   * starts with the task's state as it is when it is stored, then hears each change.
    */
   private async start(
     caller: Caller,
     call: CallRequest & { messageId: string },
-    pushConfig: unknown,
-  ): Promise<{ ok: true; text: string } | { ok: false; failure: A2aFailure }> {
-    if (pushConfig === undefined) return this.tasks.start(caller, call);
-    const taskId = a2aTaskId({ message_id: call.messageId });
-    const push = await this.push.prepare(pushConfig, taskId, taskId);
-    if (!push.ok) return push;
+    pushConfig: PushConfigInput | undefined,
+  ): Promise<TaskAnswer> {
     const started = await this.tasks.start(caller, call);
-    if (!started.ok) return started;
-    const row = await this.tasks.rowOf(caller, taskId);
-    const attached = row ? await this.push.attach(row, push.config) : undefined;
+    if (!started.ok || !pushConfig) return started;
+    const row = await this.tasks.rowOf(caller, pushConfig.taskId);
+    const attached = row ? await this.push.attach(row, pushConfig) : undefined;
     if (attached && !attached.ok) return attached;
     return started;
+  }
+
+  /**
+   * A blocking message's task, once it ended or asks (the spec: a blocking SendMessage waits for a
+   * terminal or interrupted state, then answers the Task). A client that leaves stops the wait,
+   * not the task: its push config tells the rest.
+   */
+  private async settled(caller: Caller, messageId: string, signal = new AbortController().signal): Promise<TaskAnswer> {
+    const settled = await this.tasks.settled(caller, messageId, signal);
+    if (settled === 'left') return { ok: false, failure: { kind: 'internal' } };
+    if (settled === 'gone')
+      return { ok: false, failure: { kind: 'task_not_found', taskId: a2aTaskId({ message_id: messageId }) } };
+    return this.tasks.answer(caller, settled);
   }
 
   /** The call as the pipeline takes it, or why this caller may not make it. */
@@ -202,9 +225,7 @@ export class A2aMessages {
 
 type Prepared = { ok: true; call: CallRequest & { messageId: string } } | { ok: false; failure: A2aFailure };
 
-const PUSH_NEEDS_A_TASK =
-  'a push notification config needs a task: send the message with configuration.returnImmediately, ' +
-  'or make the config for a task with CreateTaskPushNotificationConfig';
+type PushOf = { ok: true; config?: PushConfigInput } | { ok: false; failure: A2aFailure };
 
 function unsupported(detail: string): { ok: false; failure: A2aFailure } {
   return { ok: false, failure: { kind: 'unsupported_operation', detail } };

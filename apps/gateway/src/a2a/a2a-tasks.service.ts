@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { messageIdOfCall } from '@mcpgw/contracts';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CallError } from '../calls/call-errors';
 import { CallPipeline } from '../calls/call-pipeline.service';
 import type { CallRequest } from '../calls/call-shapes';
@@ -17,6 +18,11 @@ const DEFAULT_PAGE_SIZE = 50;
 /** What an A2A client can answer, in MCP's terms: form elicitations (a data part). */
 const A2A_CLIENT_CAPABILITIES = { elicitation: { form: {} } };
 const MAX_PAGE_SIZE = 100;
+/** How often a followed task's row is read again (as 2025-11-25 tasks/result polls: the row catches up on read). */
+const POLL_MS = 250;
+
+/** Where a followed task stopped: its row once it ended or asks, `gone` (purged), or `left` (the follower gave up). */
+export type Settled = TaskRow | 'gone' | 'left';
 
 /**
  * A2A tasks are MCP tasks (../tasks/README.md): one row in PostgreSQL per call,
@@ -103,6 +109,22 @@ export class A2aTasks {
     const updated = await this.tasks.update(row.id, { [key]: answer }, caller.agentId, caller.callerId);
     if (!updated.ok) return invalid(updated.message);
     return this.get(caller, taskId);
+  }
+
+  /**
+   * Follow the caller's task until it stops for the caller: ended, or asking (the spec's terminal
+   * and interrupted states, where a blocking SendMessage answers and a stream ends). The row is
+   * read every POLL_MS on this replica, whichever made the task; a read catches up a task whose
+   * follower died, and past the call's deadline it has failed.
+   */
+  async settled(caller: Caller, messageId: string, signal: AbortSignal): Promise<Settled> {
+    while (!signal.aborted) {
+      const row = await this.tasks.current(messageId, caller.agentId, caller.callerId);
+      if (!row) return 'gone';
+      if (TERMINAL_STATES.includes(a2aState(row)) || row.status === 'input_required') return row;
+      await delay(POLL_MS, undefined, { signal }).catch(() => undefined);
+    }
+    return 'left';
   }
 
   /** The caller's tasks of this agent, oldest first, a page at a time (`pageToken`: where the next page starts). */

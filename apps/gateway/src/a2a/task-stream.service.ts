@@ -2,10 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { BusClient } from '@mcpgw/bus';
 import type { CallEvent } from '@mcpgw/contracts';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
-import type { CallRequest } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
-import { TaskService } from '../tasks/tasks.service';
 import type { Caller } from '../auth/caller';
 import type { A2aFailure } from './a2a-errors';
 import { A2aTasks, type TaskAnswer } from './a2a-tasks.service';
@@ -19,9 +16,6 @@ export type StreamRun = (sink: StreamSink, signal: AbortSignal) => Promise<A2aFa
 
 /** A stream to run, or why there is none (answered as a plain error, before any event). */
 export type StreamStart = { ok: true; run: StreamRun } | { ok: false; failure: A2aFailure };
-
-/** How often a followed task's row is read again (as 2025-11-25 tasks/result polls: the row catches up on read). */
-const POLL_MS = 250;
 
 /**
  * `SendStreamingMessage` and `SubscribeToTask`: the task first, then the agent's
@@ -39,13 +33,14 @@ export class A2aTaskStreams {
   constructor(
     private readonly bus: BusClient,
     private readonly tasks: A2aTasks,
-    private readonly taskService: TaskService,
   ) {}
 
-  /** Start the call as a task (returnImmediately's path) and stream it. */
-  send(caller: Caller, call: CallRequest & { messageId: string }): StreamStart {
-    const start = () => this.tasks.start(caller, call);
-    return { ok: true, run: (sink, signal) => this.follow(caller, call.messageId, sink, signal, start) };
+  /**
+   * Stream the call's task (chat_message `messageId`), which `start` makes (returnImmediately's
+   * path, with the message's push config if it sent one) once its events are watched.
+   */
+  send(caller: Caller, messageId: string, start: () => Promise<TaskAnswer>): { ok: true; run: StreamRun } {
+    return { ok: true, run: (sink, signal) => this.follow(caller, messageId, sink, signal, start) };
   }
 
   /** Stream a live task of the caller's; an ended one cannot be subscribed to (UnsupportedOperationError). */
@@ -79,15 +74,11 @@ export class A2aTaskStreams {
       task = JSON.parse(answer.text) as A2aTask;
       sink({ task });
       for (const event of early.splice(0)) relay(event);
-      while (!signal.aborted) {
-        const row = await this.taskService.current(messageId, caller.agentId, caller.callerId);
-        if (!row) return { kind: 'task_not_found', taskId: task.id };
-        if (TERMINAL_STATES.includes(a2aState(row))) return end(sink, a2aTask(row, task.contextId));
-        // The agent asks: the stream ends there (an interrupted state); the answer is a new message naming the task.
-        if (row.status === 'input_required') return end(sink, a2aTask(row, task.contextId));
-        await delay(POLL_MS, undefined, { signal }).catch(() => undefined);
-      }
-      return undefined;
+      // Ended, or the agent asks: the stream ends there (an interrupted state); the answer is a new message naming the task.
+      const settled = await this.tasks.settled(caller, messageId, signal);
+      if (settled === 'left') return undefined;
+      if (settled === 'gone') return { kind: 'task_not_found', taskId: task.id };
+      return end(sink, a2aTask(settled, task.contextId));
     } finally {
       watch.stop();
     }
