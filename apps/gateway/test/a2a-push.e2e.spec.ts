@@ -4,7 +4,7 @@ import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { Client as Pg } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aClient, dataPart, userMessage, type Binding } from './support/a2a-client';
+import { a2aClient, a2aLegacyClient, dataPart, userMessage, type Binding } from './support/a2a-client';
 import { WebhookReceiver, type Received } from './support/webhook-receiver';
 
 const RECEIVER_PORT = await freePort();
@@ -28,6 +28,7 @@ interface PushBody {
   };
 }
 /** The SDK's TaskState numbers (ProtoJSON's TASK_STATE_* names on the wire). */
+const WORKING = 2;
 const COMPLETED = 3;
 const INPUT_REQUIRED = 6;
 const bodyOf = (r: Received) => JSON.parse(r.body) as PushBody;
@@ -280,6 +281,88 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
     const malformed = { ...config('/refused'), authentication: { scheme: 'Bearer x', credentials: 'y' } };
     expect((await refusal(send(client, 'sleep', { ms: 10 }, malformed, true))).name).toBe('RequestMalformedError');
     expect(await taskCount()).toBe(before);
+  });
+
+  it('A2A 0.3 (the SDK with legacyCompat): set, get, list and delete configs, and a config sent with a message', async () => {
+    const client = await a2aLegacyClient(`${env.gatewayUrls[0]}/a2a/${env.agentId}/`, {
+      'x-agent-api-key': env.apiKey,
+    });
+    expect(client.protocolVersion).toBe('0.3');
+    // message/send, blocking, with configuration.pushNotificationConfig: a task, pushed, signed, with its headers.
+    const path = '/v03-send';
+    receiver.verify(path, { caller: signingSecret });
+    const done = await send(client, 'sleep', { ms: 200 }, config(path), true);
+    expect(done.status?.state).toBe(COMPLETED);
+    await expect
+      .poll(() => statesAt(receiver, path).sort(), { timeout: 15_000 })
+      .toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_WORKING']);
+    expectSignedWithHeaders(path);
+    // The config made with the message is named by the task (0.3's default id), and read back in 0.3's shape.
+    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: done.id, id: '' })).toMatchObject({
+      taskId: done.id,
+      id: done.id,
+      url: receiver.url(path),
+      authentication: { scheme: 'Bearer', credentials: '' },
+    });
+
+    const task = await send(client, 'sleep', { ms: 30_000 });
+    expect(task.status?.state).toBe(WORKING);
+    const [a, b] = ['/v03-a', '/v03-b'];
+    receiver.verify(a, { caller: signingSecret }).verify(b, { caller: signingSecret });
+    const made = await client.createTaskPushNotificationConfig(config(a, { id: 'v03-a', taskId: task.id }));
+    expect(made).toMatchObject({ id: 'v03-a', taskId: task.id, url: receiver.url(a), token: '' });
+    const unnamed = await client.createTaskPushNotificationConfig(config(b, { taskId: task.id }));
+    expect(unnamed.id).toBe(task.id);
+    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'v03-a' })).toMatchObject({
+      id: 'v03-a',
+      url: receiver.url(a),
+    });
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(listed.configs.map((c) => c.id).sort()).toEqual([task.id, 'v03-a'].sort());
+    await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: task.id });
+    const gone = await refusal(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: task.id }));
+    expect(gone.name).toBe('TaskNotFoundError');
+    await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    await expect.poll(() => statesAt(receiver, a), { timeout: 10_000 }).toContain('TASK_STATE_CANCELED');
+    expectSignedWithHeaders(a);
+    // Another caller's task, over 0.3 too: -32001.
+    const stranger = await a2aLegacyClient(`${env.gatewayUrls[0]}/a2a/${env.agentId}/`, {
+      'x-agent-api-key': otherKey,
+    });
+    const theirs = await refusal(
+      stranger.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' }),
+    );
+    expect(theirs.name).toBe('TaskNotFoundError');
+  });
+
+  it('A2A 0.3: a config that is not one is -32602, an unknown config -32001, over raw JSON-RPC', async () => {
+    const rpc = async (method: string, params: unknown) =>
+      (await (
+        await fetch(`${env.gatewayUrls[0]}/a2a/${env.agentId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json()) as { result?: unknown; error?: { code: number } };
+    const task = await send(await clientOf('JSONRPC'), 'sleep', { ms: 1_000 });
+    for (const params of [
+      { taskId: task.id },
+      { taskId: task.id, pushNotificationConfig: 'https://example.com' },
+      { taskId: task.id, pushNotificationConfig: { url: receiver.url('/x'), authentication: { schemes: 'Bearer' } } },
+      { taskId: task.id, pushNotificationConfig: { url: receiver.url('/x'), authentication: { schemes: [] } } },
+    ])
+      expect((await rpc('tasks/pushNotificationConfig/set', params)).error?.code).toBe(-32602);
+    expect((await rpc('tasks/pushNotificationConfig/get', { id: task.id })).error?.code).toBe(-32001);
+    expect(
+      (await rpc('tasks/pushNotificationConfig/delete', { id: task.id, pushNotificationConfigId: 'nope' })).error?.code,
+    ).toBe(-32001);
+    expect((await rpc('tasks/pushNotificationConfig/list', { id: task.id })).result).toEqual([]);
+    expect((await rpc('tasks/pushNotificationConfig/list', [])).error?.code).toBe(-32602);
   });
 
   it('INPUT_REQUIRED is pushed with the question, then COMPLETED after the answer', async () => {

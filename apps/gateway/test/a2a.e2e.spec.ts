@@ -1,11 +1,10 @@
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import type { Message, Task } from '@a2a-js/sdk';
 import { parsePrometheus, startTestStack, type TestStack } from '@mcpgw/devstack';
 import { FilesApi } from '@mcpgw/files-client';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aFactory, dataPart, textPart, userMessage, withHeaders, type Binding } from './support/a2a-client';
+import { a2aFactory, a2aLegacyClient, dataPart, textPart, userMessage, type Binding } from './support/a2a-client';
 
 /**
  * The A2A 1.0 surface (apps/gateway/src/a2a/README.md) through the official
@@ -205,18 +204,8 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
   });
 
   it('a 0.3 client (the SDK with legacyCompat) sends a message to echo and gets the answer; 0.3 tasks too', async () => {
-    const fetchImpl = withHeaders({ 'x-agent-api-key': env.apiKey });
-    const card = await (await clientOf('JSONRPC')).getAgentCard();
     // A client that speaks 0.3 only: it takes the card's 0.3 interface.
-    const legacyCard = {
-      ...card,
-      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
-    };
-    const client = await new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
-      }),
-    ).createFromAgentCard(legacyCard);
+    const client = await a2aLegacyClient(`${base}/a2a/${env.agentId}/`, { 'x-agent-api-key': env.apiKey });
     expect(client.protocolVersion).toBe('0.3');
     const answer = (await client.sendMessage({
       tenant: '',

@@ -15,7 +15,6 @@ export type A2aFailure =
   | { kind: 'push_config_not_found'; taskId: string; configId: string }
   | { kind: 'task_not_cancelable'; taskId: string; state: string }
   | { kind: 'extended_card_not_configured' }
-  | { kind: 'push_not_supported' }
   | { kind: 'agent_not_found'; agentId: string }
   | { kind: 'unauthorized'; status: 401 | 403 | 429 | 503; reason: string; challenge?: string }
   | { kind: 'credential_unavailable'; skill: string; missing: string[] }
@@ -99,14 +98,6 @@ export function a2aProblem(failure: A2aFailure, requestId: string): A2aProblem {
       );
     case 'agent_not_found':
       return own(404, 'NOT_FOUND', -32601, 'AGENT_NOT_FOUND', `no agent ${failure.agentId}`);
-    case 'push_not_supported':
-      return spec(
-        400,
-        'FAILED_PRECONDITION',
-        -32003,
-        'PUSH_NOTIFICATION_NOT_SUPPORTED',
-        'push notification configs are served over A2A 1.0 only: send A2A-Version: 1.0',
-      );
     case 'extended_card_not_configured':
       return spec(
         400,

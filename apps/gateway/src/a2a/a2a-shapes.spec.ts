@@ -172,7 +172,73 @@ describe('A2A 0.3 compatibility', () => {
         },
       },
     });
-    expect(fromV03({ id: 2, method: 'tasks/pushNotificationConfig/set', params: {} })).toMatchObject({ ok: false });
+  });
+
+  it('translates the push config methods and a config sent with message/send, both ways', () => {
+    const config = {
+      url: 'https://h/x',
+      token: 't',
+      authentication: { schemes: ['Bearer', 'Basic'], credentials: 'c' },
+    };
+    const translated = (method: string, params: unknown) => {
+      const call = fromV03({ id: 1, method, params });
+      return call.ok ? { method: call.call.method, params: call.call.params } : call.failure;
+    };
+    expect(
+      translated('tasks/pushNotificationConfig/set', { taskId: 'call_1', pushNotificationConfig: config }),
+    ).toEqual({
+      method: 'CreateTaskPushNotificationConfig',
+      // No id: the task's (0.3's default); one scheme, the first.
+      params: {
+        taskId: 'call_1',
+        id: 'call_1',
+        url: 'https://h/x',
+        token: 't',
+        authentication: { scheme: 'Bearer', credentials: 'c' },
+      },
+    });
+    expect(translated('tasks/pushNotificationConfig/get', { id: 'call_1' })).toEqual({
+      method: 'GetTaskPushNotificationConfig',
+      params: { taskId: 'call_1', id: 'call_1' },
+    });
+    expect(translated('tasks/pushNotificationConfig/get', { id: 'call_1', pushNotificationConfigId: 'a' })).toEqual({
+      method: 'GetTaskPushNotificationConfig',
+      params: { taskId: 'call_1', id: 'a' },
+    });
+    expect(translated('tasks/pushNotificationConfig/list', { id: 'call_1' })).toEqual({
+      method: 'ListTaskPushNotificationConfigs',
+      params: { taskId: 'call_1' },
+    });
+    expect(translated('tasks/pushNotificationConfig/delete', { id: 'call_1', pushNotificationConfigId: 'a' })).toEqual({
+      method: 'DeleteTaskPushNotificationConfig',
+      params: { taskId: 'call_1', id: 'a' },
+    });
+    expect(translated('tasks/pushNotificationConfig/set', [])).toMatchObject({ kind: 'invalid_params' });
+    expect(translated('tasks/pushNotificationConfig/nope', {})).toMatchObject({ kind: 'method_not_found' });
+    expect(translated('toString', {})).toMatchObject({ kind: 'method_not_found' });
+    const send = translated('message/send', {
+      message: { messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 't' }] },
+      configuration: { pushNotificationConfig: config },
+    });
+    expect(send).toMatchObject({
+      params: {
+        configuration: {
+          returnImmediately: false,
+          taskPushNotificationConfig: { url: 'https://h/x', authentication: { scheme: 'Bearer' } },
+        },
+      },
+    });
+
+    const read = { id: 'a', taskId: 'call_1', url: 'https://h/x', authentication: { scheme: 'Bearer' } };
+    const v03 = {
+      taskId: 'call_1',
+      pushNotificationConfig: { id: 'a', url: 'https://h/x', authentication: { schemes: ['Bearer'] } },
+    };
+    expect(JSON.parse(resultToV03('GetTaskPushNotificationConfig', JSON.stringify(read)))).toEqual(v03);
+    expect(JSON.parse(resultToV03('ListTaskPushNotificationConfigs', JSON.stringify({ configs: [read] })))).toEqual([
+      v03,
+    ]);
+    expect(resultToV03('DeleteTaskPushNotificationConfig', '{}')).toBe('null');
   });
 
   it('answers in 0.3’s shape: kind, lower-case roles and states, final status updates', () => {

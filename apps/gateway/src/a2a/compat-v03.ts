@@ -9,7 +9,9 @@ import type { Part } from './wire';
  * is translated to its 1.0 method and params, served by the one 1.0 path, and
  * its answer translated back. Parts carry `kind` (`text`, `data`, `file` with
  * `uri` or `bytes`), roles and states are lower-case (`input-required`), and
- * every result names its `kind`.
+ * every result names its `kind`. Push configs nest theirs under
+ * `pushNotificationConfig` (`{taskId, pushNotificationConfig: {id, url, token,
+ * authentication: {schemes, credentials}}}`); the task is `params.id`.
  */
 
 export const LEGACY_VERSION = '0.3';
@@ -20,17 +22,20 @@ const METHODS: Record<string, string> = {
   'tasks/get': 'GetTask',
   'tasks/cancel': 'CancelTask',
   'tasks/resubscribe': 'SubscribeToTask',
+  'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
+  'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
 };
 
 /** The 1.0 call a 0.3 request is, or why it cannot be served. */
 export function fromV03(call: JsonRpcCall): { ok: true; call: JsonRpcCall } | { ok: false; failure: A2aFailure } {
-  const method = METHODS[call.method];
-  // 0.3's push config methods (`tasks/pushNotificationConfig/set`, …): push is served over 1.0 only.
-  if (call.method.startsWith('tasks/pushNotificationConfig/'))
-    return { ok: false, failure: { kind: 'push_not_supported' } };
+  const method = Object.hasOwn(METHODS, call.method) ? METHODS[call.method] : undefined;
   if (!method) return { ok: false, failure: { kind: 'method_not_found', method: call.method } };
   if (!isObject(call.params))
     return { ok: false, failure: { kind: 'invalid_params', detail: 'params must be an object' } };
+  const params = pushParamsFromV03(method, call.params);
+  if (params) return { ok: true, call: { ...call, method, params } };
   if (method !== 'SendMessage' && method !== 'SendStreamingMessage') return { ok: true, call: { ...call, method } };
   const { message, configuration, metadata } = call.params;
   if (!isObject(message)) return { ok: false, failure: { kind: 'invalid_params', detail: 'message is required' } };
@@ -43,6 +48,8 @@ export function fromV03(call: JsonRpcCall): { ok: true; call: JsonRpcCall } | { 
     parts.push(translated);
   }
   const blocking = isObject(configuration) ? configuration.blocking !== false : true;
+  // A config sent with the message: the task's, its id (unless given) the task's, as on 1.0.
+  const push = isObject(configuration) ? configuration.pushNotificationConfig : undefined;
   return {
     ok: true,
     call: {
@@ -50,11 +57,51 @@ export function fromV03(call: JsonRpcCall): { ok: true; call: JsonRpcCall } | { 
       method,
       params: {
         message: { ...message, role: message.role === 'user' ? 'ROLE_USER' : message.role, parts },
-        configuration: { returnImmediately: !blocking },
+        configuration: {
+          returnImmediately: !blocking,
+          ...(push != null && { taskPushNotificationConfig: pushConfigFromV03(push) }),
+        },
         ...(isObject(metadata) && { metadata }),
       },
     },
   };
+}
+
+/**
+ * The 1.0 params of a 0.3 push config method; undefined for any other method. 0.3 names the task
+ * `id` (set: `taskId`) and the config `pushNotificationConfigId`; a config made without an id, and
+ * a get that names none, use the task's id (0.3's default: one config per task unless named).
+ */
+function pushParamsFromV03(method: string, params: Record<string, unknown>): Record<string, unknown> | undefined {
+  switch (method) {
+    case 'CreateTaskPushNotificationConfig': {
+      const config = pushConfigFromV03(params.pushNotificationConfig);
+      const taskId = params.taskId;
+      return isObject(config) ? { ...config, taskId, id: config.id || taskId } : { taskId };
+    }
+    case 'GetTaskPushNotificationConfig':
+      return { taskId: params.id, id: params.pushNotificationConfigId ?? params.id };
+    case 'ListTaskPushNotificationConfigs':
+      return { taskId: params.id };
+    case 'DeleteTaskPushNotificationConfig':
+      return { taskId: params.id, id: params.pushNotificationConfigId };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A 0.3 `PushNotificationConfig` as 1.0's: `authentication.schemes` (a list) becomes `scheme`, the
+ * first (one `Authorization` header carries one scheme; the SDK's translation keeps the first too).
+ * Anything else passes as it came, for push/ to check (a non-object is refused there, -32602).
+ */
+function pushConfigFromV03(config: unknown): unknown {
+  if (!isObject(config)) return config;
+  const { authentication, ...rest } = config;
+  if (!isObject(authentication)) return { ...rest, ...(authentication != null && { authentication }) };
+  const { schemes, credentials } = authentication;
+  const scheme = Array.isArray(schemes) ? schemes[0] : undefined;
+  return { ...rest, authentication: { scheme, ...(credentials !== undefined && { credentials }) } };
 }
 
 function partFromV03(part: unknown): Part | undefined {
@@ -82,8 +129,30 @@ function partFromV03(part: unknown): Part | undefined {
 /** A 1.0 result (JSON text, as the 1.0 path rendered it) in 0.3's shape, for the 0.3 method asked. */
 export function resultToV03(method: string, text: string): string {
   const value = JSON.parse(text) as Record<string, unknown>;
-  if (method === 'SendMessage') return JSON.stringify(streamResponseToV03(value));
-  return JSON.stringify(taskToV03(value));
+  switch (method) {
+    case 'SendMessage':
+      return JSON.stringify(streamResponseToV03(value));
+    case 'CreateTaskPushNotificationConfig':
+    case 'GetTaskPushNotificationConfig':
+      return JSON.stringify(pushConfigToV03(value));
+    case 'ListTaskPushNotificationConfigs':
+      return JSON.stringify(((value.configs as unknown[] | undefined) ?? []).map(pushConfigToV03));
+    case 'DeleteTaskPushNotificationConfig':
+      return 'null';
+    default:
+      return JSON.stringify(taskToV03(value));
+  }
+}
+
+/** A config as the 1.0 path reads it back (`{id, taskId, url, authentication?: {scheme}}`) in 0.3's shape. */
+function pushConfigToV03(config: unknown): Record<string, unknown> {
+  if (!isObject(config)) return {};
+  const { taskId, authentication, ...rest } = config;
+  const scheme = isObject(authentication) ? authentication.scheme : undefined;
+  return {
+    taskId,
+    pushNotificationConfig: { ...rest, ...(typeof scheme === 'string' && { authentication: { schemes: [scheme] } }) },
+  };
 }
 
 /** A StreamResponse (or SendMessageResponse) as the 0.3 event of its kind. */

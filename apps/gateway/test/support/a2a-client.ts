@@ -40,6 +40,23 @@ export function a2aClient(
   return a2aFactory(binding, headers).createFromUrl(baseUrl);
 }
 
+/**
+ * A client that speaks A2A 0.3 only (the SDK's `legacyCompat`): it takes the card's 0.3 interface,
+ * so its requests carry no `A2A-Version` and 0.3's methods and shapes (`message/send`, …).
+ */
+export async function a2aLegacyClient(baseUrl: string, headers: Record<string, string>): Promise<Client> {
+  const card = await (await a2aClient(baseUrl, 'JSONRPC', headers)).getAgentCard();
+  const legacyCard = {
+    ...card,
+    supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+  };
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl: withHeaders(headers), legacyCompat: { enabled: true } })],
+    }),
+  ).createFromAgentCard(legacyCard);
+}
+
 /** A message of the user, naming a skill (or none: a conversational message). */
 export function userMessage(
   skill: string | undefined,
