@@ -3,10 +3,9 @@ import type { Message, Task } from '@a2a-js/sdk';
 import { createAgent, defineSkill, type Agent } from '@mcpgw/agent-sdk';
 import { decodeJson, encodeJson } from '@mcpgw/bus';
 import { BusPattern } from '@mcpgw/contracts';
-import { startTestStack, type TestStack } from '@mcpgw/devstack';
+} from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aClient, dataPart, textPart, userMessage, type Binding } from './support/a2a-client';
 
 const QUIET = 'a2a-quiet';
 const COMPLETED = 3; // TASK_STATE_COMPLETED

@@ -1,10 +1,18 @@
 import type { Client } from '@a2a-js/sdk/client';
 import type { Message, StreamResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
-import { freePort, startTestStack, type TestStack } from '@mcpgw/devstack';
+import {
+  a2aClient,
+  a2aLegacyClient,
+  type Binding,
+  dataPart,
+  freePort,
+  startTestStack,
+  type TestStack,
+  userMessage,
+} from '@mcpgw/devstack';
 import { Client as Pg } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aClient, a2aLegacyClient, dataPart, userMessage, type Binding } from './support/a2a-client';
 import { WebhookReceiver, type Received } from './support/webhook-receiver';
 
 const RECEIVER_PORT = await freePort();

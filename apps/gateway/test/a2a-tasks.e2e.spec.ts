@@ -1,10 +1,9 @@
 import type { Client } from '@a2a-js/sdk/client';
 import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { messageIdOfCall } from '@mcpgw/contracts';
-import { startTestStack, type TestStack } from '@mcpgw/devstack';
+import { a2aClient, type Binding, dataPart, startTestStack, type TestStack, userMessage } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aClient, dataPart, userMessage, type Binding } from './support/a2a-client';
 
 const WORKING = 2;
 const COMPLETED = 3;

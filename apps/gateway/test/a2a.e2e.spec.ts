@@ -1,10 +1,19 @@
 import type { Message, Task } from '@a2a-js/sdk';
-import { parsePrometheus, startTestStack, type TestStack } from '@mcpgw/devstack';
+import {
+  a2aFactory,
+  a2aLegacyClient,
+  type Binding,
+  dataPart,
+  parsePrometheus,
+  startTestStack,
+  type TestStack,
+  textPart,
+  userMessage,
+} from '@mcpgw/devstack';
 import { FilesApi } from '@mcpgw/files-client';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aFactory, a2aLegacyClient, dataPart, textPart, userMessage, type Binding } from './support/a2a-client';
 
 /**
  * The A2A 1.0 surface (apps/gateway/src/a2a/README.md) through the official

@@ -4,6 +4,7 @@ export * from './one-shot';
 export * from './stack';
 export * from './databases';
 export * from './test-stack';
+export * from './a2a-client';
 export * from './mcp-client';
 export * from './grant-key-file';
 export * from './metrics';

@@ -9,6 +9,12 @@ import {
 import type { Message } from '@a2a-js/sdk';
 import { randomUUID } from 'node:crypto';
 
+/*
+ * The official `@a2a-js/sdk` client against a gateway's A2A surface, as an A2A
+ * application would connect (beside `connectMcp`): the gateway's e2e tests and
+ * the example agents' test use it.
+ */
+
 /** The card's two 1.0 interfaces, as the SDK names them. */
 export type Binding = 'JSONRPC' | 'HTTP+JSON';
 
