@@ -3,11 +3,21 @@ import type { Message, Task } from '@a2a-js/sdk';
 import { createAgent, defineSkill, type Agent } from '@mcpgw/agent-sdk';
 import { decodeJson, encodeJson } from '@mcpgw/bus';
 import { BusPattern } from '@mcpgw/contracts';
+import {
+  a2aClient,
+  type Binding,
+  dataPart,
+  startTestStack,
+  type TestStack,
+  textPart,
+  userMessage,
 } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const QUIET = 'a2a-quiet';
+/** The card extension that says an agent converses (apps/gateway/src/a2a/README.md, "The card"). */
+const CONVERSATION = 'urn:mcpgw:a2a:conversation:v1';
 const COMPLETED = 3; // TASK_STATE_COMPLETED
 
 /**
@@ -137,6 +147,19 @@ describe('A2A 1.0: conversational messages, with the official SDK client', () =>
     expect(done.metadata).not.toHaveProperty('skill');
   });
 
+  it('the card says whether the agent converses: the mock pod (a handler) does, an agent without one does not', async () => {
+    const extensionsOf = async (client: Client) =>
+      ((await client.getAgentCard()).capabilities?.extensions ?? []).filter((e) => e.uri === CONVERSATION);
+    const [converses] = await extensionsOf(await clientOf('JSONRPC'));
+    expect(converses).toMatchObject({ uri: CONVERSATION, required: false });
+    expect(converses.description).toMatch(/names no skill/);
+    expect(await extensionsOf(await clientOf('JSONRPC', QUIET, quietKey))).toEqual([]);
+    // The card is public: the same without a credential, as a client discovers it.
+    const card = await (await fetch(`${base}/a2a/${QUIET}/.well-known/agent-card.json`)).json();
+    expect(card.capabilities.extensions.map((e: { uri: string }) => e.uri)).not.toContain(CONVERSATION);
+    expect(card.description).not.toMatch(/message handler/);
+  });
+
   for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
     it(`over ${binding}: an agent without a handler is UnsupportedOperationError, and is never asked`, async () => {
       const client = await clientOf(binding, QUIET, quietKey);
@@ -174,6 +197,9 @@ describe('A2A 1.0: conversational messages, with the official SDK client', () =>
     const client = await a2aClient(`${base}/workspaces/demo/agents/${env.agentId}/a2a/`, 'JSONRPC', {
       authorization: `Bearer ${grant}`,
     });
+    // Its card does not offer what it may not do.
+    const card = await client.getAgentCard();
+    expect(card.capabilities?.extensions.map((e) => e.uri)).not.toContain(CONVERSATION);
     const refused = await send(client, said([textPart('let me in')])).catch((e: Error) => e);
     expect((refused as Error).name).toBe('UnsupportedOperationError');
     expect((refused as Error).message).toMatch(/grant calls only the skills it names/);

@@ -43,15 +43,15 @@ export class A2aCards {
 
   /** The agent's own card (`/a2a/{agent_id}`): every skill it serves. */
   async ofAgent(agentId: string, req: FastifyRequest): Promise<AgentCard> {
-    const { tools } = await this.catalogue.forAgent(agentId);
+    const { tools, conversation } = await this.catalogue.forAgent(agentId);
     const oauth = this.oauth.issuersOf(agentId).length > 0;
     const security: CardSecurity = oauth
       ? { via: 'agent', oauthMetadataUrl: this.oauth.metadataUrlOf(agentId), scopes: this.oauth.scopesOf(agentId) }
       : { via: 'agent' };
-    return agentCard({ agentId, root: `${this.origin(req)}/a2a/${agentId}`, tools, security });
+    return agentCard({ agentId, root: `${this.origin(req)}/a2a/${agentId}`, tools, security, conversation });
   }
 
-  /** A RuntimeGrant's card (`/workspaces/{ws}/agents/{agent_id}/a2a`): only the skills the grant names. */
+  /** A RuntimeGrant's card (`/workspaces/{ws}/agents/{agent_id}/a2a`): only the skills the grant names, no conversation. */
   async ofGrant(workspaceId: string, caller: Caller, req: FastifyRequest): Promise<AgentCard> {
     const { tools } = await this.catalogue.forAgent(caller.agentId);
     return agentCard({
@@ -59,6 +59,8 @@ export class A2aCards {
       root: `${this.origin(req)}/workspaces/${workspaceId}/agents/${caller.agentId}/a2a`,
       tools: tools.filter((tool) => callerMayUse(caller, tool)),
       security: { via: 'grant' },
+      // A grant is limited to named skills: a conversation would escape it (conversation-rights.ts).
+      conversation: false,
     });
   }
 

@@ -7,6 +7,13 @@ import { A2A_VERSION, type AgentCard, type AgentSkill, type SecurityRequirement,
 /** The card extension that carries each skill's JSON Schemas (A2A skills have no schema member). */
 export const SKILL_SCHEMAS_EXTENSION = 'urn:mcpgw:a2a:skill-schemas:v1';
 
+/**
+ * The card extension that says the agent converses: it registered a message handler, so a
+ * message that names no skill reaches it (A2A has no capability for that; a client need not
+ * understand it, so it is not required). Absent from an agent's card without a handler.
+ */
+export const CONVERSATION_EXTENSION = 'urn:mcpgw:a2a:conversation:v1';
+
 /** How callers authenticate at the card's interfaces. */
 export type CardSecurity =
   /** An agent's path: its API key; an OAuth token too when an issuer may reach the agent. */
@@ -21,6 +28,8 @@ export interface CardInput {
   /** The skills to list: the served catalogue (tool pinning's approved definitions), filtered for a grant. */
   tools: readonly CatalogueTool[];
   security: CardSecurity;
+  /** The agent's pods registered a message handler, and this card's callers may use it (a grant may not). */
+  conversation: boolean;
 }
 
 const MODES = ['application/json', 'text/plain'];
@@ -31,11 +40,12 @@ const MODES = ['application/json', 'text/plain'];
  * authenticate. `version` is a digest of the skills, so the card's version
  * changes exactly when its catalogue does.
  */
-export function agentCard({ agentId, root, tools, security }: CardInput): AgentCard {
+export function agentCard({ agentId, root, tools, security, conversation }: CardInput): AgentCard {
   const skills = tools.map(toSkill);
+  const converses = conversation ? '; a message that names none goes to its message handler' : '';
   return {
     name: agentId,
-    description: `The agent ${agentId}: each skill is one of its tools; name it in the message's metadata.skill.`,
+    description: `The agent ${agentId}: each skill is one of its tools; name it in the message's metadata.skill${converses}.`,
     supportedInterfaces: [
       { url: root, protocolBinding: 'JSONRPC', protocolVersion: A2A_VERSION },
       { url: `${root}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_VERSION },
@@ -54,6 +64,7 @@ export function agentCard({ agentId, root, tools, security }: CardInput): AgentC
           required: false,
           params: { skills: Object.fromEntries(tools.map(({ definition: d }) => [d.name, schemasOf(d)])) },
         },
+        ...(conversation ? [CONVERSATION_CARD_EXTENSION] : []),
       ],
     },
     ...securityOf(security),
@@ -62,6 +73,16 @@ export function agentCard({ agentId, root, tools, security }: CardInput): AgentC
     skills,
   };
 }
+
+const CONVERSATION_CARD_EXTENSION = {
+  uri: CONVERSATION_EXTENSION,
+  description:
+    "A message whose metadata names no skill is a conversational message for the agent's message handler: " +
+    'its text parts and first data part, its answer an agent message; one contextId is one conversation. ' +
+    'Not to a RuntimeGrant or an OAuth token limited to named tools (UnsupportedOperationError).',
+  required: false,
+  params: {},
+};
 
 function toSkill({ definition: d }: CatalogueTool): AgentSkill {
   const tags = [d.side_effect_class, d.kind].filter((tag): tag is string => typeof tag === 'string');
