@@ -1,4 +1,4 @@
-import { createAgent, defineSkill, ToolError } from '@mcpgw/agent-sdk';
+import { createAgent, defineSkill, ToolError, type MessageHandler } from '@mcpgw/agent-sdk';
 
 /** Reverses text, and says how far along it is. */
 const reverse = defineSkill<{ text: string }>({
@@ -25,8 +25,24 @@ const wordCount = defineSkill<{ text: string }>({
   },
 });
 
+/**
+ * Answers conversational messages (an A2A message that names no skill): what was said, and how
+ * many messages this conversation holds so far (one A2A contextId is one conversation, its
+ * history the channel's). Without a handler the gateway refuses such messages itself.
+ */
+const chat: MessageHandler = async (message, ctx) => {
+  const earlier = (await ctx.history()).filter(
+    ({ envelope: m }) => m.type === 'chat_message' && m.text !== undefined && !m.tool_call && m.id !== ctx.message.id,
+  );
+  return `you said: ${message.text} (message ${earlier.length + 1} of this conversation)`;
+};
+
 // NATS_URL, NATS_CREDS and BUS_PREFIX come from the environment; AGENT_ID names the agent.
-const agent = createAgent({ agentId: process.env.AGENT_ID ?? 'my-agent', skills: [reverse, wordCount] });
+const agent = createAgent({
+  agentId: process.env.AGENT_ID ?? 'my-agent',
+  skills: [reverse, wordCount],
+  onMessage: chat,
+});
 
 agent.start().then(
   () => console.log(`agent ${agent.agentId} is serving; Ctrl-C stops it`),

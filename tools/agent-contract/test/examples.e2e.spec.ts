@@ -1,12 +1,16 @@
 import {
+  a2aClient,
   connectMcp,
   ensurePythonVenv,
   exampleAgentCommands,
   mcpInspectorCli,
   startTestStack,
+  textPart,
+  userMessage,
   workspaceRoot,
   type TestStack,
 } from '@mcpgw/devstack';
+import type { Message } from '@a2a-js/sdk';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,7 +23,8 @@ const run = promisify(execFile);
 /**
  * The example agents (examples/agent-ts, examples/agent-python), started with
  * the command `npm start` prints for them (the one their READMEs give), answer
- * the MCP Inspector CLI and the official SDK client through the gateway.
+ * the MCP Inspector CLI and the official SDK client through the gateway, and
+ * their message handler a conversational A2A message of the official A2A SDK.
  */
 describe('the example agents', () => {
   let env: TestStack;
@@ -65,6 +70,28 @@ describe('the example agents', () => {
     await env?.stop();
   });
 
+  /**
+   * Two A2A messages that name no skill, in one contextId, through the official A2A SDK: the card
+   * says the agent converses, and its handler answers both, the second as the conversation's second.
+   */
+  const converse = async () => {
+    const client = await a2aClient(`${env.gatewayUrls[0]}/a2a/${AGENT}/`, 'JSONRPC', env.apiKey);
+    const card = await client.getAgentCard();
+    expect(card.capabilities?.extensions.map((e) => e.uri)).toContain('urn:mcpgw:a2a:conversation:v1');
+    const say = async (text: string, contextId = '') =>
+      (await client.sendMessage({
+        tenant: '',
+        message: userMessage(undefined, [textPart(text)], { contextId }),
+        configuration: undefined,
+        metadata: undefined,
+      })) as Message;
+    const textOf = (answer: Message) =>
+      answer.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+    const first = await say('hello');
+    expect(textOf(first)).toBe('you said: hello (message 1 of this conversation)');
+    expect(textOf(await say('again', first.contextId))).toBe('you said: again (message 2 of this conversation)');
+  };
+
   const commands = async () =>
     exampleAgentCommands({
       agentId: AGENT,
@@ -73,7 +100,7 @@ describe('the example agents', () => {
       credsFile: await env.nats!.credsFile({ role: 'agent', agentId: AGENT }),
     });
 
-  it('TypeScript: answers the official SDK client, with progress, and the MCP Inspector CLI', async () => {
+  it('TypeScript: answers the official SDK client, with progress, the MCP Inspector CLI, and a conversation', async () => {
     const [typescript] = await commands();
     expect(typescript).toContain('npm run example:agent-ts');
     await startExample(typescript);
@@ -97,12 +124,13 @@ describe('the example agents', () => {
       const called = await mcpInspectorCli(url, env.apiKey, args);
       expect(called.code, called.stderr).toBe(0);
       expect(JSON.parse(called.stdout).content).toEqual([{ type: 'text', text: 'desserts' }]);
+      await converse();
     } finally {
       await stopExamples();
     }
   }, 120_000);
 
-  it('Python: answers the official Python MCP client (mcp 2.3.0), with progress, and the MCP Inspector CLI', async () => {
+  it('Python: answers the official Python MCP client (mcp 2.3.0), with progress, the Inspector CLI, and a conversation', async () => {
     const [, python] = await commands();
     expect(python).toContain('examples/agent-python/agent.py');
     await startExample(python.replace(/\s+#.*$/, ''));
@@ -130,6 +158,7 @@ describe('the example agents', () => {
       const called = await mcpInspectorCli(url, env.apiKey, args);
       expect(called.code, called.stderr).toBe(0);
       expect(JSON.parse(called.stdout).content).toEqual([{ type: 'text', text: 'desserts' }]);
+      await converse();
     } finally {
       await stopExamples();
     }
