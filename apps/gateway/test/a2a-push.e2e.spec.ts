@@ -42,6 +42,16 @@ const INPUT_REQUIRED = 6;
 const bodyOf = (r: Received) => JSON.parse(r.body) as PushBody;
 const statesAt = (receiver: WebhookReceiver, path: string) =>
   receiver.at(path).map((r) => bodyOf(r).statusUpdate.status.state);
+/** A 0.3 push body: the Task in 0.3's shape (`kind: "task"`, lower-case states), as 0.3's SDKs send it. */
+interface V03Body {
+  kind: string;
+  id: string;
+  contextId: string;
+  status: { state: string };
+  artifacts: { parts: { kind: string; text?: string }[] }[];
+}
+const v03StatesAt = (receiver: WebhookReceiver, path: string) =>
+  receiver.at(path).map((r) => (JSON.parse(r.body) as V03Body).status.state);
 
 /**
  * A2A push notifications (apps/gateway/src/a2a/README.md, "Push notifications")
@@ -296,15 +306,20 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
       'x-agent-api-key': env.apiKey,
     });
     expect(client.protocolVersion).toBe('0.3');
-    // message/send, blocking, with configuration.pushNotificationConfig: a task, pushed, signed, with its headers.
+    // message/send, blocking, with configuration.pushNotificationConfig: a task, pushed in 0.3's body (the
+    // Task), signed, with its headers.
     const path = '/v03-send';
     receiver.verify(path, { caller: signingSecret });
     const done = await send(client, 'sleep', { ms: 200 }, config(path), true);
     expect(done.status?.state).toBe(COMPLETED);
-    await expect
-      .poll(() => statesAt(receiver, path).sort(), { timeout: 15_000 })
-      .toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_WORKING']);
+    await expect.poll(() => v03StatesAt(receiver, path).sort(), { timeout: 15_000 }).toEqual(['completed', 'working']);
     expectSignedWithHeaders(path);
+    const completed = receiver
+      .at(path)
+      .map((r) => JSON.parse(r.body) as V03Body)
+      .find((b) => b.status.state === 'completed')!;
+    expect(completed).toMatchObject({ kind: 'task', id: done.id, contextId: done.contextId });
+    expect(completed.artifacts[0].parts[0]).toEqual({ kind: 'text', text: 'slept 200 ms' });
     // The config made with the message is named by the task (0.3's default id), and read back in 0.3's shape.
     expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: done.id, id: '' })).toMatchObject({
       taskId: done.id,
@@ -335,9 +350,18 @@ describe('A2A 1.0 push notifications, with the official SDK client', () => {
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: task.id });
     const gone = await refusal(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: task.id }));
     expect(gone.name).toBe('TaskNotFoundError');
+    // A config made over 1.0 for the same task hears 1.0's body; each config its own version's.
+    const c = '/v03-task-v10-config';
+    receiver.verify(c, { caller: signingSecret });
+    await (await clientOf('JSONRPC')).createTaskPushNotificationConfig(config(c, { id: 'v10', taskId: task.id }));
     await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
-    await expect.poll(() => statesAt(receiver, a), { timeout: 10_000 }).toContain('TASK_STATE_CANCELED');
+    await expect.poll(() => v03StatesAt(receiver, a), { timeout: 10_000 }).toContain('canceled');
+    await expect.poll(() => statesAt(receiver, c), { timeout: 10_000 }).toContain('TASK_STATE_CANCELED');
+    // Deliveries are unordered: compared as sets.
+    expect(v03StatesAt(receiver, a).sort()).toEqual(['canceled', 'working']);
+    expect(statesAt(receiver, c).sort()).toEqual(['TASK_STATE_CANCELED', 'TASK_STATE_WORKING']);
     expectSignedWithHeaders(a);
+    expectSignedWithHeaders(c);
     // Another caller's task, over 0.3 too: -32001.
     const stranger = await a2aLegacyClient(`${env.gatewayUrls[0]}/a2a/${env.agentId}/`, {
       'x-agent-api-key': otherKey,

@@ -109,7 +109,7 @@ export class A2aHttpJsonController {
       }
       case 'CreateTaskPushNotificationConfig': {
         const body = readBody(String(req.body ?? ''));
-        return body.ok ? this.push.create(caller, body.value, operation.taskId) : body;
+        return body.ok ? this.push.create(caller, body.value, { taskIdOfPath: operation.taskId }) : body;
       }
       case 'GetTaskPushNotificationConfig':
         return this.push.get(caller, operation.taskId, operation.configId);

@@ -63,7 +63,7 @@ export class A2aJsonRpcController {
       const legacy = version === LEGACY_VERSION;
       const call = legacy ? fromV03(parsed.call) : ({ ok: true, call: parsed.call } as const);
       if (!call.ok) return this.fail(req, reply, id, call.failure, version);
-      const answer = await this.dispatch(auth.caller, call.call, req, reply);
+      const answer = await this.dispatch(auth.caller, call.call, req, reply, legacy);
       if (!answer.ok) return this.fail(req, reply, id, answer.failure, version);
       if (reply.sent || reply.raw.destroyed) return;
       if ('stream' in answer) {
@@ -84,18 +84,25 @@ export class A2aJsonRpcController {
     }
   }
 
-  private async dispatch(caller: Caller, call: JsonRpcCall, req: FastifyRequest, reply: FastifyReply): Promise<Answer> {
+  /** `legacy`: the call was translated from A2A 0.3 (push configs it makes hear 0.3's body). */
+  private async dispatch(
+    caller: Caller,
+    call: JsonRpcCall,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    legacy: boolean,
+  ): Promise<Answer> {
     switch (call.method) {
       case 'SendMessage': {
         const parsed = parseSendMessage(call.params);
         if (!parsed.ok) return { ok: false, failure: { kind: 'invalid_params', detail: parsed.detail } };
         const signal = whenClientLeaves(reply);
-        return this.messages.send(caller, parsed.send, { requestId: req.id, signal });
+        return this.messages.send(caller, parsed.send, { requestId: req.id, signal, legacy });
       }
       case 'SendStreamingMessage': {
         const parsed = parseSendMessage(call.params);
         if (!parsed.ok) return { ok: false, failure: { kind: 'invalid_params', detail: parsed.detail } };
-        return streamed(await this.messages.stream(caller, parsed.send, { requestId: req.id }));
+        return streamed(await this.messages.stream(caller, parsed.send, { requestId: req.id, legacy }));
       }
       case 'SubscribeToTask':
         return streamed(await this.streams.subscribe(caller, paramOf(call.params, 'id')));
@@ -109,7 +116,7 @@ export class A2aJsonRpcController {
           pageToken: paramOf(call.params, 'pageToken'),
         });
       case 'CreateTaskPushNotificationConfig':
-        return this.push.create(caller, call.params);
+        return this.push.create(caller, call.params, { legacy });
       case 'GetTaskPushNotificationConfig':
         return this.push.get(caller, paramOf(call.params, 'taskId'), paramOf(call.params, 'id'));
       case 'ListTaskPushNotificationConfigs':

@@ -27,6 +27,8 @@ export interface SendOptions {
   requestId: string;
   /** Aborted when the client leaves: the agent is told to stop. */
   signal?: AbortSignal;
+  /** The request came over A2A 0.3 (compat-v03.ts): a push config it sends hears 0.3's body. */
+  legacy?: boolean;
 }
 
 /** The `SendMessageResponse` as JSON text (or, on the task path, the Task) (as stored for a repeated messageId), or the failure. */
@@ -65,7 +67,7 @@ export class A2aMessages {
     const prepared = await this.prepare(caller, send, options);
     if (!prepared.ok) return prepared;
     const { call } = prepared;
-    const push = await this.pushConfigOf(call, send.pushConfig);
+    const push = await this.pushConfigOf(call, send.pushConfig, options.legacy);
     if (!push.ok) return push;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
@@ -103,7 +105,7 @@ export class A2aMessages {
     const prepared = await this.prepare(caller, send, options);
     if (!prepared.ok) return prepared;
     const { call } = prepared;
-    const push = await this.pushConfigOf(call, send.pushConfig);
+    const push = await this.pushConfigOf(call, send.pushConfig, options.legacy);
     if (!push.ok) return push;
     const admitted = this.quotas.admitCalls(caller.agentId, caller.callerId);
     if (!admitted.ok) return { ok: false, failure: { kind: 'quota', refusal: admitted.refusal } };
@@ -116,10 +118,14 @@ export class A2aMessages {
    * through the SSRF guard, before the call is posted; its id, unless given, the task's, so that
    * the same message again replaces it rather than adding one.
    */
-  private async pushConfigOf(call: CallRequest & { messageId: string }, pushConfig: unknown): Promise<PushOf> {
+  private async pushConfigOf(
+    call: CallRequest & { messageId: string },
+    pushConfig: unknown,
+    legacy = false,
+  ): Promise<PushOf> {
     if (pushConfig === undefined) return { ok: true };
     const taskId = a2aTaskId({ message_id: call.messageId });
-    return this.push.prepare(pushConfig, taskId, taskId);
+    return this.push.prepare(pushConfig, taskId, taskId, legacy);
   }
 
   /**

@@ -187,7 +187,7 @@ function messageToV03(message: Record<string, unknown>): Record<string, unknown>
   };
 }
 
-function taskToV03(task: Record<string, unknown>): Record<string, unknown> {
+export function taskToV03(task: Record<string, unknown>): Record<string, unknown> {
   return {
     ...task,
     kind: 'task',

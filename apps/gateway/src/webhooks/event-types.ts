@@ -33,3 +33,8 @@ export interface WebhookEvent<T extends WebhookEventType = WebhookEventType> {
  * registrable as a webhook's event (not in the registry); its body is the A2A `StreamResponse`.
  */
 export const A2A_PUSH_EVENT_TYPE = 'a2a.task';
+
+/** The same for the push configs a client made over A2A 0.3: the body is the Task in 0.3's shape (0.3's push body). */
+export const A2A_PUSH_V03_EVENT_TYPE = 'a2a.task.v0.3';
+
+export type A2aPushEventType = typeof A2A_PUSH_EVENT_TYPE | typeof A2A_PUSH_V03_EVENT_TYPE;

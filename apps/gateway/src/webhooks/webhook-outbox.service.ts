@@ -3,7 +3,7 @@ import { InjectKysely } from '@mcpgw/persistence';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
-import { A2A_PUSH_EVENT_TYPE, type WebhookEvent, type WebhookEventType } from './event-types';
+import type { A2aPushEventType, WebhookEvent, WebhookEventType } from './event-types';
 import { GroupWriter } from './group-writer';
 import { WebhookEventsStore, type DirectLease, type OutcomeRow, type Subscription } from './webhook-events.store';
 
@@ -96,13 +96,24 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   /**
    * An A2A push event (`../a2a/push/`): its payload as it is sent, for the push configs of one task
    * (or only `webhookId` of them), written with `executor` (the transaction of the task's change),
-   * for any dispatcher.
+   * for any dispatcher. One row per body (one statement): each config hears the type it subscribes
+   * to (its A2A version's body); a body no config hears is dropped when the outbox fans it out.
    */
   async recordPush(
     executor: GatewayDb,
-    push: { agentId: string; callerId: string; a2aTaskId: string; webhookId?: string; payload: string },
+    push: {
+      agentId: string;
+      callerId: string;
+      a2aTaskId: string;
+      webhookId?: string;
+      bodies: { type: A2aPushEventType; payload: string }[];
+    },
   ): Promise<void> {
-    await this.store.insertEvents(executor, [{ ...push, type: A2A_PUSH_EVENT_TYPE }]);
+    const { bodies, ...event } = push;
+    await this.store.insertEvents(
+      executor,
+      bodies.map((body) => ({ ...event, ...body })),
+    );
   }
 
   /**

@@ -5,9 +5,11 @@ import type { GatewayDb } from '../../database/schema';
 import { TaskService, type TaskObserver } from '../../tasks/tasks.service';
 import type { TaskRow } from '../../tasks/tasks.store';
 import { SsrfGuard } from '../../webhooks/ssrf-guard';
+import { A2A_PUSH_EVENT_TYPE, A2A_PUSH_V03_EVENT_TYPE } from '../../webhooks/event-types';
 import { WebhookOutbox } from '../../webhooks/webhook-outbox.service';
 import type { A2aFailure } from '../a2a-errors';
 import { A2aTasks } from '../a2a-tasks.service';
+import { taskToV03 } from '../compat-v03';
 import { a2aTask, a2aTaskId } from '../task-shapes';
 import { MAX_CONFIGS_PER_TASK, PushConfigsStore } from './push-configs.store';
 import { isObject } from '../send-message';
@@ -41,12 +43,19 @@ export class A2aPush implements TaskObserver, OnModuleInit {
     this.taskService.observe(this);
   }
 
-  /** `CreateTaskPushNotificationConfig`: the config, made for the caller's task. */
-  async create(caller: Caller, params: unknown, taskIdOfPath?: string): Promise<PushAnswer> {
+  /**
+   * `CreateTaskPushNotificationConfig`: the config, made for the caller's task. `legacy`: asked
+   * over A2A 0.3 (`tasks/pushNotificationConfig/set`), so its deliveries carry 0.3's body.
+   */
+  async create(
+    caller: Caller,
+    params: unknown,
+    { taskIdOfPath, legacy = false }: CreateOptions = {},
+  ): Promise<PushAnswer> {
     const taskId = taskIdOfPath ?? (isObject(params) ? params.taskId : undefined);
     const row = await this.tasks.rowOf(caller, taskId);
     if (!row) return notFound(taskId);
-    const prepared = await this.prepare(params, a2aTaskId(row));
+    const prepared = await this.prepare(params, a2aTaskId(row), undefined, legacy);
     return prepared.ok ? this.attach(row, prepared.config) : prepared;
   }
 
@@ -60,17 +69,20 @@ export class A2aPush implements TaskObserver, OnModuleInit {
     value: unknown,
     taskId: string,
     defaultId?: string,
+    legacy = false,
   ): Promise<{ ok: true; config: PushConfigInput } | { ok: false; failure: A2aFailure }> {
     const parsed = parsePushConfig(value, taskId, defaultId);
     if (!parsed.ok) return invalid(parsed.detail);
     const admitted = await this.guard.admit(parsed.config.url);
     if (!admitted.ok) return invalid(`url: ${admitted.reason}`);
-    return { ok: true, config: { ...parsed.config, url: admitted.url } };
+    return { ok: true, config: { ...parsed.config, url: admitted.url, legacy } };
   }
 
   /** A prepared config for a task; it starts with the task's state as it is (then each change). */
   async attach(row: TaskRow, config: PushConfigInput): Promise<PushAnswer> {
-    const stored = await this.store.put(row, config, (tx, task, webhookId) => this.record(tx, task, webhookId));
+    const stored = await this.store.put(row, config, (tx, task, webhookId) =>
+      this.record(tx, task, { webhookId, legacy: config.legacy === true }),
+    );
     if (stored === 'gone') return notFound(a2aTaskId(row));
     if (stored === 'full') return invalid(`a task holds at most ${MAX_CONFIGS_PER_TASK} push notification configs`);
     return { ok: true, text: JSON.stringify(wireConfig(a2aTaskId(row), stored)) };
@@ -105,23 +117,40 @@ export class A2aPush implements TaskObserver, OnModuleInit {
   }
 
   /**
-   * The change as the A2A spec's push body, a `StreamResponse`: a `statusUpdate`
-   * with the task's status as GetTask shows it (a failure's or a question's
-   * status message included); the result is read with GetTask.
+   * The change as each A2A version's push body: 1.0's a `StreamResponse`, a
+   * `statusUpdate` with the task's status as GetTask shows it (a failure's or a
+   * question's status message included; the result is read with GetTask); 0.3's
+   * the Task itself in 0.3's shape (as the SDK's 0.3 serializer sends it). Each
+   * config hears its own version's; `first`: one config's first state, its
+   * version's body only.
    */
-  private async record(executor: GatewayDb, row: TaskRow, webhookId?: string): Promise<void> {
+  private async record(
+    executor: GatewayDb,
+    row: TaskRow,
+    first?: { webhookId: string; legacy: boolean },
+  ): Promise<void> {
     const task = a2aTask(row, this.tasks.contextOf(row));
-    const payload = JSON.stringify({
-      statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata },
-    });
+    const v10 = {
+      type: A2A_PUSH_EVENT_TYPE,
+      payload: JSON.stringify({
+        statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: task.metadata },
+      }),
+    } as const;
+    const v03 = { type: A2A_PUSH_V03_EVENT_TYPE, payload: JSON.stringify(taskToV03(task)) } as const;
     await this.outbox.recordPush(executor, {
       agentId: row.agent_id,
       callerId: row.principal,
       a2aTaskId: row.id,
-      ...(webhookId && { webhookId }),
-      payload,
+      ...(first && { webhookId: first.webhookId }),
+      bodies: first ? [first.legacy ? v03 : v10] : [v10, v03],
     });
   }
+}
+
+interface CreateOptions {
+  /** The task named by the HTTP+JSON path (else the params' `taskId`). */
+  taskIdOfPath?: string;
+  legacy?: boolean;
 }
 
 function invalid(detail: string): { ok: false; failure: A2aFailure } {

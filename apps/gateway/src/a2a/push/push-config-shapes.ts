@@ -10,6 +10,8 @@ export interface PushConfigInput {
   configId: string;
   url: string;
   headers: PushHeaders;
+  /** Made over A2A 0.3 (compat-v03.ts; A2aPush.prepare says): its deliveries carry 0.3's body, the Task. */
+  legacy?: boolean;
 }
 
 const CONFIG_ID = /^[\x21-\x7e]{1,255}$/;

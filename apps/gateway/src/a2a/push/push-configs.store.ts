@@ -6,7 +6,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../../config/gateway.env';
 import { notifyChange } from '../../database/notify-change';
 import type { GatewayDb } from '../../database/schema';
 import { TaskStore, type TaskRow } from '../../tasks/tasks.store';
-import { A2A_PUSH_EVENT_TYPE } from '../../webhooks/event-types';
+import { A2A_PUSH_EVENT_TYPE, A2A_PUSH_V03_EVENT_TYPE } from '../../webhooks/event-types';
 import {
   pushSecretAad as secretAad,
   readPushHeaders,
@@ -30,6 +30,8 @@ export interface NewConfig {
   configId: string;
   url: string;
   headers: PushHeaders;
+  /** Made over A2A 0.3: it hears the 0.3 body (`A2A_PUSH_V03_EVENT_TYPE`), not the 1.0 one. */
+  legacy?: boolean;
 }
 
 interface SigningSecrets {
@@ -100,7 +102,7 @@ export class PushConfigsStore {
           agent_id: row.agent_id,
           owner: row.principal,
           url: config.url,
-          events: [A2A_PUSH_EVENT_TYPE],
+          events: [config.legacy ? A2A_PUSH_V03_EVENT_TYPE : A2A_PUSH_EVENT_TYPE],
           secret: this.secrets.seal(id, signing.secret),
           previous_secret: signing.previous === null ? null : this.secrets.seal(id, signing.previous),
           previous_secret_expires_at: signing.previousExpiresAt,
