@@ -33,8 +33,11 @@ const E2E = [
 
 /**
  * e2e files that measure (messages and statements per call, memory, rates,
- * latency under load, gossip timing) or take fixed ports (`npm start`'s stack):
- * run alone, so another file's stack neither skews nor collides with them.
+ * latency under load, gossip timing, outage timing) or run a NATS cluster: run
+ * alone, so another file's stack neither skews nor starves them. `npm start`'s
+ * own tests (tools/devstack/test) take free ports, a database or data directory
+ * and a bus prefix of their own, and mostly wait on a child process: they run in
+ * `e2e`, two at a time (they were alone while `npm start` took fixed ports).
  */
 const E2E_ALONE = [
   'apps/gateway/test/call-budget.e2e.spec.ts',
@@ -46,10 +49,6 @@ const E2E_ALONE = [
   'apps/gateway/test/tracing.e2e.spec.ts',
   'apps/gateway/test/replica-failover.e2e.spec.ts',
   'apps/gateway/test/nats-cluster.e2e.spec.ts',
-  'tools/devstack/test/start-stack.e2e.spec.ts',
-  'tools/devstack/test/start-stack-observability.e2e.spec.ts',
-  'tools/devstack/test/new-agent.e2e.spec.ts',
-  'tools/devstack/test/start-cluster.e2e.spec.ts',
   'tools/agent-contract/test/examples.e2e.spec.ts',
 ];
 

@@ -145,10 +145,11 @@ export class SsrfGuard {
       return { ok: false, reason: `cannot resolve ${host} (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
     }
     if (addresses.length === 0) return { ok: false, reason: `cannot resolve ${host}` };
+    // An allowed host may resolve anywhere: its addresses need no range check (a delivery's common case on a LAN).
     const hostAllowed = this.admits(host, port);
-    for (const { address } of addresses) {
+    for (const { address } of hostAllowed ? [] : addresses) {
       const range = refusedRange(address);
-      if (range === undefined || hostAllowed) continue;
+      if (range === undefined) continue;
       const named = canonicalHost(isIP(address) === 6 ? `[${address}]` : address) ?? address;
       if (this.admits(named, port)) continue;
       return {
