@@ -14,7 +14,7 @@ import {
   withDatabase,
   workspaceRoot,
 } from '../src';
-import { bannerOf } from './support/banner';
+import { bannerOf, stopLauncher } from './support/banner';
 
 /**
  * Getting started as a new user would: `npm start` prints the admin commands
@@ -38,12 +38,7 @@ describe.skipIf(!!process.env.NATS_URL || !natsServerAvailable())('npm start, th
   let credsFile: string | undefined;
 
   afterAll(async () => {
-    if (launcher && launcher.exitCode === null && launcher.signalCode === null) {
-      const exited = new Promise((resolve) => launcher!.once('exit', resolve));
-      launcher.kill('SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGKILL');
-    }
+    await stopLauncher(launcher);
     if (credsFile) rmSync(credsFile, { force: true });
     rmSync(join(grantKeyFile, '..'), { recursive: true, force: true });
     await dropDatabase(ADMIN_URL, database).catch(() => undefined);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, dropDatabase, freePort, natsServerAvailable, withDatabase, workspaceRoot } from '../src';
+import { stopLauncher } from './support/banner';
 import { bannerOf } from './support/banner';
 
 /**
@@ -20,7 +21,7 @@ describe.skipIf(!!process.env.NATS_URL || !natsServerAvailable())('NATS_CLUSTER=
   let launcher: ChildProcess | undefined;
 
   afterAll(async () => {
-    if (launcher && launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGKILL');
+    await stopLauncher(launcher);
     rmSync(join(grantKeyFile, '..'), { recursive: true, force: true });
     await dropDatabase(ADMIN_URL, database).catch(() => undefined);
   });

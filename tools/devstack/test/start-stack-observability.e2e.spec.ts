@@ -12,6 +12,7 @@ import {
   workspaceRoot,
 } from '../src';
 import { join } from 'node:path';
+import { stopLauncher } from './support/banner';
 
 /**
  * `OBSERVABILITY=1 npm start` (docs/operations/README.md, "Wiring"): the real start script
@@ -28,10 +29,10 @@ interface Targets {
 describe('OBSERVABILITY=1 npm start', () => {
   const database = `mcpgw_obs_${process.pid}_${Date.now().toString(36)}`;
   const busPrefix = `test_obs_${process.pid}_${Date.now().toString(36)}`;
-  let launcher: ChildProcess | undefined;
+  const launchers: ChildProcess[] = [];
 
   afterAll(async () => {
-    if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+    await Promise.all(launchers.map((child) => stopLauncher(child)));
     await dropDatabase(ADMIN_URL, database).catch(() => undefined);
     const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
     await deleteInboxStream(nc, busPrefix);
@@ -59,7 +60,7 @@ describe('OBSERVABILITY=1 npm start', () => {
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    launcher = child;
+    launchers.push(child);
     let banner = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no banner within 150 s:\n${banner}`)), 150_000);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { connect } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, natsServerAvailable, workspaceRoot } from '../src';
+import { stopLauncher } from './support/banner';
 
 /**
  * What the README promises: `npm start` on a machine without PostgreSQL gets an
@@ -17,7 +18,7 @@ describe('npm start', () => {
   let launcher: ChildProcess | undefined;
 
   afterAll(async () => {
-    if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+    await stopLauncher(launcher);
     rmSync(dataDir, { recursive: true, force: true });
     const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
     await deleteInboxStream(nc, busPrefix);

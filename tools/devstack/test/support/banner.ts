@@ -15,3 +15,16 @@ export function bannerOf(child: ChildProcess, timeoutMs: number): Promise<string
     child.once('exit', (code) => reject(new Error(`npm start exited (${code}):\n${banner}`)));
   });
 }
+
+/**
+ * Stop an `npm start` that a test left running (it failed before stopping it): Ctrl-C first, so
+ * the launcher stops the apps, nats-server and Prometheus it started (a SIGKILL would orphan them,
+ * and they would load the machine for every test after), then SIGKILL past `graceMs`.
+ */
+export async function stopLauncher(child: ChildProcess | undefined, graceMs = 20_000): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
