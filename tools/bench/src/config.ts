@@ -10,6 +10,8 @@
  *   BENCH_SYSTEMS=stack,stack-audit-off,stack-rest,stack-a2a,stack-webhook-live,stack-webhook-dead,stack-2x2,stack-bridge,sdk-stateless,sdk-stateful,mcp-proxy,supergateway
  *                               (also, by name only: stack-r3, the stack on a 3-node NATS cluster, INBOX_REPLICAS=3)
  *   BENCH_TEXT_BYTES=300        size of the echoed text (the "realistic body")
+ *   BENCH_SURFACE_ROUNDS=3      stack, stack-rest and stack-a2a run on one stack, measured in turn
+ *                               this many rounds at each concurrency (surfaces.ts); 1: one window each
  *   BENCH_JSON=path             also write every figure as JSON
  *   BENCH_DOCS=off              leave docs/performance.md's current figures and docs/benchmarks/current.json
  *                               as they are (by default a run writes its figures there: report/current-figures.ts)
@@ -41,6 +43,8 @@ export interface BenchConfig {
   concurrency: number[];
   systems: SystemId[];
   textBytes: number;
+  /** Rounds of the surfaces measured in turn on one stack (surfaces.ts); absent in runs from before them: 1. */
+  surfaceRounds?: number;
   jsonPath?: string;
   /** Write the run's figures into docs/performance.md and docs/benchmarks/current.json. */
   writeDocs: boolean;
@@ -50,6 +54,12 @@ export interface BenchConfig {
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] ?? fallback);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = positive(env, name, fallback);
+  if (!Number.isInteger(value)) throw new Error(`${name} must be a positive integer`);
   return value;
 }
 
@@ -74,6 +84,7 @@ export function readConfig(env = process.env): BenchConfig {
     concurrency,
     systems,
     textBytes: positive(env, 'BENCH_TEXT_BYTES', 300),
+    surfaceRounds: positiveInteger(env, 'BENCH_SURFACE_ROUNDS', 3),
     jsonPath: env.BENCH_JSON || undefined,
     writeDocs: env.BENCH_DOCS !== 'off' && !(env.MCP_URL && env.MCP_KEY),
     external: env.MCP_URL && env.MCP_KEY ? { url: env.MCP_URL, key: env.MCP_KEY } : undefined,

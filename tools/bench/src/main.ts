@@ -8,6 +8,7 @@ import { currentFigures, replaceCurrentFigures, type BenchRun } from './report/c
 import { describeMachine } from './report/machine';
 import { deliveryLine, render } from './report/print';
 import { fixed } from './report/table';
+import { measureSurfaces, SURFACES } from './surfaces';
 import { startSystem } from './systems';
 
 /**
@@ -43,7 +44,21 @@ async function main(): Promise<void> {
       );
     }
   }
+  const log = (m: Measurement) => {
+    process.stderr.write(
+      `  ${m.label}, ${m.concurrency} clients: ${fixed(m.callsPerSecond, 0)} calls/s, p50 ${fixed(m.latencyMs.p50)} p99 ${fixed(m.latencyMs.p99)} ms, ${m.errors} errors, CPU ${fixed(m.cpuMsPerCall, 3)} ms/call\n`,
+    );
+    if (m.webhook) process.stderr.write(`    ${deliveryLine(m.webhook)}\n`);
+  };
+  // MCP, REST and A2A on one stack, in turn (surfaces.ts), where more than one of them is asked for.
+  const surfaces = config.external ? [] : config.systems.filter((id) => SURFACES.some((s) => s.id === id));
   for (const id of config.systems) {
+    if (surfaces.length > 1 && surfaces.includes(id)) {
+      if (id !== surfaces[0]) continue;
+      process.stderr.write(`starting one stack for ${surfaces.join(', ')}, measured in turn…\n`);
+      results.push(...(await measureSurfaces(surfaces, config, log)));
+      continue;
+    }
     // The scaled-out stack is compared with the single replica at the highest concurrency only.
     const levels = id === 'stack-2x2' ? [Math.max(...config.concurrency)] : config.concurrency;
     // The private stacks exist only without MCP_URL.
@@ -55,10 +70,7 @@ async function main(): Promise<void> {
       for (const concurrency of levels) {
         const m = await measure(system, concurrency, config);
         results.push(m);
-        process.stderr.write(
-          `  ${m.label}, ${concurrency} clients: ${fixed(m.callsPerSecond, 0)} calls/s, p50 ${fixed(m.latencyMs.p50)} p99 ${fixed(m.latencyMs.p99)} ms, ${m.errors} errors, CPU ${fixed(m.cpuMsPerCall, 3)} ms/call\n`,
-        );
-        if (m.webhook) process.stderr.write(`    ${deliveryLine(m.webhook)}\n`);
+        log(m);
       }
     } finally {
       await system.stop();

@@ -49,6 +49,11 @@ export interface Measurement {
   webhook?: WebhookFigures;
   /** The live webhook receiver's CPU per call in the window: the customer's side, not in `cpuMsPerCall`. */
   receiverCpuMsPerCall?: number;
+  /**
+   * Surfaces measured in turn on one stack (surfaces.ts): the calls/s of every round, in order.
+   * This measurement is the round with the median calls/s.
+   */
+  rounds?: number[];
 }
 
 const MB = 1024;

@@ -83,6 +83,16 @@ export function currentFigures(run: BenchRun, allSystems: readonly string[]): st
         `| ${m.label} | ${m.concurrency} | ${fixed(m.callsPerSecond, 0)} | ${fixed(m.latencyMs.p50)} | ${fixed(m.latencyMs.p99)} | ${m.errors} | ${fixed(m.cpuMsPerCall, 3)} | ${against(m, stackAt(m.concurrency))} |`,
     ),
   ];
+  const rounded = results.filter((m) => m.rounds);
+  if (rounded.length) {
+    const systems = [...new Set(rounded.map((m) => m.label))];
+    lines.push(
+      '',
+      `${systems.join(', ')}: one stack, measured in turn, ${rounded[0].rounds!.length} rounds at each concurrency (the order rotated every round); each row is its round with the median calls/s. Every round's calls/s:`,
+      '',
+      ...rounded.map((m) => `- ${m.label}, ${m.concurrency} clients: ${m.rounds!.map((r) => fixed(r, 0)).join(', ')}`),
+    );
+  }
   const one = stackAt(1);
   if (one && floor) {
     lines.push(

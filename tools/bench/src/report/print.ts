@@ -253,6 +253,11 @@ function surfacesAgainstMcp(all: Measurement[], concurrency: number): string[] {
       '',
       `${name} at ${concurrency} clients: ${fixed(other.callsPerSecond, 0)} calls/s = ${ratio(other.callsPerSecond, mcp.callsPerSecond)} MCP surface A (${fixed(mcp.callsPerSecond, 0)} calls/s); p50 ${ratio(other.latencyMs.p50, mcp.latencyMs.p50)}, CPU/call ${ratio(other.cpuMsPerCall, mcp.cpuMsPerCall)}; target >= ${fixed(target, 1)}x calls/s`,
     );
+    // Measured in turn on one stack (surfaces.ts): each round against MCP's of the same round.
+    if (other.rounds && mcp.rounds && other.rounds.length === mcp.rounds.length) {
+      const each = other.rounds.map((r, i) => ratio(r, mcp.rounds![i]));
+      lines.push(`  round by round (${other.rounds.length}, in turn on one stack): ${each.join(', ')}`);
+    }
   }
   return lines;
 }

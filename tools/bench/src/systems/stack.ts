@@ -58,21 +58,37 @@ export async function startStack(env: { AUDIT?: 'off' } = {}): Promise<RunningSy
  * `POST /a2a/{agent_id}`. What each dialect costs against MCP surface A on
  * the same call path.
  */
-export async function startSurfaceStack(dialect: 'rest' | 'a2a'): Promise<RunningSystem> {
+export async function startSurfaceStack(dialect: Dialect): Promise<RunningSystem> {
   const stack = await startTestStack({ env: STACK_ENV });
+  return { ...surfaceOf(stack, dialect), stop: () => stack.stop() };
+}
+
+export type Dialect = 'mcp' | 'rest' | 'a2a';
+
+/**
+ * One stack, as (a) (MCP surface A, in a session), REST and A2A at once: the
+ * systems `stack`, `stack-rest` and `stack-a2a` when they are measured in turn
+ * (../surfaces.ts). The first one's `stop` stops the stack; the others' do nothing.
+ */
+export async function startSurfaces(dialects: Dialect[]): Promise<RunningSystem[]> {
+  const stack = await startTestStack({ env: STACK_ENV });
+  return dialects.map((dialect, i) => ({
+    ...surfaceOf(stack, dialect),
+    stop: i === 0 ? () => stack.stop() : () => Promise.resolve(),
+  }));
+}
+
+function surfaceOf(stack: TestStack, dialect: Dialect): Omit<RunningSystem, 'stop'> {
+  const common = { groups: [...appGroups(stack), ...serverGroups()], metrics: appMetrics(stack) };
+  const headers = { 'X-Agent-API-Key': stack.apiKey };
+  if (dialect === 'mcp')
+    return { id: 'stack', label: 'stack (a)', target: { url: stack.mcpUrl(), headers, stateful: true }, ...common };
   const path = dialect === 'rest' ? `/api/v1/agents/${stack.agentId}/invoke` : `/a2a/${stack.agentId}`;
   return {
     id: dialect === 'rest' ? 'stack-rest' : 'stack-a2a',
     label: dialect === 'rest' ? 'stack, REST invoke' : 'stack, A2A',
-    target: {
-      url: `${stack.gatewayUrls[0]}${path}`,
-      headers: { 'X-Agent-API-Key': stack.apiKey },
-      stateful: false,
-      dialect,
-    },
-    groups: [...appGroups(stack), ...serverGroups()],
-    metrics: appMetrics(stack),
-    stop: () => stack.stop(),
+    target: { url: `${stack.gatewayUrls[0]}${path}`, headers, stateful: false, dialect },
+    ...common,
   };
 }
 
