@@ -85,12 +85,13 @@ export function currentFigures(run: BenchRun, allSystems: readonly string[]): st
   ];
   const rounded = results.filter((m) => m.rounds);
   if (rounded.length) {
-    const systems = [...new Set(rounded.map((m) => m.label))];
     lines.push(
       '',
-      `${systems.join(', ')}: one stack, measured in turn, ${rounded[0].rounds!.length} rounds at each concurrency (the order rotated every round); each row is its round with the median calls/s. Every round's calls/s:`,
+      `${[...new Set(rounded.map((m) => m.label))].join('; ')}: one stack, measured in turn, ${rounded[0].rounds!.length} rounds at each concurrency, the order rotated every round; each row above is its round with the median calls/s. Every round's calls/s, in round order:`,
       '',
-      ...rounded.map((m) => `- ${m.label}, ${m.concurrency} clients: ${m.rounds!.map((r) => fixed(r, 0)).join(', ')}`),
+      ...rounded.map(
+        (m) => `- ${m.label} at ${m.concurrency} clients: ${m.rounds!.map((r) => fixed(r, 0)).join(', ')}`,
+      ),
     );
   }
   const one = stackAt(1);
