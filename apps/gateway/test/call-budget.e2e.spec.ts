@@ -8,12 +8,12 @@ import {
   type McpConnection,
   type TestStack,
 } from '@mcpgw/devstack';
-import { AgentPresence, GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
+import { GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
 import { Client } from 'pg';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditSettings } from '../src/config/audit.env';
-import { CALL_BUDGET } from './support/call-budget';
+import { CALL_BUDGET, callTraffic } from './support/call-budget';
 
 /**
  * What one tools/call costs on the bus and in PostgreSQL, counted by the apps
@@ -33,15 +33,6 @@ const SLACK = 4;
  * A per-call statement more would be CALLS more, far past this.
  */
 const SQL_SLACK = 4;
-/**
- * Not per call: the pods' pulls, JetStream API calls, the quota gossip (one
- * message per busy gateway per QUOTA_GOSSIP_INTERVAL_MS, however many calls)
- * and the live consoles' activity (the calls that ended, one message per busy
- * gateway per second); both held by their own assertion below. And the pods'
- * presence heartbeats (one per pod per PRESENCE_INTERVAL_MS, written by the
- * gateways in one statement per 2 s: within SQL_SLACK).
- */
-const BACKGROUND = ['js.pull', 'js.api', QuotaGossip.family, GatewayActivity.family, AgentPresence.family];
 
 describe('the cost of one tools/call', () => {
   let env: TestStack;
@@ -67,14 +58,6 @@ describe('the cost of one tools/call', () => {
     await run();
     const seconds = (Date.now() - started) / 1000;
     return { ...counterDelta(before, await scrapeAll(processUrls)), seconds };
-  }
-
-  /**
-   * JetStream API requests are background (BACKGROUND), and so are their answers,
-   * which arrive on an `_INBOX` subject like the calls' replies: one per request.
-   */
-  function jsApiAnswers(spent: CallCounters): number {
-    return spent.bus.get('out js.api') ?? 0;
   }
 
   /**
@@ -112,10 +95,8 @@ describe('the cost of one tools/call', () => {
         `sql ${spent.sqlStatements / CALLS} statements, ${spent.sqlCommits / CALLS} commits ` +
         `(of them ${spent.auditWrites} audit writes in ${spent.seconds.toFixed(1)} s)`,
     );
-    expect(busTotal(spent, 'out', BACKGROUND)).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
-    expect(busTotal(spent, 'in', BACKGROUND) - jsApiAnswers(spent)).toBeLessThanOrEqual(
-      BUDGET.delivered * CALLS + SLACK,
-    );
+    expect(callTraffic(spent, 'out')).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
+    expect(callTraffic(spent, 'in')).toBeLessThanOrEqual(BUDGET.delivered * CALLS + SLACK);
     expect(spent.sqlStatements - spent.auditWrites).toBeLessThanOrEqual(BUDGET.sqlStatements * CALLS + SQL_SLACK);
     expect(spent.sqlCommits - spent.auditWrites).toBeLessThanOrEqual(BUDGET.sqlCommits * CALLS + SQL_SLACK);
     expectGossipPerSecond(spent);
@@ -158,7 +139,7 @@ describe('the cost of one tools/call', () => {
       console.log(`${CALLS} calls at once: ${spent.sqlStatements} statements, ${spent.sqlCommits} commits`);
       // Sequentially every call is 2 commits; at once, messages and replies share them.
       expect(spent.sqlCommits - spent.auditWrites).toBeLessThanOrEqual(1.5 * CALLS);
-      expect(busTotal(spent, 'out', BACKGROUND)).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
+      expect(callTraffic(spent, 'out')).toBeLessThanOrEqual(BUDGET.published * CALLS + SLACK);
       expectGossipPerSecond(spent);
       expectAuditPerInterval(spent);
     } finally {

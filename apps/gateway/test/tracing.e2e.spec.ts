@@ -1,5 +1,4 @@
 import {
-  busTotal,
   connectMcp,
   counterDelta,
   scrapeAll,
@@ -10,7 +9,7 @@ import {
 import { CALL_ID_META_KEY } from '@mcpgw/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
-import { CALL_BUDGET } from './support/call-budget';
+import { CALL_BUDGET, callTraffic } from './support/call-budget';
 
 /**
  * Traces (libs/observability/src/tracing/README.md): every app exports to a
@@ -135,8 +134,8 @@ describe('traces across the three apps', () => {
     const before = await scrapeAll(urls);
     for (let i = 0; i < 10; i++) await mcp.client.callTool({ name: 'echo', arguments: { text: `count ${i}` } });
     const spent = counterDelta(before, await scrapeAll(urls));
-    expect(busTotal(spent, 'out', ['js.pull', 'js.api'])).toBeLessThanOrEqual(CALL_BUDGET.published * 10 + 4);
-    expect(busTotal(spent, 'in', ['js.pull', 'js.api'])).toBeLessThanOrEqual(CALL_BUDGET.delivered * 10 + 4);
+    expect(callTraffic(spent, 'out')).toBeLessThanOrEqual(CALL_BUDGET.published * 10 + 4);
+    expect(callTraffic(spent, 'in')).toBeLessThanOrEqual(CALL_BUDGET.delivered * 10 + 4);
     // Every span of the eleven calls so far arrives (before the next test counts from here).
     const count = (name: string) => receiver.spans.filter((s) => s.name === name).length;
     const names = ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies.*'];

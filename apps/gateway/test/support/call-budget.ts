@@ -1,3 +1,6 @@
+import { busTotal, type CallCounters } from '@mcpgw/devstack';
+import { AgentPresence, GatewayActivity, QuotaGossip } from '@mcpgw/contracts';
+
 /**
  * What one tools/call may cost, counted by the apps themselves (/metrics):
  * held by call-budget.e2e.spec.ts with tracing off, and by tracing.e2e.spec.ts
@@ -20,3 +23,24 @@ export const CALL_BUDGET = {
   sqlStatements: 2,
   sqlCommits: 2,
 } as const;
+
+/**
+ * Not per call: the pods' pulls, JetStream API calls, the quota gossip (one
+ * message per busy gateway per QUOTA_GOSSIP_INTERVAL_MS, however many calls)
+ * and the live consoles' activity (the calls that ended, one message per busy
+ * gateway per second), each held by its own assertion in call-budget.e2e. And
+ * the pods' presence heartbeats (one per pod per PRESENCE_INTERVAL_MS, written
+ * by the gateways in one statement per 2 s).
+ */
+export const BACKGROUND = ['js.pull', 'js.api', QuotaGossip.family, GatewayActivity.family, AgentPresence.family];
+
+/**
+ * The messages the calls themselves cost in one direction: every family but
+ * the background ones. JetStream API requests are background, and so are their
+ * answers, which arrive on an `_INBOX` subject like the calls' replies (one per
+ * request), so they are taken off what was delivered.
+ */
+export function callTraffic(spent: CallCounters, direction: 'out' | 'in'): number {
+  const total = busTotal(spent, direction, BACKGROUND);
+  return direction === 'in' ? total - (spent.bus.get('out js.api') ?? 0) : total;
+}
