@@ -10,8 +10,9 @@
  *   BENCH_SYSTEMS=stack,stack-audit-off,stack-rest,stack-a2a,stack-webhook-live,stack-webhook-dead,stack-2x2,stack-bridge,sdk-stateless,sdk-stateful,mcp-proxy,supergateway
  *                               (also, by name only: stack-r3, the stack on a 3-node NATS cluster, INBOX_REPLICAS=3)
  *   BENCH_TEXT_BYTES=300        size of the echoed text (the "realistic body")
- *   BENCH_SURFACE_ROUNDS=3      stack, stack-rest and stack-a2a run on one stack, measured in turn
- *                               this many rounds at each concurrency (surfaces.ts); 1: one window each
+ *   BENCH_SURFACE_ROUNDS=3      stack, stack-rest, stack-a2a, stack-webhook-live and stack-webhook-dead
+ *                               run on one stack, measured in turn this many rounds at each
+ *                               concurrency (surfaces.ts); 1: one window each
  *   BENCH_JSON=path             also write every figure as JSON
  *   BENCH_DOCS=off              leave docs/performance.md's current figures and docs/benchmarks/current.json
  *                               as they are (by default a run writes its figures there: report/current-figures.ts)

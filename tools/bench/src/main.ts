@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     );
     if (m.webhook) process.stderr.write(`    ${deliveryLine(m.webhook)}\n`);
   };
-  // MCP, REST and A2A on one stack, in turn (surfaces.ts), where more than one of them is asked for.
+  // MCP, REST, A2A and the webhook systems on one stack, in turn (surfaces.ts), where more than one of them is asked for.
   const surfaces = config.external ? [] : config.systems.filter((id) => SURFACES.some((s) => s.id === id));
   for (const id of config.systems) {
     if (surfaces.length > 1 && surfaces.includes(id)) {

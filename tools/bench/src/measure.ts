@@ -54,6 +54,8 @@ export interface Measurement {
    * This measurement is the round with the median calls/s.
    */
   rounds?: number[];
+  /** The same rounds' CPU per call (`cpuMsPerCall`), in order. */
+  roundsCpuMsPerCall?: (number | undefined)[];
 }
 
 const MB = 1024;

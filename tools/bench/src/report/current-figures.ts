@@ -87,10 +87,12 @@ export function currentFigures(run: BenchRun, allSystems: readonly string[]): st
   if (rounded.length) {
     lines.push(
       '',
-      `${[...new Set(rounded.map((m) => m.label))].join('; ')}: one stack, measured in turn, ${rounded[0].rounds!.length} rounds at each concurrency, the order rotated every round; each row above is its round with the median calls/s. Every round's calls/s, in round order:`,
+      `${[...new Set(rounded.map((m) => m.label))].join('; ')}: one stack, measured in turn, ${rounded[0].rounds!.length} rounds at each concurrency, the order rotated every round (a webhook system's webhook added before its window and removed after); each row above is its round with the median calls/s. Every round's calls/s and CPU ms per call, in round order:`,
       '',
       ...rounded.map(
-        (m) => `- ${m.label} at ${m.concurrency} clients: ${m.rounds!.map((r) => fixed(r, 0)).join(', ')}`,
+        (m) =>
+          `- ${m.label} at ${m.concurrency} clients: ${m.rounds!.map((r) => fixed(r, 0)).join(', ')}` +
+          (m.roundsCpuMsPerCall ? ` calls/s; ${m.roundsCpuMsPerCall.map((c) => fixed(c, 3)).join(', ')} ms/call` : ''),
       ),
     );
   }

@@ -69,7 +69,18 @@ function webhooks(all: Measurement[], concurrency: number): string[] {
           ? ''
           : `; the receiver's own ${fixed(m.receiverCpuMsPerCall, 3)} ms/call, apart (not in the stack's)`),
       ...(m.webhook ? [`    ${deliveryLine(m.webhook)}`] : []),
+      ...roundByRound(m, stack),
     ]),
+  ];
+}
+
+/** Measured in turn on one stack (surfaces.ts): each round's calls/s and CPU per call against (a)'s of the same round. */
+function roundByRound(m: Measurement, stack: Measurement | undefined): string[] {
+  if (!m.rounds || !stack?.rounds || m.rounds.length !== stack.rounds.length) return [];
+  const calls = m.rounds.map((r, i) => ratio(r, stack.rounds![i]));
+  const cpu = (m.roundsCpuMsPerCall ?? []).map((c, i) => ratio(c, stack.roundsCpuMsPerCall?.[i]));
+  return [
+    `    round by round (${m.rounds.length}, in turn on one stack): calls/s ${calls.join(', ')}; CPU/call ${cpu.join(', ')}`,
   ];
 }
 

@@ -5,7 +5,7 @@ import type { ProcessGroup } from '../proc/sampler';
 import { LiveReceiver } from '../webhooks/live-receiver';
 import { readOutbox } from '../webhooks/outbox';
 import { ChildService } from './child-service';
-import type { RunningSystem } from './system';
+import type { RunningSystem, WebhookProbe } from './system';
 
 export const STACK_ENV = {
   LOG_LEVEL: 'warn',
@@ -65,17 +65,115 @@ export async function startSurfaceStack(dialect: Dialect): Promise<RunningSystem
 
 export type Dialect = 'mcp' | 'rest' | 'a2a';
 
+/** One way of calling the stack measured in turn (../surfaces.ts): a surface, and whether the agent has a webhook then. */
+export interface Variant {
+  dialect: Dialect;
+  webhook?: 'live' | 'dead';
+}
+
+/** A system of the stack measured in turn: `enter` sets the stack up for its window (its webhook, or none). */
+export type InTurnSystem = RunningSystem & { enter(): Promise<void> };
+
 /**
- * One stack, as (a) (MCP surface A, in a session), REST and A2A at once: the
- * systems `stack`, `stack-rest` and `stack-a2a` when they are measured in turn
- * (../surfaces.ts). The first one's `stop` stops the stack; the others' do nothing.
+ * One stack, as (a) (MCP surface A, in a session), REST, A2A, and (a) with a
+ * webhook to a live or a dead receiver, at once: the systems `stack`,
+ * `stack-rest`, `stack-a2a`, `stack-webhook-live` and `stack-webhook-dead`
+ * when they are measured in turn (../surfaces.ts). Before each window the
+ * agent's webhook is made to match the variant (webhooks.ts). The first
+ * system's `stop` stops the stack (and the receiver); the others' do nothing.
  */
-export async function startSurfaces(dialects: Dialect[]): Promise<RunningSystem[]> {
-  const stack = await startTestStack({ env: STACK_ENV });
-  return dialects.map((dialect, i) => ({
-    ...surfaceOf(stack, dialect),
-    stop: i === 0 ? () => stack.stop() : () => Promise.resolve(),
-  }));
+export async function startSurfaces(variants: Variant[]): Promise<InTurnSystem[]> {
+  const receiver = variants.some((v) => v.webhook === 'live') ? await LiveReceiver.start() : undefined;
+  let stack: TestStack | undefined;
+  try {
+    const deadPort = await freePort();
+    const allowed = {
+      WEBHOOK_ALLOWED_HOSTS: [receiver?.port, deadPort]
+        .filter(Boolean)
+        .map((port) => `127.0.0.1:${port}`)
+        .join(','),
+    };
+    stack = await startTestStack({ env: STACK_ENV, gatewayEnv: allowed });
+    const running = stack;
+    const webhook = new WebhookSwitch(stack, allowed);
+    const urls = { live: `http://127.0.0.1:${receiver?.port}/hooks`, dead: `http://127.0.0.1:${deadPort}/hooks` };
+    const stopAll = async () => {
+      await running.stop();
+      await receiver?.stop();
+    };
+    return variants.map((variant, i) => {
+      const kind = variant.webhook;
+      const probe: WebhookProbe | undefined = kind && {
+        receiver: kind,
+        url: urls[kind],
+        collect: () => (receiver && kind === 'live' ? receiver.collect() : Promise.resolve([])),
+        receiverPid: kind === 'live' ? receiver?.pid : undefined,
+        outbox: () => readOutbox(running.stack.settings.databaseUrl),
+      };
+      const surface = kind ? webhookSurfaceOf(running, kind) : surfaceOf(running, variant.dialect);
+      return {
+        ...surface,
+        webhook: probe,
+        enter: () => webhook.set(kind && urls[kind]),
+        stop: i === 0 ? stopAll : () => Promise.resolve(),
+      };
+    });
+  } catch (error) {
+    await stack?.stop();
+    await receiver?.stop();
+    throw error;
+  }
+}
+
+/**
+ * The bench agent's one webhook, switched between windows with the admin CLI,
+ * as an operator would: removed (its deliveries and their attempts go with it,
+ * ON DELETE CASCADE, so a dead receiver's backlog ends with its window) and
+ * added anew for the next window that wants one. The gateways hear of each
+ * change at once (a `webhook:<agent>` notice); the window's warm-up runs after it.
+ */
+class WebhookSwitch {
+  private current?: { url: string; id: string };
+
+  constructor(
+    private readonly stack: TestStack,
+    private readonly allowed: Record<string, string>,
+  ) {}
+
+  async set(url: string | undefined): Promise<void> {
+    if (this.current?.url === url) return;
+    if (this.current) {
+      await this.stack.stack.adminWith(this.allowed, 'webhook', 'remove', this.current.id);
+      this.current = undefined;
+    }
+    if (url) this.current = { url, id: await addWebhook(this.stack, this.allowed, url) };
+  }
+}
+
+const WEBHOOK_EVENTS = 'tool_call.completed,tool_call.failed';
+
+/** `admin webhook add` for the bench agent; its id. */
+async function addWebhook(stack: TestStack, allowed: Record<string, string>, url: string): Promise<string> {
+  const created = await stack.stack.adminWith<{ id: string }>(
+    allowed,
+    'webhook',
+    'add',
+    '--agent',
+    stack.agentId,
+    '--url',
+    url,
+    '--events',
+    WEBHOOK_EVENTS,
+  );
+  return created.id;
+}
+
+function webhookSurfaceOf(stack: TestStack, kind: 'live' | 'dead'): Omit<RunningSystem, 'stop'> {
+  return {
+    ...surfaceOf(stack, 'mcp'),
+    id: kind === 'live' ? 'stack-webhook-live' : 'stack-webhook-dead',
+    label: `stack + 1 webhook (${kind} receiver)`,
+  };
 }
 
 function surfaceOf(stack: TestStack, dialect: Dialect): Omit<RunningSystem, 'stop'> {
@@ -109,8 +207,6 @@ export async function startClusterStack(): Promise<RunningSystem> {
   };
 }
 
-const WEBHOOK_EVENTS = 'tool_call.completed,tool_call.failed';
-
 /**
  * (a) with one webhook on the bench agent for tool_call.completed and
  * tool_call.failed: the same stack, settings and quotas as `startStack`, in a
@@ -118,7 +214,9 @@ const WEBHOOK_EVENTS = 'tool_call.completed,tool_call.failed';
  * the live receiver (a process of the bench on loopback, answering 204 at once)
  * or at a loopback port where nothing listens (every attempt: connection
  * refused, then retried with backoff). The receiver is the customer's side: its
- * CPU is charged to no system, like the load generator's.
+ * CPU is charged to no system, like the load generator's. A stack of its own
+ * only when it is the one stack system of the run (`BENCH_SYSTEMS=stack-webhook-live`);
+ * beside `stack` it is measured in turn on the same stack (startSurfaces).
  *
  * The gateway and the admin CLI must admit the loopback URL: WEBHOOK_ALLOWED_HOSTS
  * names `127.0.0.1:<port>` (an entry admits only its own port).
@@ -131,17 +229,7 @@ export async function startWebhookStack(receiverKind: 'live' | 'dead'): Promise<
     const allowed = { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port}` };
     stack = await startTestStack({ env: STACK_ENV, gatewayEnv: allowed });
     const url = `http://127.0.0.1:${port}/hooks`;
-    await stack.stack.adminWith(
-      allowed,
-      'webhook',
-      'add',
-      '--agent',
-      stack.agentId,
-      '--url',
-      url,
-      '--events',
-      WEBHOOK_EVENTS,
-    );
+    await addWebhook(stack, allowed, url);
     const running = stack;
     const databaseUrl = stack.stack.settings.databaseUrl;
     return {
