@@ -88,9 +88,16 @@ describe('a waiter does not poll the database', () => {
       1_000,
     );
     expect(posted.result).toEqual({ status: 'timeout' });
-    // The write (the group commit's one statement: WITH … INSERT INTO messages …), then the one read.
-    const statements = queries.mock.calls.map(([sql]) => String(sql).trim());
+    // The write (the group commit's one statement, prepared: WITH … INSERT INTO messages …), then the one read.
+    const statements = queries.mock.calls.map(([sql]) => withoutMark(String(sql)));
     expect(statements.map((sql) => sql.split(/\s+/)[0])).toEqual(['WITH', 'SELECT']);
     expect(statements[0]).toContain('INSERT INTO messages');
+    // Named, parsed once per connection: it runs at the rate of the calls (messages.store.ts).
+    expect(String(queries.mock.calls[0][0])).toMatch(/^\/\* prepared \*\//);
   });
 });
+
+/** A statement's text without the "prepared" comment a named statement starts with (libs/persistence prepared.ts). */
+function withoutMark(sql: string): string {
+  return sql.replace(/^\s*\/\*[^*]*\*\/\s*/, '').trim();
+}

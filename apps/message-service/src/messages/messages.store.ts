@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentReply, ChannelView, Envelope, StoredMessage } from '@mcpgw/contracts';
 import { InvalidRequestError, UNSTORABLE_TEXT_REFUSAL, jsonHoldsUnstorableText } from '@mcpgw/contracts';
-import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
+import { GroupCommit, InjectKysely, PREPARED } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { MessagingDb } from '../database/schema';
@@ -24,7 +24,7 @@ interface Row {
 }
 
 /** An envelope as one row of a batched insert. */
-interface NewRow {
+export interface NewRow {
   id: string;
   channelId: string;
   /** The channel is made with this message (it starts a conversation). */
@@ -53,8 +53,17 @@ interface NewRow {
  * is locked first (FOR KEY SHARE, the lock the foreign key takes anyway): a
  * channel being deleted by retention is waited for, then found gone
  * (`no_channel`), never a foreign-key error failing the whole batch.
+ *
+ * Cheap to plan, because it runs at the rate of the calls (at one client every
+ * call is two of these, each alone in its batch): a batch names only the CTEs
+ * its rows need (new channels, existing ones, or both: three fixed texts), and
+ * each is a `PREPARED` statement, parsed once per connection. PostgreSQL keeps
+ * planning each execution (it finds the custom plans cheaper), so the lookups
+ * are scalar subqueries on unique keys, which any plan runs as index probes:
+ * as `EXISTS` a plan made while the tables were empty joined them by a
+ * sequential scan (docs/benchmarks.md, "Prepared is not always cheaper").
  */
-function insertBatchStatement(rows: NewRow[]) {
+export function insertBatchStatement(rows: NewRow[]) {
   const [ids, channelIds, agentIds, types, inReplyTos, envelopes, senders, traceIds, newChannels] = columns(rows, [
     'id',
     'channelId',
@@ -66,31 +75,53 @@ function insertBatchStatement(rows: NewRow[]) {
     'traceId',
     'newChannel',
   ]);
-  return sql<Row>`
+  const parts = [
+    rows.some((row) => row.newChannel) ? ON_NEW_CHANNELS : undefined,
+    rows.some((row) => !row.newChannel) ? ON_EXISTING_CHANNELS : undefined,
+  ].filter((part) => part !== undefined);
+  return sql<Row>`${PREPARED}
   WITH input AS (
     SELECT * FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${envelopes}::jsonb[], ${senders}::text[], ${traceIds}::text[], ${newChannels}::boolean[])
       AS i(id, channel_id, agent_id, type, in_reply_to, envelope, sender, trace_id, new_channel)
-  ), channel AS (
+  ), ${sql.join(
+    parts.map((part) => part.ctes),
+    sql`, `,
+  )}
+  ${sql.join(
+    parts.map((part) => part.rows),
+    sql` UNION ALL `,
+  )}`;
+}
+
+/** Chat messages that start conversations, with their channels: `on_new` holds what was stored. */
+const ON_NEW_CHANNELS = {
+  ctes: sql`channel AS (
     INSERT INTO channels (id, agent_id)
     SELECT i.channel_id, i.agent_id FROM input i
-     WHERE i.new_channel AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.id)
+     WHERE i.new_channel AND (SELECT m.id FROM messages m WHERE m.id = i.id) IS NULL
     RETURNING id
   ), on_new AS (
     INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id)
     SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id FROM input i JOIN channel ON channel.id = i.channel_id
     ON CONFLICT (id) DO NOTHING
     RETURNING id, seq, channel_id
-  ), on_existing AS (
+  )`,
+  rows: sql`SELECT id, seq, channel_id FROM on_new`,
+};
+
+/** Messages and replies on existing channels: `on_existing` holds what was stored. */
+const ON_EXISTING_CHANNELS = {
+  ctes: sql`on_existing AS (
     INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id)
     SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id FROM input i
      WHERE NOT i.new_channel
        AND EXISTS (SELECT 1 FROM channels c WHERE c.id = i.channel_id AND (i.type <> 'agent_reply' OR c.agent_id = i.agent_id) FOR KEY SHARE)
-       AND (i.in_reply_to IS NULL OR EXISTS (SELECT 1 FROM messages WHERE id = i.in_reply_to AND channel_id = i.channel_id))
+       AND (i.in_reply_to IS NULL OR (SELECT m.channel_id FROM messages m WHERE m.id = i.in_reply_to) = i.channel_id)
     ON CONFLICT DO NOTHING
     RETURNING id, seq, channel_id
-  )
-  SELECT * FROM on_new UNION ALL SELECT * FROM on_existing`;
-}
+  )`,
+  rows: sql`SELECT id, seq, channel_id FROM on_existing`,
+};
 
 /** The batch as one array per column, the way unnest takes it. */
 function columns<K extends keyof NewRow>(rows: NewRow[], keys: K[]): NewRow[K][][] {
