@@ -30,7 +30,7 @@ export function deliveryLine(w: WebhookFigures): string {
   }
   if (w.outbox)
     parts.push(
-      `outbox now: ${w.outbox.pending} pending, ${w.outbox.delivered} delivered, ${w.outbox.failed} failed, ${w.outbox.attempts} attempts (since the system started)`,
+      `outbox now: ${w.outbox.pending} pending, ${w.outbox.delivered} delivered, ${w.outbox.failed} failed, ${w.outbox.attempts} attempts (since the webhook was added)`,
     );
   if (w.outboxError) parts.push(`outbox unreadable: ${w.outboxError}`);
   return parts.join('; ');
@@ -74,14 +74,25 @@ function webhooks(all: Measurement[], concurrency: number): string[] {
   ];
 }
 
-/** Measured in turn on one stack (surfaces.ts): each round's calls/s and CPU per call against (a)'s of the same round. */
+/** Measured in turn on one stack (surfaces.ts): each round's calls/s and CPU per call against `reference`'s of the same round. */
+function roundRatios(
+  m: Measurement,
+  reference: Measurement | undefined,
+): { calls: string[]; cpu: string[] } | undefined {
+  if (!m.rounds || !reference?.rounds || m.rounds.length !== reference.rounds.length) return undefined;
+  return {
+    calls: m.rounds.map((r, i) => ratio(r, reference.rounds![i])),
+    cpu: (m.roundsCpuMsPerCall ?? []).map((c, i) => ratio(c, reference.roundsCpuMsPerCall?.[i])),
+  };
+}
+
 function roundByRound(m: Measurement, stack: Measurement | undefined): string[] {
-  if (!m.rounds || !stack?.rounds || m.rounds.length !== stack.rounds.length) return [];
-  const calls = m.rounds.map((r, i) => ratio(r, stack.rounds![i]));
-  const cpu = (m.roundsCpuMsPerCall ?? []).map((c, i) => ratio(c, stack.roundsCpuMsPerCall?.[i]));
-  return [
-    `    round by round (${m.rounds.length}, in turn on one stack): calls/s ${calls.join(', ')}; CPU/call ${cpu.join(', ')}`,
-  ];
+  const each = roundRatios(m, stack);
+  return each
+    ? [
+        `    round by round (${m.rounds!.length}, in turn on one stack): calls/s ${each.calls.join(', ')}; CPU/call ${each.cpu.join(', ')}`,
+      ]
+    : [];
 }
 
 function mainTable(rows: Measurement[]): string {
@@ -264,11 +275,8 @@ function surfacesAgainstMcp(all: Measurement[], concurrency: number): string[] {
       '',
       `${name} at ${concurrency} clients: ${fixed(other.callsPerSecond, 0)} calls/s = ${ratio(other.callsPerSecond, mcp.callsPerSecond)} MCP surface A (${fixed(mcp.callsPerSecond, 0)} calls/s); p50 ${ratio(other.latencyMs.p50, mcp.latencyMs.p50)}, CPU/call ${ratio(other.cpuMsPerCall, mcp.cpuMsPerCall)}; target >= ${fixed(target, 1)}x calls/s`,
     );
-    // Measured in turn on one stack (surfaces.ts): each round against MCP's of the same round.
-    if (other.rounds && mcp.rounds && other.rounds.length === mcp.rounds.length) {
-      const each = other.rounds.map((r, i) => ratio(r, mcp.rounds![i]));
-      lines.push(`  round by round (${other.rounds.length}, in turn on one stack): ${each.join(', ')}`);
-    }
+    const each = roundRatios(other, mcp);
+    if (each) lines.push(`  round by round (${each.calls.length}, in turn on one stack): ${each.calls.join(', ')}`);
   }
   return lines;
 }

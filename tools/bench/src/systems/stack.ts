@@ -209,8 +209,8 @@ export async function startClusterStack(): Promise<RunningSystem> {
 
 /**
  * (a) with one webhook on the bench agent for tool_call.completed and
- * tool_call.failed: the same stack, settings and quotas as `startStack`, in a
- * database of its own (so the webhook exists for this system only), pointing at
+ * tool_call.failed: the same stack, settings and quotas as `startStack` (the
+ * one-variant case of startSurfaces, its webhook added at once), pointing at
  * the live receiver (a process of the bench on loopback, answering 204 at once)
  * or at a loopback port where nothing listens (every attempt: connection
  * refused, then retried with backoff). The receiver is the customer's side: its
@@ -222,37 +222,12 @@ export async function startClusterStack(): Promise<RunningSystem> {
  * names `127.0.0.1:<port>` (an entry admits only its own port).
  */
 export async function startWebhookStack(receiverKind: 'live' | 'dead'): Promise<RunningSystem> {
-  const receiver = receiverKind === 'live' ? await LiveReceiver.start() : undefined;
-  let stack: TestStack | undefined;
+  const [system] = await startSurfaces([{ dialect: 'mcp', webhook: receiverKind }]);
   try {
-    const port = receiver?.port ?? (await freePort());
-    const allowed = { WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port}` };
-    stack = await startTestStack({ env: STACK_ENV, gatewayEnv: allowed });
-    const url = `http://127.0.0.1:${port}/hooks`;
-    await addWebhook(stack, allowed, url);
-    const running = stack;
-    const databaseUrl = stack.stack.settings.databaseUrl;
-    return {
-      id: receiverKind === 'live' ? 'stack-webhook-live' : 'stack-webhook-dead',
-      label: `stack + 1 webhook (${receiverKind} receiver)`,
-      target: { url: stack.mcpUrl(), headers: { 'X-Agent-API-Key': stack.apiKey }, stateful: true },
-      groups: [...appGroups(stack), ...serverGroups()],
-      metrics: appMetrics(stack),
-      webhook: {
-        receiver: receiverKind,
-        url,
-        collect: () => (receiver ? receiver.collect() : Promise.resolve([])),
-        receiverPid: receiver?.pid,
-        outbox: () => readOutbox(databaseUrl),
-      },
-      stop: async () => {
-        await running.stop();
-        await receiver?.stop();
-      },
-    };
+    await system.enter();
+    return system;
   } catch (error) {
-    await stack?.stop();
-    await receiver?.stop();
+    await system.stop();
     throw error;
   }
 }

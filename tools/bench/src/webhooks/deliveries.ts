@@ -30,7 +30,7 @@ export interface WebhookFigures {
   lagMs?: { p50: number; p90: number; p99: number; max: number; mean: number };
   /** How long the bench waited after the window for late deliveries. */
   waitedSeconds: number;
-  /** The outbox after the wait (every row since the system started, priming included). */
+  /** The outbox after the wait (every row since the webhook was added, its priming included). */
   outbox?: OutboxState;
   /** Why the outbox could not be read, if it could not. */
   outboxError?: string;
