@@ -6,7 +6,7 @@ import { LiveReceiver } from '../webhooks/live-receiver';
 /**
  * What one webhook delivery costs this machine's CPU at the least: a signed
  * Standard Webhooks POST of a tool_call.completed body, sent as the gateway
- * sends it (an undici keep-alive pool, `apps/gateway/src/webhooks/webhook-sender.ts`)
+ * sends it (an undici keep-alive pool and its `dispatch`, `apps/gateway/src/webhooks/webhook-sender.ts`)
  * to the live webhook system's own receiver process (`webhooks/receiver.ts`),
  * with no application work on either side: no outcome row, no settle, no
  * call. Both ends run on the machine's cores, as they do in the live system.
@@ -51,20 +51,32 @@ export async function measureWebhookFloor(): Promise<WebhookFloor> {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const body = eventBody(i);
     const signature = createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64');
-    const response = await pool.request({
-      path: '/floor',
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'mcpgw-bench',
-        'webhook-id': id,
-        'webhook-timestamp': timestamp,
-        'webhook-signature': `v1,${signature}`,
-      },
-      body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    await response.body.dump();
+    // As the gateway sends it: undici's dispatch, the status read and the body dropped.
+    await new Promise<void>((resolve, reject) =>
+      pool.dispatch(
+        {
+          path: '/floor',
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'mcpgw-bench',
+            'webhook-id': id,
+            'webhook-timestamp': timestamp,
+            'webhook-signature': `v1,${signature}`,
+          },
+          body,
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+        },
+        {
+          onConnect: () => undefined,
+          onHeaders: () => true,
+          onData: () => true,
+          onComplete: () => resolve(),
+          onError: reject,
+        },
+      ),
+    );
   };
   const run = async (from: number, count: number) => {
     let next = from;
