@@ -7,6 +7,7 @@ export * from './sql-meter';
 export * from './group-commit';
 export * from './metered-dialect';
 export * from './prepared';
+export * from './async-commit';
 export * from './database-errors';
 export * from './database-hold';
 export * from './kysely.module';

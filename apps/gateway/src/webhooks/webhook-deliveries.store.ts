@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectKysely } from '@mcpgw/persistence';
+import { ASYNC_COMMIT, InjectKysely } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import { notifyChange } from '../database/notify-change';
 import type { GatewayDb } from '../database/schema';
@@ -111,7 +111,10 @@ export class WebhookDeliveriesStore {
   /**
    * Record many attempts and what follows each, in one statement: only those
    * whose lease is still the recorder's (it always is unless an attempt
-   * outlived WEBHOOK_LEASE_MS). Returns the ids recorded.
+   * outlived WEBHOOK_LEASE_MS). Returns the ids recorded. Committed without
+   * waiting for the disk (`ASYNC_COMMIT`): a record lost in a crash of
+   * PostgreSQL leaves its delivery leased, and it is sent again when the
+   * lease ends (at least once, same `webhook-id`).
    */
   async finishMany(done: FinishedAttempt[]): Promise<Set<string>> {
     if (done.length === 0) return new Set();
@@ -144,7 +147,7 @@ export class WebhookDeliveriesStore {
         SELECT r.id, r.started_at, r.duration_ms, r.outcome, r.response_code, r.attempt_error, r.replica
         FROM r JOIN updated u ON u.id = r.id
         RETURNING 1)
-      SELECT id FROM updated`.execute(this.db);
+      SELECT id, ${ASYNC_COMMIT} AS async_commit FROM updated`.execute(this.db);
     return new Set(rows.map((row) => row.id));
   }
 

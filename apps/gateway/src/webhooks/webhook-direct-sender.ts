@@ -15,6 +15,22 @@ import { WebhookOutbox, type DirectEvent, type DirectSink, type Hearer } from '.
 const LEASE_MARGIN_MS = 1_000;
 
 /**
+ * A settle waits this long for others to join it: nobody waits on it (the
+ * receiver has its answer, the row its lease), and one statement for many
+ * outcomes costs PostgreSQL far less per outcome than one for a few (0.035
+ * against 0.08-0.13 ms of the backend's CPU at 35 and at 7 a statement,
+ * docs/benchmarks.md). Well inside LEASE_MARGIN_MS.
+ */
+const SETTLE_GATHER_MS = 50;
+
+/** One attempt to one webhook: what was sent, what came of it, and its record for the settle. */
+interface Made {
+  delivery: ClaimedDelivery;
+  outcome: AttemptOutcome;
+  attempt: DirectAttempt;
+}
+
+/**
  * The replica that wrote an outcome sends it itself, right after the commit:
  * the row was written leased to this replica (`lease`), so no dispatcher
  * takes it meanwhile, and the fan-out, the claim and the record of a
@@ -46,10 +62,13 @@ export class WebhookDirectSender implements DirectSink, BeforeApplicationShutdow
   /** See LEASE_MARGIN_MS. */
   private readonly margin: number;
   /** Each item is one outcome's attempts; one statement settles all that ended meanwhile. */
-  private readonly settled = new GroupWriter<DirectAttempt[], boolean>(async (events) => {
-    const done = await this.events.settle(this.lease.token, events.flat());
-    return events.map((attempts) => done.has(attempts[0].eventId));
-  });
+  private readonly settled = new GroupWriter<DirectAttempt[], boolean>(
+    async (events) => {
+      const done = await this.events.settle(this.lease.token, events.flat());
+      return events.map((attempts) => done.has(attempts[0].eventId));
+    },
+    { gatherMs: SETTLE_GATHER_MS },
+  );
   private readonly released = new GroupWriter<string, void>(async (ids) => {
     await this.events.release(this.lease.token, ids);
     return ids.map(() => undefined);
@@ -102,26 +121,34 @@ export class WebhookDirectSender implements DirectSink, BeforeApplicationShutdow
     }
   }
 
-  /** One attempt per webhook that hears it, then the settle; a 410's disabling after it. Never throws. */
+  /**
+   * One attempt per webhook that hears it, then the settle; a 410's disabling after it. Never throws.
+   * The endpoints' places are free once the attempts end: the settle waits for its batch (SETTLE_GATHER_MS).
+   */
   private async send(event: DirectEvent): Promise<void> {
     for (const hook of event.hearers) this.count(hook.id, +1);
+    let made: Made[];
     try {
-      const made = await Promise.all(event.hearers.map((hook) => this.attempt(event, hook)));
+      made = await Promise.all(event.hearers.map((hook) => this.attempt(event, hook)));
+    } catch (error) {
+      // Its lease ends and any dispatcher fans it out (same delivery ids: the receiver de-duplicates).
+      this.logger.warn({ msg: 'direct webhook send failed', event_id: event.id, error: (error as Error).message });
+      return;
+    } finally {
+      for (const hook of event.hearers) this.count(hook.id, -1);
+      this.pump();
+    }
+    try {
       const settled = await this.settled.add(made.map((m) => m.attempt));
       if (!settled) this.logger.warn({ msg: 'webhook event outlived its lease', event_id: event.id });
       for (const { delivery, outcome } of made) if (outcome.health === 'gone') await this.attempts.gone(delivery);
     } catch (error) {
       // Its lease ends and any dispatcher fans it out (same delivery ids: the receiver de-duplicates).
-      this.logger.warn({ msg: 'direct webhook send failed', event_id: event.id, error: (error as Error).message });
-    } finally {
-      for (const hook of event.hearers) this.count(hook.id, -1);
+      this.logger.warn({ msg: 'direct webhook settle failed', event_id: event.id, error: (error as Error).message });
     }
   }
 
-  private async attempt(
-    event: DirectEvent,
-    hook: Hearer,
-  ): Promise<{ delivery: ClaimedDelivery; outcome: AttemptOutcome; attempt: DirectAttempt }> {
+  private async attempt(event: DirectEvent, hook: Hearer): Promise<Made> {
     const delivery: ClaimedDelivery = {
       id: deliveryIdOf(event.id, hook.id),
       webhook_id: hook.id,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectKysely, PREPARED } from '@mcpgw/persistence';
+import { ASYNC_COMMIT, InjectKysely, PREPARED } from '@mcpgw/persistence';
 import { sql, type RawBuilder } from 'kysely';
 import { createHash } from 'node:crypto';
 import { OUTBOX_CHANNEL } from '../database/database';
@@ -185,6 +185,10 @@ export class WebhookEventsStore {
    * that hears it (enabled, subscribed to the type, the operator's or the
    * caller's own), its id `deliveryIdOf`; those in `attempts` with their
    * outcome and the attempt logged. One statement. Returns the rows' ids.
+   *
+   * Committed without waiting for the disk (`ASYNC_COMMIT`): lost in a crash
+   * of PostgreSQL, the rows it took come back, leased or not, and are fanned
+   * out and sent again when their lease ends, with the same delivery ids.
    */
   private async fanOut(taken: RawBuilder<unknown>, attempts: DirectAttempt[]): Promise<Set<string>> {
     const col = <T>(pick: (a: DirectAttempt) => T) => attempts.map(pick);
@@ -221,7 +225,7 @@ export class WebhookEventsStore {
         FROM r JOIN heard h ON h.event_id = r.event_id AND h.webhook_id = r.webhook_id
         JOIN fanned f ON f.id = h.delivery_id
         RETURNING 1)
-      SELECT id::text FROM taken`.execute(this.db);
+      SELECT id::text, ${ASYNC_COMMIT} AS async_commit FROM taken`.execute(this.db);
     return new Set(rows.map((row) => row.id));
   }
 }
