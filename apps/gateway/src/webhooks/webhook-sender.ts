@@ -79,10 +79,11 @@ export function sendWebhook(
       clearTimeout(timer);
       resolve({ ...result, durationMs: Math.round(performance.now() - started) });
     };
+    const timeout = { error: `timeout after ${timeoutMs} ms` };
     const timer = setTimeout(() => {
       timedOut = true;
       if (abort) abort(new Error('timeout'));
-      else finish({ error: `timeout after ${timeoutMs} ms` });
+      else finish(timeout);
     }, timeoutMs);
     const answered = () => ({ status, retryAfterMs });
     try {
@@ -119,7 +120,7 @@ export function sendWebhook(
           onError(error) {
             // An answer that stops halfway (or was cut for its size) still answered.
             if (status !== undefined) return finish(answered());
-            if (timedOut) return finish({ error: `timeout after ${timeoutMs} ms` });
+            if (timedOut) return finish(timeout);
             const failure = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
             finish({ error: failure.code ?? failure.cause?.code ?? failure.message });
           },
