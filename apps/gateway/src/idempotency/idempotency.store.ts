@@ -51,11 +51,12 @@ export class IdempotencyStore {
    * arrives while one statement is on its way goes in the next, one
    * statement for many calls (a keyed call cost two statements of its own).
    */
-  private readonly claims = new GroupCommit<Claim, boolean>((batch) => this.claimMany(batch), GROUP_BATCH);
-  private readonly completions = new GroupCommit<Completion, string | undefined>(
-    (batch) => this.completeMany(batch),
-    GROUP_BATCH,
-  );
+  private readonly claims = new GroupCommit<Claim, boolean>((batch) => this.claimMany(batch), {
+    maxBatch: GROUP_BATCH,
+  });
+  private readonly completions = new GroupCommit<Completion, string | undefined>((batch) => this.completeMany(batch), {
+    maxBatch: GROUP_BATCH,
+  });
 
   /** Insert (or take over an expired) record; true when this caller now owns it. */
   claim(id: RecordKey, record: Omit<IdempotencyRecord, 'result'>, ttlSeconds: number): Promise<boolean> {

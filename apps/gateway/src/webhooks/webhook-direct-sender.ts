@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { Draining } from '@mcpgw/runtime';
+import { GroupCommit } from '@mcpgw/persistence';
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
-import { GroupWriter } from './group-writer';
 import { WebhookAttempts, type AttemptOutcome } from './webhook-attempts';
 import type { ClaimedDelivery } from './webhook-deliveries.store';
 import { WebhookEventsStore, deliveryIdOf, type DirectAttempt, type DirectLease } from './webhook-events.store';
@@ -62,14 +62,14 @@ export class WebhookDirectSender implements DirectSink, BeforeApplicationShutdow
   /** See LEASE_MARGIN_MS. */
   private readonly margin: number;
   /** Each item is one outcome's attempts; one statement settles all that ended meanwhile. */
-  private readonly settled = new GroupWriter<DirectAttempt[], boolean>(
+  private readonly settled = new GroupCommit<DirectAttempt[], boolean>(
     async (events) => {
       const done = await this.events.settle(this.lease.token, events.flat());
       return events.map((attempts) => done.has(attempts[0].eventId));
     },
     { gatherMs: SETTLE_GATHER_MS },
   );
-  private readonly released = new GroupWriter<string, void>(async (ids) => {
+  private readonly released = new GroupCommit<string, void>(async (ids) => {
     await this.events.release(this.lease.token, ids);
     return ids.map(() => undefined);
   });
@@ -139,7 +139,7 @@ export class WebhookDirectSender implements DirectSink, BeforeApplicationShutdow
       this.pump();
     }
     try {
-      const settled = await this.settled.add(made.map((m) => m.attempt));
+      const settled = await this.settled.submit(made.map((m) => m.attempt));
       if (!settled) this.logger.warn({ msg: 'webhook event outlived its lease', event_id: event.id });
       for (const { delivery, outcome } of made) if (outcome.health === 'gone') await this.attempts.gone(delivery);
     } catch (error) {
@@ -202,7 +202,7 @@ export class WebhookDirectSender implements DirectSink, BeforeApplicationShutdow
   /** Any dispatcher's now (its lease cleared, the dispatchers woken). */
   private giveBack(event: DirectEvent): void {
     const releasing: Promise<void> = this.released
-      .add(event.id)
+      .submit(event.id)
       .catch((error: Error) => {
         // Its lease ends all the same, and any dispatcher fans it out then.
         this.logger.warn({ msg: 'webhook event release failed', event_id: event.id, error: error.message });

@@ -7,13 +7,13 @@ import {
 } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Draining } from '@mcpgw/runtime';
+import { GroupCommit } from '@mcpgw/persistence';
 import type { Registry } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { OUTBOX_CHANNEL } from '../database/database';
-import { GroupWriter } from './group-writer';
 import { WebhookAttempts } from './webhook-attempts';
 import { WebhookDeliveriesStore, type ClaimedDelivery, type FinishedAttempt } from './webhook-deliveries.store';
 import { WebhookEventsStore } from './webhook-events.store';
@@ -55,7 +55,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   /** In flight at or below this, a finished delivery wakes the pump to claim more. */
   private readonly refillAt: number;
   /** Attempts recorded many at a time: one statement for all that ended meanwhile; each learns whether its lease held. */
-  private readonly results = new GroupWriter<FinishedAttempt, boolean>(async (done) => {
+  private readonly results = new GroupCommit<FinishedAttempt, boolean>(async (done) => {
     const recorded = await this.deliveries.finishMany(done);
     return done.map((attempt) => recorded.has(attempt.id));
   });
@@ -203,7 +203,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       const { result, label, next, health } = await this.attempts.make(delivery);
       // A failing endpoint backs off before the record: its delivery stays leased until then.
       if (health === 'failing') await this.attempts.endpointFailed(delivery, result);
-      const recorded = await this.results.add({
+      const recorded = await this.results.submit({
         id: delivery.id,
         token,
         attempt: {

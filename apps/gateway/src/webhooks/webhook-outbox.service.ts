@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { InjectKysely } from '@mcpgw/persistence';
+import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
 import type { A2aPushEventType, WebhookEvent, WebhookEventType } from './event-types';
-import { GroupWriter } from './group-writer';
 import { WebhookEventsStore, type DirectLease, type OutcomeRow, type Subscription } from './webhook-events.store';
 
 /** A webhook in the index: its row, and its event types as a set. */
@@ -57,7 +56,7 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private reloadTimer?: NodeJS.Timeout;
   private direct?: DirectSink;
   /** The group commit of `recordAlone`: one statement for the outcomes of the calls that ended meanwhile. */
-  private readonly group = new GroupWriter<OutcomeRow, string>((rows) =>
+  private readonly group = new GroupCommit<OutcomeRow, string>((rows) =>
     this.store.insertEvents(this.db, rows, this.direct?.lease),
   );
 
@@ -129,7 +128,7 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
     const heldUntil = Date.now() + (direct?.lease.ms ?? 0);
     const quiet = !sendsIt && hearers.every((hook) => !hook.healthy);
     const outcome = { ...row(agentId, callerId, event), direct: sendsIt, quiet };
-    const id = await this.group.add(outcome);
+    const id = await this.group.submit(outcome);
     if (sendsIt) direct.take({ id, agentId, payload: outcome.payload, hearers, heldUntil });
   }
 
