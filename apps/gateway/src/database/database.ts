@@ -29,6 +29,7 @@ import { Audit1764720000000 } from './migrations/1764720000000-audit';
 import { A2aCard1764721000000 } from './migrations/1764721000000-a2a-card';
 import { A2aPushConfigs1764722000000 } from './migrations/1764722000000-a2a-push-configs';
 import { AgentConversation1764723000000 } from './migrations/1764723000000-agent-conversation';
+import { IdempotencyFillfactor1764724000000 } from './migrations/1764724000000-idempotency-fillfactor';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -76,6 +77,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       A2aCard1764721000000,
       A2aPushConfigs1764722000000,
       AgentConversation1764723000000,
+      IdempotencyFillfactor1764724000000,
     ],
   });
 }
