@@ -27,7 +27,7 @@ export interface GroupCommitOptions {
  * Group commit: writes submitted while a batch is being written wait and go
  * together in the next one, so concurrent callers share one statement and one
  * commit. A batch starts on the next turn of the event loop (everything that
- * arrived in this one joins it), or `gatherMs` after its first item, and only
+ * arrived in this one joins it), or `gatherMs` after its oldest item, and only
  * one is in flight at a time, so under load batches grow by themselves and
  * when idle a write waits for nothing (or for the gathering).
  *
