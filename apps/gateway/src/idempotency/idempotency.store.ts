@@ -72,16 +72,20 @@ export class IdempotencyStore {
   private async claimMany(batch: Claim[]): Promise<boolean[]> {
     const first = firstOfEachKey(batch, (claim) => claim.id);
     const rows = first.map((i) => batch[i]);
+    // The messages as one JSON array, not a text[], whose literal costs an escaping pass over
+    // each in node-postgres (docs/benchmarks.md, "The envelopes as one JSON parameter").
     const { rows: claimed } = await sql<KeyRow>`${PREPARED}
       INSERT INTO idempotency_records AS r
         (agent_id, caller, key, fingerprint, tool_id, message, surface, expires_at)
-      SELECT v.agent_id, v.caller, v.key, decode(v.fingerprint, 'hex'), v.tool_id, v.message::jsonb, v.surface,
+      SELECT v.agent_id, v.caller, v.key, decode(v.fingerprint, 'hex'), v.tool_id, m.message::jsonb, v.surface,
              now() + make_interval(secs => v.ttl)
         FROM unnest(${rows.map((c) => c.id.agentId)}::text[], ${rows.map((c) => c.id.caller)}::text[],
                     ${rows.map((c) => c.id.key)}::text[], ${rows.map((c) => c.record.fingerprint.toString('hex'))}::text[],
-                    ${rows.map((c) => c.record.toolId)}::uuid[], ${rows.map((c) => JSON.stringify(c.record.message))}::text[],
-                    ${rows.map((c) => c.record.surface)}::text[], ${rows.map((c) => c.ttlSeconds)}::float8[])
-          AS v(agent_id, caller, key, fingerprint, tool_id, message, surface, ttl)
+                    ${rows.map((c) => c.record.toolId)}::uuid[], ${rows.map((c) => c.record.surface)}::text[],
+                    ${rows.map((c) => c.ttlSeconds)}::float8[])
+               WITH ORDINALITY AS v(agent_id, caller, key, fingerprint, tool_id, surface, ttl, n)
+        JOIN json_array_elements(${JSON.stringify(rows.map((c) => c.record.message))}::json)
+               WITH ORDINALITY AS m(message, n) ON m.n = v.n
       ON CONFLICT (agent_id, caller, key) DO UPDATE SET
         fingerprint = excluded.fingerprint, tool_id = excluded.tool_id, message = excluded.message,
         surface = excluded.surface, result = NULL, created_at = now(), completed_at = NULL,
@@ -148,10 +152,19 @@ export class IdempotencyStore {
     return (await this.find(id))?.result ?? result;
   }
 
-  /** One statement for a batch of completions: each gets the result its record holds now, if this batch stored one. */
+  /**
+   * One statement for a batch of completions: each gets the result its record holds now, if this batch stored one.
+   *
+   * Not `PREPARED`, so that PostgreSQL plans each one for the table as it is. An update joined to its
+   * input has no plan that is an index probe whatever the table holds: the generic plan a prepared
+   * statement keeps, made while the table was small (a gateway started on a quiet database), joins a
+   * sequential scan of every record, and every completion after it read the whole table. That made a
+   * keyed call's cost grow with the records the day kept (docs/benchmarks.md, "A completion that read
+   * every record"); planned each time, the update probes the primary key.
+   */
   private async completeMany(batch: Completion[]): Promise<(string | undefined)[]> {
     const rows = firstOfEachKey(batch, (completion) => completion.id).map((i) => batch[i]);
-    const { rows: stored } = await sql<KeyRow & { result: string }>`${PREPARED}
+    const { rows: stored } = await sql<KeyRow & { result: string }>`
       UPDATE idempotency_records AS r SET result = v.result, completed_at = now()
         FROM unnest(${rows.map((c) => c.id.agentId)}::text[], ${rows.map((c) => c.id.caller)}::text[],
                     ${rows.map((c) => c.id.key)}::text[], ${rows.map((c) => c.result)}::text[])
@@ -220,10 +233,9 @@ interface KeyRow {
   key: string;
 }
 
+/** A record key as one string, NUL between the parts (each part is a PostgreSQL text, which never holds a NUL). */
 function keyOf(id: RecordKey | KeyRow): string {
-  return 'agentId' in id
-    ? JSON.stringify([id.agentId, id.caller, id.key])
-    : JSON.stringify([id.agent_id, id.caller, id.key]);
+  return 'agentId' in id ? `${id.agentId}\0${id.caller}\0${id.key}` : `${id.agent_id}\0${id.caller}\0${id.key}`;
 }
 
 /** The indexes of the first item of each record key in a batch, in order. */
