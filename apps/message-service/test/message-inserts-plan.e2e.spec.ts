@@ -59,7 +59,7 @@ describe('the message inserts, planned generic on empty tables', () => {
     const text = insertBatchStatement(rows).compile(compiler).sql;
     const statement = `insert_${name.replace(/\W/g, '_')}`;
     await client.query(
-      `PREPARE ${statement}(uuid[], uuid[], text[], text[], uuid[], jsonb[], text[], text[], boolean[]) AS ${text}`,
+      `PREPARE ${statement}(uuid[], uuid[], text[], text[], uuid[], text[], text[], boolean[], json) AS ${text}`,
     );
     const { rows: lines } = await client.query<{ 'QUERY PLAN': string }>(
       `EXPLAIN EXECUTE ${statement}(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
