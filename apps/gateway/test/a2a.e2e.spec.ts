@@ -12,6 +12,7 @@ import {
 } from '@mcpgw/devstack';
 import { FilesApi } from '@mcpgw/files-client';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -154,9 +155,22 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
         metadata: undefined,
       })) as Message;
     const first = await send('JSONRPC');
+    // Past the next second, where a contextId minted as of now (not of the posting) would differ.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const again = await send('HTTP+JSON');
     expect(again).toEqual(first);
     expect(first.parts[0].content).toEqual({ $case: 'text', value: '1' });
+    // The record keeps no answer text: the repeat was the stored reply rendered again.
+    const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT result FROM gateway.idempotency_records WHERE key = $1', [
+        message.messageId,
+      ]);
+      expect(rows).toEqual([{ result: null }]);
+    } finally {
+      await db.end();
+    }
     const fresh = await (
       await clientOf('JSONRPC')
     ).sendMessage({

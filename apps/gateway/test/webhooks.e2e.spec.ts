@@ -1,10 +1,13 @@
 import {
+  a2aClient,
   connectMcp,
+  dataPart,
   freePort,
   scrapeMetric,
   startTestStack,
   type McpConnection,
   type TestStack,
+  userMessage,
 } from '@mcpgw/devstack';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -228,6 +231,31 @@ describe('webhooks', () => {
       [hook.id],
     );
     expect(rows).toEqual([{ events: 0, deliveries: 1 }]);
+  });
+
+  it('an A2A message reports once: its record keeps the result, written with the outcome row', async () => {
+    // A2A's records keep no answer text (idempotency/README.md), except when an outcome is written
+    // with it: the transaction that stores the result is what makes the report happen once.
+    await addWebhook('/a2a', 'tool_call.completed');
+    const message = userMessage('echo', [dataPart({ text: fresh('a2a') })]);
+    const send = async (gateway: number) =>
+      (await a2aClient(`${env.gatewayUrls[gateway]}/a2a/${env.agentId}/`, 'HTTP+JSON', env.apiKey)).sendMessage({
+        tenant: '',
+        message,
+        configuration: undefined,
+        metadata: undefined,
+      });
+    const first = await send(0);
+    expect(await send(1)).toEqual(first);
+    await expect.poll(() => receiver.at('/a2a').length, { timeout: 10_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/a2a')).toHaveLength(1);
+    expect(eventOf(receiver.at('/a2a')[0]).data).toMatchObject({ surface: 'a2a', tool: 'echo' });
+    const { rows } = await db.query(
+      'SELECT result IS NOT NULL AS stored FROM gateway.idempotency_records WHERE key = $1',
+      [message.messageId],
+    );
+    expect(rows).toEqual([{ stored: true }]);
   });
 
   it('surface B calls report too, with the grant task as the caller', async () => {

@@ -39,8 +39,9 @@ export type SendAnswer = { ok: true; text: string; replayed: boolean } | { ok: f
  * call of that tool: the caller's rights on it (as on REST), its quotas, then
  * the one call path (CallRunner on surface `a2a`: the pipeline's schema check,
  * deadline and attachments, metrics, trace, webhooks, console activity), with
- * the messageId as its idempotency key. The reply is rendered once, as the
- * agent's message, and that text is what a repeated messageId gets.
+ * the messageId as its idempotency key. The reply is rendered as the agent's
+ * message; a repeated messageId gets the same reply rendered again, the same
+ * message (the render depends on the reply and the posting only).
  *
  * `contextId` is the conversation's channel, carried as a conversation handle
  * (as MCP's stateless calls carry theirs): a message that sends one back
@@ -80,7 +81,7 @@ export class A2aMessages {
         return task.ok ? { ok: true, text: `{"task":${task.text}}`, replayed: false } : task;
       }
       const render = (outcome: CallOutcome): SendMessageResponse => ({
-        message: agentMessage(outcome, call.tool, this.contextOf(caller, outcome.channelId, send.message.contextId)),
+        message: agentMessage(outcome, call.tool, this.contextOf(caller, outcome, send.message.contextId)),
       });
       const execute = options.signal ? { signal: options.signal } : {};
       const ran = await this.calls.run('a2a', call, send.message.messageId, render, execute);
@@ -223,9 +224,15 @@ export class A2aMessages {
     };
   }
 
-  /** The contextId to answer with: the one the message sent when it names this channel, else a fresh handle. */
-  private contextOf(caller: Caller, channelId: string, sent: string | undefined): string {
-    return this.conversations.renew(sent, channelId, caller.agentId, caller.callerId);
+  /**
+   * The contextId to answer with: the one the message sent when it names this channel, else a
+   * fresh handle. Both as of the call's posting, not of now: the answer is rendered again for a
+   * repeated messageId (its record keeps no text: ../idempotency/README.md), and must come out the
+   * same.
+   */
+  private contextOf(caller: Caller, outcome: CallOutcome, sent: string | undefined): string {
+    const asOf = outcome.postedAt ? Date.parse(outcome.postedAt) : Date.now();
+    return this.conversations.renew(sent, outcome.channelId, caller.agentId, caller.callerId, asOf);
   }
 }
 

@@ -180,6 +180,7 @@ export class CallPipeline {
         channelId: posted.channel_id,
         messageId: message.id,
         callId,
+        postedAt: message.created_at,
         content: reply.content as ContentItem[],
         structuredContent: reply.structured_content,
         isError: reply.is_error === true,

@@ -118,6 +118,12 @@ export interface CallOutcome {
   messageId: string;
   /** The call's id (`CallIds`): in the result on both surfaces, in webhooks and logs. */
   callId: string;
+  /**
+   * When the call's chat_message was made (its `created_at`, the gateway's clock): the same for
+   * every posting of it, so that a replay can render what the first answer did (A2A's contextId).
+   * Absent when the call was continued from its ids alone (`resume`).
+   */
+  postedAt?: string;
   content: ContentItem[];
   structuredContent?: Record<string, unknown>;
   isError: boolean;

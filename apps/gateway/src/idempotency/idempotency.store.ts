@@ -27,6 +27,8 @@ export interface RecordView {
   completed_at: Date | null;
   expires_at: Date;
   replayable: boolean;
+  /** The surface that claimed it (A2A's records keep no result: retries render the reply again). */
+  surface: string | null;
 }
 
 /** Writes to make in the transaction that settles a record (the webhook outbox: webhooks/README.md). */
@@ -125,7 +127,14 @@ export class IdempotencyStore {
   async ofMessage(agentId: string, caller: string, messageId: string): Promise<RecordView | undefined> {
     return this.db
       .selectFrom('idempotency_records')
-      .select(['key', 'created_at', 'completed_at', 'expires_at', sql<boolean>`result IS NOT NULL`.as('replayable')])
+      .select([
+        'key',
+        'created_at',
+        'completed_at',
+        'expires_at',
+        'surface',
+        sql<boolean>`result IS NOT NULL`.as('replayable'),
+      ])
       .where('agent_id', '=', agentId)
       .where('caller', '=', caller)
       .where(sql`message->>'id'`, '=', messageId)

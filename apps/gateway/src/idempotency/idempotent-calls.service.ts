@@ -10,6 +10,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CallTime } from '../timeouts/call-time';
 import { callFingerprint } from './fingerprint';
 import { IdempotencyStore, type AlsoInTransaction, type RecordKey } from './idempotency.store';
+import { rendersAgain } from './rendered-again';
 
 /**
  * What else to write when a keyed call's outcome is settled, in the same
@@ -83,9 +84,9 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       ) {
         try {
           const outcome = await this.pipeline.execute(prepared, request.time, { ...options, keepsResult: true });
-          return { resultText: await this.settle(id, outcome, render, onSettled), replayed: false };
+          return { resultText: await this.settle(surface, id, outcome, render, onSettled), replayed: false };
         } catch (error) {
-          if (error instanceof CallCancelledError) await this.releaseCancelled(id, prepared, render);
+          if (error instanceof CallCancelledError) await this.releaseCancelled(surface, id, prepared, render);
           throw error;
         }
       }
@@ -107,7 +108,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           keepsResult: true,
         });
         // The record keeps the shape of the surface that claimed it; another surface renders its own.
-        const resultText = ownShape ? await this.settle(id, outcome, render, onSettled) : render(outcome);
+        const resultText = ownShape ? await this.settle(surface, id, outcome, render, onSettled) : render(outcome);
         return { resultText, replayed: true };
       } finally {
         this.joinsWaiting.dec();
@@ -122,23 +123,37 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    * error is answered, and the record released, so a retry runs the call again.
    * Whatever `onSettled` adds is written in the transaction that stores the
    * result (only by the request that stores it), or releases the record.
+   *
+   * A surface that renders a reply the same way every time stores nothing
+   * when nothing goes with it: its retries join the posting and render the
+   * stored reply again (`rendersAgain`).
    */
   private async settle(
+    surface: CallSurface,
     id: RecordKey,
     outcome: CallOutcome,
     render: (outcome: CallOutcome) => string,
     onSettled: OnSettled,
   ): Promise<string> {
-    if (!isAttemptsExhausted(outcome.reply)) return this.store.complete(id, render(outcome), onSettled(outcome));
-    await this.store.release(id, onSettled(outcome));
-    return render(outcome);
+    const also = onSettled(outcome);
+    if (isAttemptsExhausted(outcome.reply)) {
+      await this.store.release(id, also);
+      return render(outcome);
+    }
+    if (!also && rendersAgain(surface)) return render(outcome);
+    return this.store.complete(id, render(outcome), also);
   }
 
   /** The client that claimed the key cancelled: the rule is the cancellation module's (cancelled-keyed-call.ts). */
-  private releaseCancelled(id: RecordKey, prepared: PreparedCall, render: (outcome: CallOutcome) => string) {
+  private releaseCancelled(
+    surface: CallSurface,
+    id: RecordKey,
+    prepared: PreparedCall,
+    render: (outcome: CallOutcome) => string,
+  ) {
     return settleCancelledClaim({
       lookOnce: async () => render(await this.pipeline.execute(prepared, CallTime.none(), { ownsMessage: false })),
-      complete: (resultText) => this.store.complete(id, resultText),
+      complete: async (resultText) => (rendersAgain(surface) ? resultText : this.store.complete(id, resultText)),
       release: () => this.store.release(id),
     });
   }
