@@ -1,6 +1,7 @@
 import { InvalidRequestError } from '@mcpgw/contracts';
 import { BusClient, busOptionsFromEnv, connectBus } from '@mcpgw/bus';
 import type { AdminDeps, Command } from './commands';
+import { rendersAgain } from '../idempotency/rendered-again';
 import { listCalls, showCall, type CallDetail, type CallSummary } from './operations/calls';
 
 /**
@@ -57,7 +58,11 @@ function asText(callId: string, call: CallDetail): string {
     `  idempotency ${
       record
         ? `key ${JSON.stringify(record.key)}, expires ${record.expires_at}` +
-          (record.replays_stored_result ? ', retries replay the stored result' : ', not completed')
+          (record.replays_stored_result
+            ? ', retries replay the stored result'
+            : rendersAgain(record.surface)
+              ? ', retries get the reply rendered again'
+              : ', not completed')
         : '(no key, or its record has expired)'
     }`,
   ].join('\n');

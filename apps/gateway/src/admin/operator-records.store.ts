@@ -35,6 +35,8 @@ export interface IdempotencyRecordView {
   expires_at: string;
   /** A retry with the key gets the stored result. */
   replayable: boolean;
+  /** The surface that claimed the key; an A2A record keeps no result, its retries get the reply rendered again. */
+  surface: string | null;
 }
 
 export interface IdempotencyRecordDetail extends IdempotencyRecordView {
@@ -104,7 +106,7 @@ export class OperatorRecordsStore {
   async idempotencyRecords(agentId: string, limit: number, caller?: string): Promise<IdempotencyRecordView[]> {
     let query = this.db
       .selectFrom('idempotency_records')
-      .select(['agent_id', 'caller', 'key', 'tool_id', 'created_at', 'completed_at', 'expires_at', 'result'])
+      .select(['agent_id', 'caller', 'key', 'tool_id', 'created_at', 'completed_at', 'expires_at', 'result', 'surface'])
       .where('agent_id', '=', agentId)
       .where('expires_at', '>', now);
     if (caller !== undefined) query = query.where('caller', '=', caller);
@@ -150,6 +152,7 @@ function recordView(
     created_at: Date;
     completed_at: Date | null;
     expires_at: Date;
+    surface: string | null;
   },
   replayable: boolean,
 ): IdempotencyRecordView {
@@ -162,6 +165,7 @@ function recordView(
     completed_at: iso(row.completed_at),
     expires_at: row.expires_at.toISOString(),
     replayable,
+    surface: row.surface,
   };
 }
 

@@ -1,7 +1,9 @@
 import { InvalidRequestError } from '@mcpgw/contracts';
+import { rendersAgain } from '../idempotency/rendered-again';
 import type { Command } from './commands';
 import { optionalFlag, requireFlag } from './flags';
 import { agentRecords, recordLimit, taskStatus } from './operations/records';
+import type { IdempotencyRecordView } from './operator-records.store';
 
 /**
  * The operator's reads of an agent's records (operations/records.ts, shared with
@@ -49,12 +51,7 @@ export const RECORD_COMMANDS: Record<string, Command> = {
     return {
       json: list,
       text: list.length
-        ? list
-            .map(
-              (r) =>
-                `${r.key}\t${r.caller}\t${r.tool_id}\t${r.replayable ? 'completed (replayed to retries)' : 'in flight'}\texpires ${r.expires_at}`,
-            )
-            .join('\n')
+        ? list.map((r) => `${r.key}\t${r.caller}\t${r.tool_id}\t${recordState(r)}\texpires ${r.expires_at}`).join('\n')
         : '(no idempotency records)',
     };
   },
@@ -83,3 +80,9 @@ export const RECORD_COMMANDS: Record<string, Command> = {
     return { json: task, text: JSON.stringify(task, null, 2) };
   },
 };
+
+/** What a retry with the record's key gets. */
+function recordState(record: IdempotencyRecordView): string {
+  if (record.replayable) return 'completed (replayed to retries)';
+  return rendersAgain(record.surface) ? 'kept (retries get the reply rendered again)' : 'in flight';
+}

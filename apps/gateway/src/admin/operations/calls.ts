@@ -111,6 +111,8 @@ export interface IdempotencyView {
   completed_at: string | null;
   expires_at: string;
   replays_stored_result: boolean;
+  /** The surface that claimed the key; an A2A record keeps no result, its retries get the reply rendered again. */
+  surface: string | null;
 }
 
 /** One call with both its messages, its hops, its trace and its idempotency record (`call show`). */
@@ -310,5 +312,6 @@ function recordOf(record: RecordView): IdempotencyView {
     completed_at: record.completed_at?.toISOString() ?? null,
     expires_at: record.expires_at.toISOString(),
     replays_stored_result: record.replayable,
+    surface: record.surface,
   };
 }
