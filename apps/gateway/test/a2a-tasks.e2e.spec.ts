@@ -258,6 +258,19 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
     expect(runs).toHaveLength(1);
   });
 
+  it('a blocking message sent again to the other replica gets the same message: the reply rendered again', async () => {
+    // The record keeps no answer text (idempotency/README.md): the other replica renders the stored
+    // reply itself, its contextId signed with the shared secret as of the posting.
+    const key = `a2a-again-${randomUUID()}`;
+    const messageId = randomUUID();
+    const first = (await send(await clientOf(0, 'JSONRPC'), 'counter', { key }, messageId, false)) as Message;
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const again = (await send(await clientOf(1, 'HTTP+JSON'), 'counter', { key }, messageId, false)) as Message;
+    expect(again).toEqual(first);
+    expect(first.parts[0].content).toEqual({ $case: 'text', value: '1' });
+    expect(pod().logs.filter((l) => l.msg === 'counter run' && l.counter_key === key)).toHaveLength(1);
+  });
+
   it('a paged list: pageSize and nextPageToken walk the caller’s tasks', async () => {
     const { key } = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', env.agentId);
     const client = await clientOf(0, 'JSONRPC', key);
