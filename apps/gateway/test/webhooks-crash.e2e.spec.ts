@@ -208,7 +208,11 @@ describe('webhooks across a gateway crash', () => {
 
   it('a new event wakes the dispatcher at once (LISTEN/NOTIFY), not at its next poll', async () => {
     const restart = await restartGateway();
-    await restart({ WEBHOOK_POLL_INTERVAL_MS: '600000' });
+    // No poll to fall back on. The attempt's timeout and lease are roomy: an answer slowed past
+    // this file's 2 s by a loaded machine marks the endpoint failing, and a failing endpoint's
+    // next outcome rightly waits for the poll (the likeliest cause of this test's one failure,
+    // the second event not sent within 5 s, in a full run of npm test).
+    await restart({ WEBHOOK_POLL_INTERVAL_MS: '600000', WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_LEASE_MS: '12000' });
     const prompt = await new WebhookReceiver().start(PROMPT_PORT);
     try {
       await env.stack.admin(
