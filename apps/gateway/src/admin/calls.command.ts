@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '@mcpgw/contracts';
 import { BusClient, busOptionsFromEnv, connectBus } from '@mcpgw/bus';
 import type { AdminDeps, Command } from './commands';
-import { rendersAgain } from '../idempotency/rendered-again';
+import { retriesGet } from '../idempotency/rendered-again';
 import { listCalls, showCall, type CallDetail, type CallSummary } from './operations/calls';
 
 /**
@@ -39,6 +39,13 @@ function lineOf(call: CallSummary): string {
   return [call.started_at, call.call_id, call.agent_id, call.tool, call.caller_id, call.outcome, ms].join('\t');
 }
 
+/** `call show`'s words for what a retry with the call's key gets (`retriesGet`). */
+const RETRIES_GET = {
+  stored: ', retries replay the stored result',
+  rendered: ', retries get the reply rendered again',
+  'in flight': ', not completed',
+} as const;
+
 function asText(callId: string, call: CallDetail): string {
   const { hops_ms: hops } = call.timings;
   const ms = (value: number | null) => (value === null ? '-' : `${value} ms`);
@@ -58,11 +65,7 @@ function asText(callId: string, call: CallDetail): string {
     `  idempotency ${
       record
         ? `key ${JSON.stringify(record.key)}, expires ${record.expires_at}` +
-          (record.replays_stored_result
-            ? ', retries replay the stored result'
-            : rendersAgain(record.surface)
-              ? ', retries get the reply rendered again'
-              : ', not completed')
+          RETRIES_GET[retriesGet(record.replays_stored_result, record.surface)]
         : '(no key, or its record has expired)'
     }`,
   ].join('\n');

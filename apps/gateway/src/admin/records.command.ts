@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '@mcpgw/contracts';
-import { rendersAgain } from '../idempotency/rendered-again';
+import { retriesGet } from '../idempotency/rendered-again';
 import type { Command } from './commands';
 import { optionalFlag, requireFlag } from './flags';
 import { agentRecords, recordLimit, taskStatus } from './operations/records';
@@ -81,8 +81,13 @@ export const RECORD_COMMANDS: Record<string, Command> = {
   },
 };
 
-/** What a retry with the record's key gets. */
+/** `idempotency list`'s words for what a retry with the record's key gets (`retriesGet`). */
+const RECORD_STATES = {
+  stored: 'completed (replayed to retries)',
+  rendered: 'kept (retries get the reply rendered again)',
+  'in flight': 'in flight',
+} as const;
+
 function recordState(record: IdempotencyRecordView): string {
-  if (record.replayable) return 'completed (replayed to retries)';
-  return rendersAgain(record.surface) ? 'kept (retries get the reply rendered again)' : 'in flight';
+  return RECORD_STATES[retriesGet(record.replayable, record.surface)];
 }

@@ -12,3 +12,13 @@
 export function rendersAgain(surface: string | null): boolean {
   return surface === 'a2a';
 }
+
+/**
+ * What a retry with a record's key gets, for the operator's views: the stored
+ * result, the reply rendered again (a record of a surface that `rendersAgain`),
+ * or a wait on the call still in flight.
+ */
+export function retriesGet(storedResult: boolean, surface: string | null): 'stored' | 'rendered' | 'in flight' {
+  if (storedResult) return 'stored';
+  return rendersAgain(surface) ? 'rendered' : 'in flight';
+}
