@@ -17,10 +17,10 @@ export async function freePort(): Promise<number> {
   for (let tries = 0; high > low && tries < 50; tries++) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
     if (handedOut.has(port)) continue;
-    if (await listens(port)) {
-      handedOut.add(port);
-      return port;
-    }
+    // Taken before the check, so that a concurrent pick in this process cannot choose it too.
+    handedOut.add(port);
+    if (await listens(port)) return port;
+    handedOut.delete(port);
   }
   return kernelPicked();
 }

@@ -49,6 +49,8 @@ export class Stack {
   readonly processes: ServiceProcess[] = [];
   /** The message services' REST mirror token (tests call the mirror with it). */
   readonly messageServiceToken = randomBytes(24).toString('base64url');
+  /** How many processes of each app were started (names count on). */
+  private readonly started = new Map<AppName, number>();
 
   constructor(readonly settings: StackSettings & { nats?: { adminEnv: Record<string, string> } }) {}
 
@@ -109,8 +111,9 @@ export class Stack {
   }
 
   async startMessageService(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
+    const name = this.nameFor('message-service');
     const port = Number(env.MESSAGE_SERVICE_PORT ?? (await freePort()));
-    const proc = await this.spawn('message-service', {
+    const proc = await this.spawn('message-service', name, {
       MESSAGE_SERVICE_PORT: String(port),
       MESSAGE_SERVICE_TOKEN: this.messageServiceToken,
       ...env,
@@ -121,8 +124,9 @@ export class Stack {
   }
 
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; url: string }> {
+    const name = this.nameFor('gateway');
     const port = Number(env.GATEWAY_PORT ?? (await freePort()));
-    const proc = await this.spawn('gateway', { GATEWAY_PORT: String(port), ...env });
+    const proc = await this.spawn('gateway', name, { GATEWAY_PORT: String(port), ...env });
     proc.url = `http://127.0.0.1:${port}`;
     await proc.ready();
     return { process: proc, url: proc.url };
@@ -130,7 +134,7 @@ export class Stack {
 
   /** A pod of the agent; resolves once it consumes its inbox and its skills are registered. */
   async startPod(env: Record<string, string> = {}): Promise<ServiceProcess> {
-    const proc = await this.spawn('agent-pod', env);
+    const proc = await this.spawn('agent-pod', this.nameFor('agent-pod'), env);
     await proc.ready();
     return proc;
   }
@@ -151,8 +155,17 @@ export class Stack {
     return this.serving(url).managementUrl!;
   }
 
-  private async spawn(app: AppName, env: Record<string, string>): Promise<ServiceProcess> {
-    const name = `${app}-${this.processes.filter((p) => p.name.startsWith(app)).length + 1}`;
+  /**
+   * The next name of an app's process (`gateway-1`, `gateway-2`, …), taken when its start is
+   * called, so that processes started together are named in the order they were asked for.
+   */
+  private nameFor(app: AppName): string {
+    const n = (this.started.get(app) ?? 0) + 1;
+    this.started.set(app, n);
+    return `${app}-${n}`;
+  }
+
+  private async spawn(app: AppName, name: string, env: Record<string, string>): Promise<ServiceProcess> {
     const managementPort = Number(env.MANAGEMENT_PORT ?? (await freePort()));
     const agentId = env.AGENT_ID ?? this.settings.env?.AGENT_ID ?? 'demo-agent';
     const creds: Record<string, string> = this.settings.natsCreds
