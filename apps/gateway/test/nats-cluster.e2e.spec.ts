@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@mcpgw/bus';
+import { AgentInbox } from '@mcpgw/contracts';
 import {
   agentConsumerPlacement,
   inboxStreamPlacement,
@@ -139,6 +140,24 @@ describe('INBOX_REPLICAS on a 3-node cluster: a stream made with 1 replica is ra
     await Promise.all([second.start(), third.start()]);
     await expect.poll(() => messageServiceReady(env()), { timeout: 40_000, interval: 500 }).toEqual(ready);
   }, 120_000);
+
+  // Last: it deletes the stream, with the agent's consumer on it.
+  it('message services started together on a cluster without the stream both come up, and it has its three copies', async () => {
+    const { stack, nats } = env();
+    const prefix = nats!.prefix;
+    for (const service of stack.processes.filter((p) => p.running && p.name.startsWith('message-service')))
+      await service.stop();
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(AgentInbox.streamName(prefix));
+    // A Deployment's replicas, started at once: each adds or updates the replicated stream while
+    // the other does. Without the retry both failed to start (TIMEOUT), every time.
+    const started = await Promise.all([
+      stack.startMessageService({ INBOX_REPLICAS: '3' }),
+      stack.startMessageService({ INBOX_REPLICAS: '3' }),
+    ]);
+    expect(started.map((s) => s.process.running)).toEqual([true, true]);
+    await allCopiesCurrent(nc, prefix);
+  }, 90_000);
 });
 
 /** `npm run test:cluster`: also a non-leader killed and a rolling restart of all three servers. */

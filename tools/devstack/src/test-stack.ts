@@ -251,7 +251,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     // The gateways beside the message services (neither waits for the other, only for the
     // database and NATS), then the pods, which register with a gateway: about a second less per
     // stack. The first message service makes the inbox stream; the others come once it is there
-    // (started together on a 3-node cluster, a second one's stream request timed out).
+    // (started together on a 3-node cluster, they make it in 6 s, not 1: libs/bus/README.md).
     const times = (n: number) => Array.from({ length: n }, (_, i) => i);
     const messageServices = async () => {
       const first = await stack.startMessageService();

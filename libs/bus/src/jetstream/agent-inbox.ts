@@ -2,6 +2,7 @@ import { AgentInbox } from '@mcpgw/contracts';
 import {
   AckPolicy,
   DeliverPolicy,
+  ErrorCode,
   RetentionPolicy,
   StorageType,
   connect,
@@ -57,6 +58,27 @@ export async function ensureInboxStream(
   prefix: string,
   settings: InboxStreamSettings = SINGLE_NODE,
 ): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await reconcileInboxStream(nc, prefix, settings);
+    } catch (error) {
+      if ((error as { code?: string }).code !== ErrorCode.Timeout || attempt === ENSURE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
+}
+
+/**
+ * Tries at making or reconciling the stream when JetStream's API does not answer in time.
+ * Message services started together on a cluster (a Deployment's replicas) ask at once: on
+ * nats-server 2.9 with three servers, one replica's add of a replicated stream and another's
+ * update of it both went unanswered past the API's 5 s, every time, and both services failed
+ * to start. Asked again, the stream is there and the update answers
+ * (`apps/gateway/test/nats-cluster.e2e.spec.ts`, "started together").
+ */
+const ENSURE_ATTEMPTS = 4;
+
+async function reconcileInboxStream(nc: NatsConnection, prefix: string, settings: InboxStreamSettings): Promise<void> {
   const jsm = await nc.jetstreamManager();
   const name = AgentInbox.streamName(prefix);
   const config = {
