@@ -51,6 +51,8 @@ export class Stack {
   readonly messageServiceToken = randomBytes(24).toString('base64url');
   /** How many processes of each app were started (names count on). */
   private readonly started = new Map<AppName, number>();
+  /** The order in which each process's start was called: `processes` keeps it. */
+  private readonly calledAs = new Map<string, number>();
 
   constructor(readonly settings: StackSettings & { nats?: { adminEnv: Record<string, string> } }) {}
 
@@ -157,12 +159,15 @@ export class Stack {
 
   /**
    * The next name of an app's process (`gateway-1`, `gateway-2`, …), taken when its start is
-   * called, so that processes started together are named in the order they were asked for.
+   * called, so that processes started together are named, and listed in `processes`, in the
+   * order they were asked for (tests pick the third pod by its place).
    */
   private nameFor(app: AppName): string {
     const n = (this.started.get(app) ?? 0) + 1;
     this.started.set(app, n);
-    return `${app}-${n}`;
+    const name = `${app}-${n}`;
+    this.calledAs.set(name, this.calledAs.size);
+    return name;
   }
 
   private async spawn(app: AppName, name: string, env: Record<string, string>): Promise<ServiceProcess> {
@@ -179,6 +184,8 @@ export class Stack {
     );
     proc.managementUrl = `http://127.0.0.1:${managementPort}`;
     this.processes.push(proc);
+    const order = (p: ServiceProcess) => this.calledAs.get(p.name) ?? 0;
+    this.processes.sort((a, b) => order(a) - order(b));
     return proc;
   }
 }
