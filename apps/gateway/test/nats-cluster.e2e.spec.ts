@@ -145,10 +145,24 @@ describe('INBOX_REPLICAS on a 3-node cluster: a stream made with 1 replica is ra
   it('message services started together on a cluster without the stream both come up, and it has its three copies', async () => {
     const { stack, nats } = env();
     const prefix = nats!.prefix;
+    // Settled first: every copy the stream has is current (servers restarted before come back slowly).
+    await expect
+      .poll(
+        async () => {
+          const now = await placement(nc, prefix);
+          return now !== undefined && now.currentReplicas.length === now.replicas - 1;
+        },
+        { timeout: 40_000, interval: 250 },
+      )
+      .toBe(true);
     for (const service of stack.processes.filter((p) => p.running && p.name.startsWith('message-service')))
       await service.stop();
-    const jsm = await nc.jetstreamManager();
-    await jsm.streams.delete(AgentInbox.streamName(prefix));
+    const jsm = await nc.jetstreamManager({ checkAPI: false });
+    // Servers restarted by the test before may still be settling: ask until the stream is gone
+    // (a request that timed out may have deleted it, and the next one finds none).
+    const deleted = () =>
+      jsm.streams.delete(AgentInbox.streamName(prefix)).catch((error: Error) => /not found/i.test(error.message));
+    await expect.poll(deleted, { timeout: 40_000, interval: 500 }).toBe(true);
     // A Deployment's replicas, started at once: each adds or updates the replicated stream while
     // the other does. Without the retry both failed to start (TIMEOUT), every time.
     const started = await Promise.all([
@@ -157,7 +171,7 @@ describe('INBOX_REPLICAS on a 3-node cluster: a stream made with 1 replica is ra
     ]);
     expect(started.map((s) => s.process.running)).toEqual([true, true]);
     await allCopiesCurrent(nc, prefix);
-  }, 90_000);
+  }, 200_000);
 });
 
 /** `npm run test:cluster`: also a non-leader killed and a rolling restart of all three servers. */
