@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 import { isListening } from './ports';
 
 /**
@@ -27,7 +28,9 @@ export class NatsNode {
   /** Start it; resolves once it accepts connections. */
   async start(): Promise<void> {
     if (this.running) return;
-    const child = spawn('nats-server', ['-c', this.configFile], { stdio: 'ignore' });
+    // In its config's folder: a server that loses a stream under a consumer it is writing (a test
+    // deletes one) writes the consumer's meta.inf and meta.sum to its working directory.
+    const child = spawn('nats-server', ['-c', this.configFile], { stdio: 'ignore', cwd: dirname(this.configFile) });
     this.child = child;
     this.exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     await waitListening(this.port, this.exited);
