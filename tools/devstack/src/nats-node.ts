@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname } from 'node:path';
 import { isListening } from './ports';
 
 /**
@@ -28,9 +27,7 @@ export class NatsNode {
   /** Start it; resolves once it accepts connections. */
   async start(): Promise<void> {
     if (this.running) return;
-    // In its config's folder: a server that loses a stream under a consumer it is writing (a test
-    // deletes one) writes the consumer's meta.inf and meta.sum to its working directory.
-    const child = spawn('nats-server', ['-c', this.configFile], { stdio: 'ignore', cwd: dirname(this.configFile) });
+    const child = spawn('nats-server', ['-c', this.configFile], { stdio: 'ignore' });
     this.child = child;
     this.exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     await waitListening(this.port, this.exited);
