@@ -182,6 +182,51 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     expect((fresh as Message).parts[0].content).toEqual({ $case: 'text', value: '2' });
   });
 
+  it('the message service refuses the messageId with other arguments even when its record is gone', async () => {
+    // The record refuses first (the test above); beneath it the message service holds the posting
+    // with its fingerprint, and refuses another (apps/message-service/src/messages/README.md).
+    const key = `a2a-${randomUUID()}`;
+    const messageId = randomUUID();
+    const send = (args: Record<string, unknown>) =>
+      fetch(`${base}/a2a/${env.agentId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey, 'a2a-version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { messageId, role: 'ROLE_USER', parts: [{ data: args }], metadata: { skill: 'counter' } },
+          },
+        }),
+      }).then(
+        async (r) => (await r.json()) as { result?: { message: Message }; error?: { code: number; message: string } },
+      );
+    const forgetRecord = async () => {
+      const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
+      await db.connect();
+      try {
+        const { rowCount } = await db.query('DELETE FROM gateway.idempotency_records WHERE key = $1', [messageId]);
+        expect(rowCount).toBe(1);
+      } finally {
+        await db.end();
+      }
+    };
+    const first = await send({ key });
+    expect(first.result?.message.parts[0]).toMatchObject({ text: '1' });
+    await forgetRecord();
+    const other = await send({ key, delay_ms: 1 });
+    expect(other.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('another skill or other arguments'),
+    });
+    // Refused, the new claim was released: the first arguments join the first posting, run once.
+    const same = await send({ key });
+    expect(same.result?.message.parts[0]).toMatchObject({ text: '1' });
+    await forgetRecord();
+    expect((await send({ key })).result?.message.parts[0]).toMatchObject({ text: '1' });
+  });
+
   it('a file sent as a url part naming its id reaches the agent through a signed URL', async () => {
     const bytes = Buffer.concat([Buffer.from('%PDF-1.7 a2a\n'), randomBytes(4_000)]);
     const files = new FilesApi({ baseUrl: base, apiKey: env.apiKey });

@@ -49,6 +49,7 @@ describe('the message inserts, planned generic on empty tables', () => {
     json: '{}',
     sender: null,
     traceId: null,
+    fingerprint: null,
   });
 
   it.each([
@@ -59,10 +60,10 @@ describe('the message inserts, planned generic on empty tables', () => {
     const text = insertBatchStatement(rows).compile(compiler).sql;
     const statement = `insert_${name.replace(/\W/g, '_')}`;
     await client.query(
-      `PREPARE ${statement}(uuid[], uuid[], text[], text[], uuid[], text[], text[], boolean[], json) AS ${text}`,
+      `PREPARE ${statement}(uuid[], uuid[], text[], text[], uuid[], text[], text[], text[], boolean[], json) AS ${text}`,
     );
     const { rows: lines } = await client.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN EXECUTE ${statement}(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
+      `EXPLAIN EXECUTE ${statement}(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
     );
     const plan = lines.map((line) => line['QUERY PLAN']).join('\n');
     expect(plan).toMatch(/Index (Only )?Scan using messages_id_key/);

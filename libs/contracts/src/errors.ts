@@ -80,3 +80,22 @@ export class ReplicaDrainingError extends ServiceError {
 export function isReplicaDraining(error: unknown): boolean {
   return error instanceof ServiceError && error.code === 'unavailable' && !!error.details?.includes(REPLICA_DRAINING);
 }
+
+/** The `details` mark of a KeyReusedError, which survives the bus frame. */
+export const KEY_REUSED = 'idempotency_key_reused';
+
+/**
+ * A keyed call's chat_message posted again with another fingerprint: the same
+ * idempotency key with another tool or other arguments. Refused, never joined
+ * to the first posting's reply.
+ */
+export class KeyReusedError extends ServiceError {
+  constructor(message: string) {
+    super('invalid_request', message, [KEY_REUSED]);
+  }
+}
+
+/** True for a KeyReusedError, also once it has crossed the bus. */
+export function isKeyReused(error: unknown): boolean {
+  return error instanceof ServiceError && error.code === 'invalid_request' && !!error.details?.includes(KEY_REUSED);
+}

@@ -6,6 +6,7 @@ import {
   type InputResponse,
   ServiceError,
   isDatabaseUnavailable,
+  isKeyReused,
   isReplicaDraining,
   waitRequestTimeout,
   withCallBudget,
@@ -33,6 +34,7 @@ import {
   BackendUnavailableError,
   CallDetachedError,
   CallError,
+  IdempotencyKeyReusedError,
   InternalCallError,
   InvalidArgumentsError,
   ToolNotFoundError,
@@ -154,7 +156,7 @@ export class CallPipeline {
    * cancellation module's (cancellation/README.md).
    */
   async execute(prepared: PreparedCall, time: CallTime, options: ExecuteOptions = {}): Promise<CallOutcome> {
-    const { message, requestId } = prepared;
+    const { message, requestId, idempotency } = prepared;
     const { signal, onEvent } = options;
     const callId = callIdFor(message);
     options.onMessage?.({ messageId: message.id, callId });
@@ -164,7 +166,12 @@ export class CallPipeline {
     const detached = whenDetached(options.detach);
     try {
       const posted = await detachable(
-        call.unlessCancelled(this.onBus(() => this.postAndWait(message, time, agentDeadline, requestId, detached))),
+        call.unlessCancelled(
+          this.onBus(
+            () => this.postAndWait(message, time, agentDeadline, requestId, detached, idempotency),
+            idempotency,
+          ),
+        ),
         options.detach,
       );
       const result = watch
@@ -211,14 +218,16 @@ export class CallPipeline {
     agentDeadline: Deadline,
     requestId: string | undefined,
     detached: () => boolean,
+    idempotency: PreparedCall['idempotency'],
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const hopDone = this.hop();
+    const fingerprint = idempotency?.fingerprint.toString('hex');
     for (let handedBack = 0, databaseAway = 0; ;) {
       const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
       try {
         const posted = await this.bus.request(
           BusPattern.PostAndWait,
-          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs },
+          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs, ...(fingerprint && { fingerprint }) },
           waitRequestTimeout(waitMs),
           { requestId },
         );
@@ -360,12 +369,16 @@ export class CallPipeline {
     this.bus.publish(CallInput.at(agentId, messageId), { key: '', resend: true });
   }
 
-  /** Bus failures become typed call errors; anything unexpected is logged once, here. */
-  private async onBus<T>(step: () => Promise<T>): Promise<T> {
+  /**
+   * Bus failures become typed call errors; anything unexpected is logged once, here. A keyed
+   * posting refused for its fingerprint is the key's reuse.
+   */
+  private async onBus<T>(step: () => Promise<T>, idempotency?: PreparedCall['idempotency']): Promise<T> {
     try {
       return await step();
     } catch (error) {
       if (error instanceof CallError) throw error;
+      if (idempotency && isKeyReused(error)) throw new IdempotencyKeyReusedError(idempotency.key);
       if (error instanceof ServiceError && error.code === 'unavailable') {
         throw new BackendUnavailableError(error.message);
       }

@@ -66,6 +66,12 @@ export interface PreparedCall {
   message: ChatMessage;
   /** The HTTP request's id (CallRequest.requestId): sent along in `Mcpgw-Request-Id`. */
   requestId?: string;
+  /**
+   * A keyed call's key and fingerprint (`../idempotency/`): the fingerprint is
+   * stored with the posted message, and a posting of its id with another is
+   * refused by the message service (`IdempotencyKeyReusedError`).
+   */
+  idempotency?: { key: string; fingerprint: Buffer };
 }
 
 export interface ExecuteOptions {

@@ -70,9 +70,9 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     options: ExecuteOptions = {},
     onSettled: OnSettled = () => undefined,
   ): Promise<IdempotentResult> {
-    const prepared = await this.pipeline.prepare(request);
     const id: RecordKey = { agentId: request.agentId, caller: request.callerId, key };
     const fingerprint = callFingerprint(request.tool, request.arguments);
+    const prepared = { ...(await this.pipeline.prepare(request)), idempotency: { key, fingerprint } };
 
     for (let attempt = 0; attempt < 3; attempt++) {
       if (
@@ -87,6 +87,9 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           return { resultText: await this.settle(surface, id, outcome, render, onSettled), replayed: false };
         } catch (error) {
           if (error instanceof CallCancelledError) await this.releaseCancelled(surface, id, prepared, render);
+          // The message service holds this message with other content: the record was claimed
+          // after the first one's was gone (README.md, "The message service checks too").
+          if (error instanceof IdempotencyKeyReusedError) await this.store.release(id);
           throw error;
         }
       }
@@ -99,7 +102,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       // answered in another surface's shape: post the same message again. The message
       // service knows it, so this joins the first posting and returns its reply; it
       // never runs the tool a second time.
-      const joined = { toolId: record.toolId, message: record.message };
+      const joined = { toolId: record.toolId, message: record.message, idempotency: { key, fingerprint } };
       this.joinsWaiting.inc();
       try {
         const outcome = await this.pipeline.execute(joined, request.time, {

@@ -6,6 +6,7 @@ import { ChannelsByAge1764800000000 } from './migrations/1764800000000-channels-
 import { MessagesByCallId1764900000000 } from './migrations/1764900000000-messages-by-call-id';
 import { MessageTraceId1765000000000 } from './migrations/1765000000000-message-trace-id';
 import { ConversationsByAgent1765000000001 } from './migrations/1765000000001-conversations-by-agent';
+import { MessageFingerprint1765100000000 } from './migrations/1765100000000-message-fingerprint';
 
 /** The message service keeps its tables in this schema. */
 export const MESSAGING_SCHEMA = 'messaging';
@@ -22,6 +23,7 @@ export function messagingDatabase(url: string, poolSize?: number): DataSourceOpt
       MessagesByCallId1764900000000,
       MessageTraceId1765000000000,
       ConversationsByAgent1765000000001,
+      MessageFingerprint1765100000000,
     ],
   });
 }

@@ -25,6 +25,8 @@ export interface MessagesTable {
   sender: string | null;
   /** The trace id of the post that stored a chat_message (its `traceparent`); null without one. */
   trace_id: string | null;
+  /** A keyed call's fingerprint (migration 1765100000000); null when its post carried none. */
+  fingerprint: Buffer | null;
   created_at: Generated<Timestamp>;
 }
 

@@ -45,7 +45,7 @@ export class MessagesMsController {
 
   @MessagePattern(BusPattern.PostAndWait)
   postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>, @Ctx() ctx: BusContext) {
-    return this.waits.postAndWait(req.envelope, req.timeout_ms, ctx.ids);
+    return this.waits.postAndWait(req.envelope, req.timeout_ms, ctx.ids, req.fingerprint);
   }
 
   /** An agent's reply, at any replica (a pod's retry): stored only as the reply of the agent the subject names. */

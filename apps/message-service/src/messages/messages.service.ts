@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   AGENT_ID_PATTERN,
   InvalidRequestError,
+  KeyReusedError,
   NotFoundError,
   parseEnvelope,
   type AgentReply,
@@ -61,10 +62,14 @@ export class MessagesService {
    * posted before (same id), also its reply if one is stored. Used by
    * post-and-wait, which then need not look again.
    */
-  async postChat(plain: unknown, ids: CallIds = {}): Promise<PostResult & { existingReply?: AgentReply }> {
+  async postChat(
+    plain: unknown,
+    ids: CallIds = {},
+    fingerprint?: unknown,
+  ): Promise<PostResult & { existingReply?: AgentReply }> {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
-    return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, ids);
+    return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, ids, fingerprintOf(fingerprint));
   }
 
   /**
@@ -126,8 +131,9 @@ export class MessagesService {
     delivery: 'confirmed' | 'for_waiter',
     sender: string,
     { request_id: requestId, trace_id: traceId }: CallIds = {},
+    fingerprint?: string,
   ): Promise<PostResult & { existingReply?: AgentReply }> {
-    const outcome = await this.store.insert(message, sender, traceId);
+    const outcome = await this.store.insert(message, { sender, traceId, fingerprint });
     const result = this.accepted(outcome, message);
     const deliver = (stored: InboxMessage) =>
       delivery === 'confirmed'
@@ -150,7 +156,7 @@ export class MessagesService {
     raw: Encoded<AgentReply> | undefined,
     sender: string,
   ): Promise<PostResult> {
-    const outcome = await this.store.insert(reply, sender);
+    const outcome = await this.store.insert(reply, { sender });
     if (outcome.kind === 'already_answered') {
       // At-least-once delivery can make an agent answer twice; the first answer stands.
       return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: true };
@@ -166,6 +172,8 @@ export class MessagesService {
       case 'duplicate':
       case 'already_answered':
         return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: outcome.kind !== 'stored' };
+      case 'reused':
+        throw new KeyReusedError(`message ${envelope.id} was posted before with another tool or other arguments`);
       case 'no_channel':
         throw new NotFoundError(`no channel ${envelope.channel_id}`);
       case 'wrong_agent':
@@ -196,4 +204,12 @@ export class ForeignReplyError extends InvalidRequestError {}
 export function requireUuid(value: unknown, name: string): string {
   if (typeof value !== 'string' || !UUID.test(value)) throw new InvalidRequestError(`${name} must be a UUID`);
   return value.toLowerCase();
+}
+
+/** A post's `fingerprint`: a SHA-256 as 64 hex digits, or none. */
+function fingerprintOf(fingerprint: unknown): string | undefined {
+  if (fingerprint === undefined) return undefined;
+  if (typeof fingerprint !== 'string' || !/^[0-9a-f]{64}$/.test(fingerprint))
+    throw new InvalidRequestError('fingerprint must be a SHA-256 in 64 lower-case hex digits');
+  return fingerprint;
 }

@@ -9,6 +9,8 @@ import type { MessagingDb } from '../database/schema';
 export type InsertOutcome =
   | { kind: 'stored'; channelId: string; seq: number }
   | { kind: 'duplicate'; channelId: string; seq: number }
+  /** The id is stored with another fingerprint: the same key with other content (README.md beside this file). */
+  | { kind: 'reused' }
   | { kind: 'no_channel' }
   | { kind: 'no_message_to_answer' }
   /** A reply whose agent is not the channel's agent. */
@@ -37,6 +39,18 @@ export interface NewRow {
   sender: string | null;
   /** The trace id its post carried (chat messages; null without one). */
   traceId: string | null;
+  /** A keyed call's fingerprint, hex (chat messages; null without one). */
+  fingerprint: string | null;
+}
+
+/** Who posted an envelope, and what its post carried besides. */
+export interface PostedWith {
+  /** Who sent it, as the bus vouched. */
+  sender?: string | null;
+  /** The trace its post carried, kept for the operator's views. */
+  traceId?: string;
+  /** A keyed call's fingerprint (SHA-256, hex): a re-post of its id with another is `reused`. */
+  fingerprint?: string;
 }
 
 /**
@@ -71,7 +85,7 @@ export interface NewRow {
  * sequential scan (docs/benchmarks.md, "Prepared is not always cheaper").
  */
 export function insertBatchStatement(rows: NewRow[]) {
-  const [ids, channelIds, agentIds, types, inReplyTos, senders, traceIds, newChannels] = columns(rows, [
+  const [ids, channelIds, agentIds, types, inReplyTos, senders, traceIds, fingerprints, newChannels] = columns(rows, [
     'id',
     'channelId',
     'agentId',
@@ -79,6 +93,7 @@ export function insertBatchStatement(rows: NewRow[]) {
     'inReplyTo',
     'sender',
     'traceId',
+    'fingerprint',
     'newChannel',
   ]);
   const envelopes = `[${rows.map((row) => row.json).join(',')}]`;
@@ -88,9 +103,10 @@ export function insertBatchStatement(rows: NewRow[]) {
   ].filter((part) => part !== undefined);
   return sql<Row>`${PREPARED}
   WITH input AS (
-    SELECT i.id, i.channel_id, i.agent_id, i.type, i.in_reply_to, e.envelope::jsonb AS envelope, i.sender, i.trace_id, i.new_channel
-      FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${senders}::text[], ${traceIds}::text[], ${newChannels}::boolean[])
-             WITH ORDINALITY AS i(id, channel_id, agent_id, type, in_reply_to, sender, trace_id, new_channel, n)
+    SELECT i.id, i.channel_id, i.agent_id, i.type, i.in_reply_to, e.envelope::jsonb AS envelope, i.sender, i.trace_id,
+           decode(i.fingerprint, 'hex') AS fingerprint, i.new_channel
+      FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${senders}::text[], ${traceIds}::text[], ${fingerprints}::text[], ${newChannels}::boolean[])
+             WITH ORDINALITY AS i(id, channel_id, agent_id, type, in_reply_to, sender, trace_id, fingerprint, new_channel, n)
       JOIN json_array_elements(${envelopes}::json) WITH ORDINALITY AS e(envelope, n) ON e.n = i.n
   ), ${sql.join(
     parts.map((part) => part.ctes),
@@ -110,8 +126,8 @@ const ON_NEW_CHANNELS = {
      WHERE i.new_channel AND (SELECT m.id FROM messages m WHERE m.id = i.id) IS NULL
     RETURNING id
   ), on_new AS (
-    INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id)
-    SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id FROM input i JOIN channel ON channel.id = i.channel_id
+    INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id, fingerprint)
+    SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id, i.fingerprint FROM input i JOIN channel ON channel.id = i.channel_id
     ON CONFLICT (id) DO NOTHING
     RETURNING id, seq, channel_id
   )`,
@@ -121,8 +137,8 @@ const ON_NEW_CHANNELS = {
 /** Messages and replies on existing channels: `on_existing` holds what was stored. */
 const ON_EXISTING_CHANNELS = {
   ctes: sql`on_existing AS (
-    INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id)
-    SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id FROM input i
+    INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id, fingerprint)
+    SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id, i.fingerprint FROM input i
      WHERE NOT i.new_channel
        AND EXISTS (SELECT 1 FROM channels c WHERE c.id = i.channel_id AND (i.type <> 'agent_reply' OR c.agent_id = i.agent_id) FOR KEY SHARE)
        AND (i.in_reply_to IS NULL OR (SELECT m.channel_id FROM messages m WHERE m.id = i.in_reply_to) = i.channel_id)
@@ -160,10 +176,9 @@ export class MessagesStore {
   /**
    * Store an envelope. Without a channel id (a chat message starting a
    * conversation) the channel is made with it, atomically; a re-post makes no
-   * channel. Concurrent inserts share one statement and one commit. `traceId`:
-   * the trace its post carried, kept for the operator's views.
+   * channel. Concurrent inserts share one statement and one commit.
    */
-  async insert(envelope: Envelope, sender: string | null = null, traceId?: string): Promise<InsertOutcome> {
+  async insert(envelope: Envelope, { sender = null, traceId, fingerprint }: PostedWith = {}): Promise<InsertOutcome> {
     const channelId = envelope.channel_id ?? randomUUID();
     const row: NewRow = {
       id: envelope.id,
@@ -175,11 +190,12 @@ export class MessagesStore {
       json: JSON.stringify(envelope.channel_id ? envelope : { ...envelope, channel_id: channelId }),
       sender,
       traceId: traceId ?? null,
+      fingerprint: fingerprint ?? null,
     };
     // Refused alone, here: in the group commit it would fail every row of its batch.
     if (jsonHoldsUnstorableText(row.json))
       throw new InvalidRequestError(`the ${envelope.type}: ${UNSTORABLE_TEXT_REFUSAL}`);
-    return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo);
+    return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo, row.fingerprint);
   }
 
   /** One batch, one statement: messages on new channels and on existing ones alike. */
@@ -251,10 +267,22 @@ export class MessagesStore {
     return row !== undefined;
   }
 
-  /** Why an envelope was not stored (the rare path: a re-post, a bad channel, a second reply). */
-  private async explainNoInsert(envelope: Envelope, inReplyTo: string | null): Promise<InsertOutcome> {
-    const same = await this.existing(envelope.id, 'duplicate');
-    if (same.kind === 'duplicate' || !envelope.channel_id) return same;
+  /**
+   * Why an envelope was not stored (the rare path: a re-post, a bad channel, a second reply). A
+   * re-post whose fingerprint differs from the stored one's is `reused`; either without one joins.
+   */
+  private async explainNoInsert(
+    envelope: Envelope,
+    inReplyTo: string | null,
+    fingerprint: string | null,
+  ): Promise<InsertOutcome> {
+    const same = await this.existing(envelope.id);
+    if (same) {
+      const reused =
+        fingerprint !== null && same.fingerprint !== null && same.fingerprint.toString('hex') !== fingerprint;
+      return reused ? { kind: 'reused' } : { kind: 'duplicate', channelId: same.channelId, seq: same.seq };
+    }
+    if (!envelope.channel_id) return { kind: 'no_channel' };
     const channel = await this.channelAgent(envelope.channel_id);
     if (channel === undefined) return { kind: 'no_channel' };
     if (inReplyTo && channel !== envelope.agent_id) return { kind: 'wrong_agent' };
@@ -271,12 +299,14 @@ export class MessagesStore {
     return { kind: 'no_message_to_answer' };
   }
 
-  private async existing(id: string, kind: 'duplicate'): Promise<InsertOutcome> {
+  private async existing(
+    id: string,
+  ): Promise<{ channelId: string; seq: number; fingerprint: Buffer | null } | undefined> {
     const row = await this.db
       .selectFrom('messages')
-      .select(['seq', 'channel_id'])
+      .select(['seq', 'channel_id', 'fingerprint'])
       .where('id', '=', id)
       .executeTakeFirst();
-    return row ? { kind, channelId: row.channel_id, seq: Number(row.seq) } : { kind: 'no_channel' };
+    return row && { channelId: row.channel_id, seq: Number(row.seq), fingerprint: row.fingerprint };
   }
 }

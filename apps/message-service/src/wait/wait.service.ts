@@ -107,6 +107,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     envelope: unknown,
     timeoutMs: unknown,
     ids: CallIds = {},
+    fingerprint?: unknown,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const hopDone = this.hop();
     const messageId = (envelope as { id?: unknown } | null)?.id;
@@ -117,7 +118,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS, envelope as Pick<ChatMessage, 'meta'>);
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
     const result = await this.awaitReply(messageId, deadline, async (listen) => {
-      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids);
+      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids, fingerprint);
       posted = rest;
       if (!posted.duplicate || existingReply) {
         // Delivered from here: its pod answers this replica, which a drain must wait for.

@@ -77,8 +77,11 @@ export interface BusOperations {
     /**
      * `timeout_ms` as for WaitForReply. The envelope may carry the agent's own
      * budget (`meta.timeout_ms`, `timeouts/call-budget.ts`); the wait ends by then too.
+     * `fingerprint`: a keyed call's (SHA-256 of its tool and arguments, 64 hex digits),
+     * stored with the message; a posting of its id with another is refused
+     * (`KeyReusedError`), never joined.
      */
-    request: { envelope: ChatMessage; timeout_ms: number };
+    request: { envelope: ChatMessage; timeout_ms: number; fingerprint?: string };
     response: { channel_id: string; seq: number; duplicate: boolean; result: WaitResult };
   };
   [BusPattern.RegisterAgent]: {
