@@ -271,6 +271,37 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
     expect(pod().logs.filter((l) => l.msg === 'counter run' && l.counter_key === key)).toHaveLength(1);
   });
 
+  it('a blocking client that leaves stops nothing: the call runs on, and the messageId again gets its reply', async () => {
+    // apps/gateway/src/a2a/README.md, "A client that leaves".
+    const messageId = randomUUID();
+    const sleeps = () => pod().logs.filter((l) => l.msg === 'skill started' && l.skill === 'sleep').length;
+    const sleptBefore = sleeps();
+    const left = new AbortController();
+    const request = fetch(`${env.gatewayUrls[0]}/a2a/${env.agentId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey, 'a2a-version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId, role: 'ROLE_USER', parts: [{ data: { ms: 1_500 } }], metadata: { skill: 'sleep' } },
+        },
+      }),
+      signal: left.signal,
+    });
+    // The pod has the call (no other test runs a skill meanwhile).
+    await expect.poll(sleeps, { timeout: 10_000 }).toBeGreaterThan(sleptBefore);
+    left.abort();
+    await expect(request).rejects.toThrow();
+    const again = (await send(await clientOf(1, 'HTTP+JSON'), 'sleep', { ms: 1_500 }, messageId, false)) as Message;
+    expect(again.parts[0].content).toEqual({ $case: 'text', value: 'slept 1500 ms' });
+    const chatMessageId = messageIdOfCall(again.messageId);
+    const of = (msg: string) => pod().logs.filter((l) => l.msg === msg && l.message_id === chatMessageId);
+    expect(of('skill started')).toHaveLength(1);
+    expect(of('skill cancelled')).toHaveLength(0);
+  });
+
   it('a paged list: pageSize and nextPageToken walk the caller’s tasks', async () => {
     const { key } = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', env.agentId);
     const client = await clientOf(0, 'JSONRPC', key);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CallCancelledError, ToolNotFoundError } from '../calls/call-errors';
+import { ToolNotFoundError } from '../calls/call-errors';
 import { CallRunner } from '../calls/call-runner.service';
 import type { CallOutcome, CallRequest } from '../calls/call-shapes';
 import { ToolCatalogueService, type AgentCatalogue } from '../catalogue/tool-catalogue.service';
@@ -25,7 +25,10 @@ import type { SendMessageResponse } from './wire';
 export interface SendOptions {
   /** The HTTP request's id, for the call's log lines. */
   requestId: string;
-  /** Aborted when the client leaves: the agent is told to stop. */
+  /**
+   * Aborted when the client leaves: a blocking message with a push config stops waiting for its
+   * task. Never the call: a call is stopped by CancelTask only (README.md, "A client that leaves").
+   */
   signal?: AbortSignal;
   /** The request came over A2A 0.3 (compat-v03.ts): a push config it sends hears 0.3's body. */
   legacy?: boolean;
@@ -83,10 +86,9 @@ export class A2aMessages {
       const render = (outcome: CallOutcome): SendMessageResponse => ({
         message: agentMessage(outcome, call.tool, this.contextOf(caller, outcome, send.message.contextId)),
       });
-      const execute = options.signal ? { signal: options.signal } : {};
-      const ran = await this.calls.run('a2a', call, send.message.messageId, render, execute);
+      // Without the client's signal: a client that leaves is not a cancellation (README.md).
+      const ran = await this.calls.run('a2a', call, send.message.messageId, render);
       if (ran.ok) return { ok: true, text: ran.resultText, replayed: ran.replayed };
-      if (ran.error instanceof CallCancelledError) return { ok: false, failure: { kind: 'internal' } };
       return { ok: false, failure: { kind: 'call', error: ran.error } };
     } finally {
       admitted.release();
