@@ -258,6 +258,48 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
     expect(runs).toHaveLength(1);
   });
 
+  it('the same messageId with other arguments is refused, a task or not, whichever came first', async () => {
+    // A2A's README, "A message is a call": -32602, and the counter never runs for the second.
+    const rpc = async (messageId: string, key: string, returnImmediately: boolean) => {
+      const response = await fetch(`${env.gatewayUrls[1]}/a2a/${env.agentId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey, 'a2a-version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { messageId, role: 'ROLE_USER', parts: [{ data: { key } }], metadata: { skill: 'counter' } },
+            configuration: { returnImmediately },
+          },
+        }),
+      });
+      return (await response.json()) as {
+        result?: { task?: Task; message?: Message };
+        error?: { code: number; message: string };
+      };
+    };
+    const prefix = `a2a-reused-${randomUUID()}`;
+    for (const [first, second] of [
+      ['task', 'task'],
+      ['blocking', 'task'],
+      ['task', 'blocking'],
+    ] as const) {
+      const messageId = randomUUID();
+      const [used, other] = [`${prefix}-${first}-${second}-1`, `${prefix}-${first}-${second}-2`];
+      const made = await rpc(messageId, used, first === 'task');
+      expect(made.result?.task ?? made.result?.message).toBeDefined();
+      const refused = await rpc(messageId, other, second === 'task');
+      expect(refused.error, `${first} then ${second}`).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('another skill or other arguments'),
+      });
+      const runs = (key: string) => pod().logs.filter((l) => l.msg === 'counter run' && l.counter_key === key);
+      await expect.poll(() => runs(used).length, { timeout: 10_000 }).toBe(1);
+      expect(runs(other)).toHaveLength(0);
+    }
+  });
+
   it('a blocking message sent again to the other replica gets the same message: the reply rendered again', async () => {
     // The record keeps no answer text (idempotency/README.md): the other replica renders the stored
     // reply itself, its contextId signed with the shared secret as of the posting.

@@ -3,7 +3,8 @@ import { messageIdOfCall } from '@mcpgw/contracts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallError } from '../calls/call-errors';
 import { CallPipeline } from '../calls/call-pipeline.service';
-import type { CallRequest } from '../calls/call-shapes';
+import type { CallRequest, PreparedCall } from '../calls/call-shapes';
+import { callFingerprint } from '../idempotency/fingerprint';
 import { ConversationHandles } from '../sessions/conversation-handles';
 import { TaskService } from '../tasks/tasks.service';
 import { TaskStore, type TaskRow } from '../tasks/tasks.store';
@@ -42,15 +43,23 @@ export class A2aTasks {
   /**
    * Post the call without waiting and make its task (`returnImmediately`). The
    * same message again (its chat_message id derives from the messageId) joins
-   * the first posting and answers the task already made.
+   * the first posting and answers the task already made; with another skill or
+   * other arguments it is refused, as a blocking message is: the posting carries
+   * the call's fingerprint, which the message service compares
+   * (../idempotency/README.md, "The message service checks too").
    */
   async start(caller: Caller, call: CallRequest & { messageId: string }): Promise<TaskAnswer> {
+    const idempotency = { key: call.messageId, fingerprint: callFingerprint(call.tool, call.arguments) };
     const existing = await this.tasks.current(call.messageId, caller.agentId, caller.callerId);
-    if (existing) return this.answer(caller, existing);
+    if (existing) {
+      // Posted again, which joins the first posting (it is never run twice), to have its fingerprint compared.
+      const refused = await this.postedAgain(call, idempotency);
+      return refused ?? this.answer(caller, existing);
+    }
     try {
       // An A2A client answers forms (a message with a data part naming the task); the agent's
       // other questions (sampling, roots) have no A2A form and are refused to it at once.
-      const { ref } = await this.tasks.postAsTask(call, A2A_CLIENT_CAPABILITIES, true);
+      const { ref } = await this.tasks.postAsTask(call, A2A_CLIENT_CAPABILITIES, true, idempotency);
       // The call was posted before its task watched it: a question asked in between went unheard.
       // The agent publishes its open questions again (after the task's subscription, on the same connection).
       this.pipeline.askAgain(call.agentId, ref.messageId);
@@ -62,6 +71,20 @@ export class A2aTasks {
       throw error;
     }
     return this.get(caller, call.messageId, { byMessage: true });
+  }
+
+  /** The refusal of a message whose task exists, when its posting holds other content; undefined when it is the same. */
+  private async postedAgain(
+    call: CallRequest,
+    idempotency: PreparedCall['idempotency'],
+  ): Promise<TaskAnswer | undefined> {
+    try {
+      await this.pipeline.post({ ...(await this.pipeline.prepare(call)), idempotency }, call.time);
+      return undefined;
+    } catch (error) {
+      if (error instanceof CallError) return { ok: false, failure: { kind: 'call', error } };
+      throw error;
+    }
   }
 
   async get(caller: Caller, taskId: unknown, { byMessage = false } = {}): Promise<TaskAnswer> {

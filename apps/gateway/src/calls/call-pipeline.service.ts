@@ -349,12 +349,16 @@ export class CallPipeline {
    * up to the call's limit. Answers where the reply will be.
    */
   async post(prepared: PreparedCall, time: CallTime): Promise<CallRef> {
-    const { message, requestId } = prepared;
+    const { message, requestId, idempotency } = prepared;
     const agentDeadline = time.agentDeadline({ watched: true, keepsResult: false });
-    const posted = await this.onBus(() =>
-      this.bus.request(BusPattern.PostMessage, { envelope: withCallBudget(message, agentDeadline) }, undefined, {
-        requestId,
-      }),
+    const fingerprint = idempotency?.fingerprint.toString('hex');
+    const envelope = withCallBudget(message, agentDeadline);
+    const posted = await this.onBus(
+      () =>
+        this.bus.request(BusPattern.PostMessage, { envelope, ...(fingerprint && { fingerprint }) }, undefined, {
+          requestId,
+        }),
+      idempotency,
     );
     return { agentId: message.agent_id, channelId: posted.channel_id, messageId: message.id };
   }

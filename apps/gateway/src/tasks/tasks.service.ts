@@ -4,7 +4,7 @@ import { BusClient } from '@mcpgw/bus';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallPipeline } from '../calls/call-pipeline.service';
-import type { CallRef, CallRequest } from '../calls/call-shapes';
+import type { CallRef, CallRequest, PreparedCall } from '../calls/call-shapes';
 import { CallWatch } from '../calls/call-watch';
 import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
@@ -136,13 +136,15 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
    * `returnImmediately`, 2025-11-25 `params.task`). `named`: the task's id is
    * the call's message id (the call id finds it), else a new one. The
    * client's capabilities decide which of the agent's questions it is asked.
+   * `idempotency`: a keyed call's key and fingerprint, posted with it.
    */
   async postAsTask(
     call: CallRequest,
     capabilities: Record<string, unknown>,
     named: boolean,
+    idempotency?: PreparedCall['idempotency'],
   ): Promise<{ task: Record<string, unknown>; ref: CallRef }> {
-    const ref = await this.pipeline.post(await this.pipeline.prepare(call), call.time);
+    const ref = await this.pipeline.post({ ...(await this.pipeline.prepare(call)), idempotency }, call.time);
     const task = await this.create({
       ...(named && { id: ref.messageId }),
       agentId: call.agentId,

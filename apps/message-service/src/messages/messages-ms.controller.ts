@@ -26,7 +26,7 @@ export class MessagesMsController {
 
   @MessagePattern(BusPattern.PostMessage)
   post(@Payload() req: BusRequest<typeof BusPattern.PostMessage>, @Ctx() ctx: BusContext) {
-    return this.messages.post(req.envelope, GATEWAY_SENDER, ctx.ids);
+    return this.messages.post(req.envelope, GATEWAY_SENDER, ctx.ids, req.fingerprint);
   }
 
   @MessagePattern(BusPattern.ListMessages)

@@ -48,12 +48,19 @@ export class MessagesService {
    * `sender`: who the bus vouches for (`gateway` on the gateway-only subjects,
    * `rest` for the REST mirror). A reply posted this way is the mirror's or a
    * trusted service's; agents reply only through `postReplyFrom`. `ids`: the
-   * call's request and trace ids, from the bus headers.
+   * call's request and trace ids, from the bus headers. `fingerprint`: a keyed
+   * chat_message's (README.md beside this file).
    */
-  async post(plain: unknown, sender: string, ids: CallIds = {}): Promise<PostResult> {
+  async post(plain: unknown, sender: string, ids: CallIds = {}, fingerprint?: unknown): Promise<PostResult> {
     const envelope = this.parse(plain);
     if (envelope.type === 'agent_reply') return this.storeReply(envelope, undefined, sender);
-    const { existingReply: _, ...posted } = await this.postChatMessage(envelope, 'confirmed', sender, ids);
+    const { existingReply: _, ...posted } = await this.postChatMessage(
+      envelope,
+      'confirmed',
+      sender,
+      ids,
+      fingerprintOf(fingerprint),
+    );
     return posted;
   }
 

@@ -56,7 +56,8 @@ export interface BusOperations {
     response: ChannelView;
   };
   [BusPattern.PostMessage]: {
-    request: { envelope: Envelope };
+    /** `fingerprint` as for PostAndWait: a keyed call's, stored with it; another is refused. */
+    request: { envelope: Envelope; fingerprint?: string };
     /** `duplicate` is true when an envelope with this id was already stored. */
     response: { channel_id: string; seq: number; duplicate: boolean };
   };
