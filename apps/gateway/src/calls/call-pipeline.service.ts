@@ -227,7 +227,8 @@ export class CallPipeline {
       try {
         const posted = await this.bus.request(
           BusPattern.PostAndWait,
-          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs, ...(fingerprint && { fingerprint }) },
+          // `fingerprint` undefined for an unkeyed call: JSON leaves it out.
+          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs, fingerprint },
           waitRequestTimeout(waitMs),
           { requestId },
         );
@@ -355,7 +356,7 @@ export class CallPipeline {
     const envelope = withCallBudget(message, agentDeadline);
     const posted = await this.onBus(
       () =>
-        this.bus.request(BusPattern.PostMessage, { envelope, ...(fingerprint && { fingerprint }) }, undefined, {
+        this.bus.request(BusPattern.PostMessage, { envelope, fingerprint }, undefined, {
           requestId,
         }),
       idempotency,
