@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { messageIdOfCall } from '@mcpgw/contracts';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CallError } from '../calls/call-errors';
+import { CallError, IdempotencyKeyReusedError } from '../calls/call-errors';
 import { CallPipeline } from '../calls/call-pipeline.service';
-import type { CallRequest, PreparedCall } from '../calls/call-shapes';
+import type { CallRequest } from '../calls/call-shapes';
 import { callFingerprint } from '../idempotency/fingerprint';
 import { ConversationHandles } from '../sessions/conversation-handles';
 import { TaskService } from '../tasks/tasks.service';
@@ -44,17 +44,19 @@ export class A2aTasks {
    * Post the call without waiting and make its task (`returnImmediately`). The
    * same message again (its chat_message id derives from the messageId) joins
    * the first posting and answers the task already made; with another skill or
-   * other arguments it is refused, as a blocking message is: the posting carries
-   * the call's fingerprint, which the message service compares
+   * other arguments it is refused, as a blocking message is: the task's row
+   * keeps the call's fingerprint, and its posting carries it, which the message
+   * service compares against a blocking message's
    * (../idempotency/README.md, "The message service checks too").
    */
   async start(caller: Caller, call: CallRequest & { messageId: string }): Promise<TaskAnswer> {
     const idempotency = { key: call.messageId, fingerprint: callFingerprint(call.tool, call.arguments) };
     const existing = await this.tasks.current(call.messageId, caller.agentId, caller.callerId);
     if (existing) {
-      // Posted again, which joins the first posting (it is never run twice), to have its fingerprint compared.
-      const refused = await this.postedAgain(call, idempotency);
-      return refused ?? this.answer(caller, existing);
+      // Not posted again: a second delivery, past JetStream's de-duplication window, could run it twice.
+      if (existing.fingerprint && !existing.fingerprint.equals(idempotency.fingerprint))
+        return { ok: false, failure: { kind: 'call', error: new IdempotencyKeyReusedError(call.messageId) } };
+      return this.answer(caller, existing);
     }
     try {
       // An A2A client answers forms (a message with a data part naming the task); the agent's
@@ -71,20 +73,6 @@ export class A2aTasks {
       throw error;
     }
     return this.get(caller, call.messageId, { byMessage: true });
-  }
-
-  /** The refusal of a message whose task exists, when its posting holds other content; undefined when it is the same. */
-  private async postedAgain(
-    call: CallRequest,
-    idempotency: PreparedCall['idempotency'],
-  ): Promise<TaskAnswer | undefined> {
-    try {
-      await this.pipeline.post({ ...(await this.pipeline.prepare(call)), idempotency }, call.time);
-      return undefined;
-    } catch (error) {
-      if (error instanceof CallError) return { ok: false, failure: { kind: 'call', error } };
-      throw error;
-    }
   }
 
   async get(caller: Caller, taskId: unknown, { byMessage = false } = {}): Promise<TaskAnswer> {

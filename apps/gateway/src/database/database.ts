@@ -30,6 +30,7 @@ import { A2aCard1764721000000 } from './migrations/1764721000000-a2a-card';
 import { A2aPushConfigs1764722000000 } from './migrations/1764722000000-a2a-push-configs';
 import { AgentConversation1764723000000 } from './migrations/1764723000000-agent-conversation';
 import { IdempotencyFillfactor1764724000000 } from './migrations/1764724000000-idempotency-fillfactor';
+import { TaskFingerprint1764725000000 } from './migrations/1764725000000-task-fingerprint';
 
 /** The gateway keeps its tables in this schema. */
 export const GATEWAY_SCHEMA = 'gateway';
@@ -78,6 +79,7 @@ export function gatewayDatabase(url: string, poolSize?: number): DataSourceOptio
       A2aPushConfigs1764722000000,
       AgentConversation1764723000000,
       IdempotencyFillfactor1764724000000,
+      TaskFingerprint1764725000000,
     ],
   });
 }

@@ -304,6 +304,8 @@ export interface McpTasksTable {
   expires_at: Timestamp;
   /** It has (had) an A2A push config: its state changes go to the webhook outbox. */
   push: Generated<boolean>;
+  /** A keyed call's fingerprint (an A2A message's; migration 1764725000000); null for other tasks. */
+  fingerprint: Buffer | null;
 }
 
 /** A caller's signing secret for the A2A push notifications of one agent (sealed, as webhook secrets are). */

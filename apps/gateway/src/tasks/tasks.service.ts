@@ -38,6 +38,8 @@ export interface TaskCall {
   endsAt: number;
   /** The client's capabilities: the agent may not ask it anything else. */
   capabilities: Record<string, unknown>;
+  /** A keyed call's fingerprint, kept on the row (an A2A message's: `../a2a/a2a-tasks.service.ts`). */
+  fingerprint?: Buffer;
 }
 
 /**
@@ -119,6 +121,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
         messageId: call.messageId,
         endsAt: new Date(call.endsAt),
         ttlMs: TASK_TTL_MS,
+        fingerprint: call.fingerprint,
       });
     } catch (error) {
       watch.stop();
@@ -136,7 +139,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
    * `returnImmediately`, 2025-11-25 `params.task`). `named`: the task's id is
    * the call's message id (the call id finds it), else a new one. The
    * client's capabilities decide which of the agent's questions it is asked.
-   * `idempotency`: a keyed call's key and fingerprint, posted with it.
+   * `idempotency`: a keyed call's key and fingerprint, posted with it and kept on the task's row.
    */
   async postAsTask(
     call: CallRequest,
@@ -154,6 +157,7 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
       messageId: ref.messageId,
       endsAt: Date.now() + call.time.limit.remainingMs(),
       capabilities,
+      fingerprint: idempotency?.fingerprint,
     });
     return { task, ref };
   }

@@ -22,6 +22,8 @@ export interface TaskRow {
   expires_at: Date;
   /** It has (had) an A2A push config: its changes are reported (`TaskService.observe`). */
   push: boolean;
+  /** A keyed call's fingerprint (an A2A message's), else null. */
+  fingerprint: Buffer | null;
 }
 
 export interface NewTask {
@@ -33,6 +35,7 @@ export interface NewTask {
   messageId: string;
   endsAt: Date;
   ttlMs: number;
+  fingerprint?: Buffer;
 }
 
 /** What ends a task: its status and the result or error it keeps. */
@@ -64,6 +67,7 @@ export class TaskStore {
         message_id: task.messageId,
         status: 'working',
         ends_at: task.endsAt,
+        fingerprint: task.fingerprint ?? null,
         expires_at: sql<Date>`now() + ${sql.lit(task.ttlMs)} * interval '1 millisecond'`,
       })
       .returningAll()
