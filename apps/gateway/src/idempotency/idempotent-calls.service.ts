@@ -89,7 +89,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           if (error instanceof CallCancelledError) await this.releaseCancelled(surface, id, prepared, render);
           // The message service holds this message with other content: the record was claimed
           // after the first one's was gone (README.md, "The message service checks too").
-          if (error instanceof IdempotencyKeyReusedError) await this.store.release(id);
+          if (error instanceof IdempotencyKeyReusedError) await this.forgetRefused(id);
           throw error;
         }
       }
@@ -145,6 +145,19 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     }
     if (!also && rendersAgain(surface)) return render(outcome);
     return this.store.complete(id, render(outcome), also);
+  }
+
+  /**
+   * Drop a claim the message service refused, so that the key's first arguments find no record in
+   * the way. Failing, it is only logged: the refusal is the answer either way, and the claim
+   * expires with its TTL.
+   */
+  private async forgetRefused(id: RecordKey): Promise<void> {
+    try {
+      await this.store.release(id);
+    } catch (error) {
+      this.logger.warn({ msg: 'a refused idempotency claim was not released', error: (error as Error).message });
+    }
   }
 
   /** The client that claimed the key cancelled: the rule is the cancellation module's (cancelled-keyed-call.ts). */
