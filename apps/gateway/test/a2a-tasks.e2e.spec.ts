@@ -4,6 +4,7 @@ import { messageIdOfCall } from '@mcpgw/contracts';
 import { a2aClient, type Binding, dataPart, startTestStack, type TestStack, userMessage } from '@mcpgw/devstack';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendMessageRaw, type RawSendAnswer } from './support/a2a-raw';
 
 const WORKING = 2;
 const COMPLETED = 3;
@@ -260,25 +261,15 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
 
   it('the same messageId with other arguments is refused, a task or not, whichever came first', async () => {
     // A2A's README, "A message is a call": -32602, and the counter never runs for the second.
-    const rpc = async (messageId: string, key: string, returnImmediately: boolean) => {
-      const response = await fetch(`${env.gatewayUrls[1]}/a2a/${env.agentId}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey, 'a2a-version': '1.0' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'SendMessage',
-          params: {
-            message: { messageId, role: 'ROLE_USER', parts: [{ data: { key } }], metadata: { skill: 'counter' } },
-            configuration: { returnImmediately },
-          },
-        }),
-      });
-      return (await response.json()) as {
-        result?: { task?: Task; message?: Message };
-        error?: { code: number; message: string };
-      };
-    };
+    const rpc = async (messageId: string, key: string, returnImmediately: boolean) =>
+      (await (
+        await sendMessageRaw(
+          `${env.gatewayUrls[1]}/a2a/${env.agentId}`,
+          env.apiKey,
+          { messageId, skill: 'counter', data: { key } },
+          { returnImmediately },
+        )
+      ).json()) as RawSendAnswer;
     const prefix = `a2a-reused-${randomUUID()}`;
     for (const [first, second] of [
       ['task', 'task'],
@@ -319,19 +310,12 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
     const sleeps = () => pod().logs.filter((l) => l.msg === 'skill started' && l.skill === 'sleep').length;
     const sleptBefore = sleeps();
     const left = new AbortController();
-    const request = fetch(`${env.gatewayUrls[0]}/a2a/${env.agentId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey, 'a2a-version': '1.0' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: {
-          message: { messageId, role: 'ROLE_USER', parts: [{ data: { ms: 1_500 } }], metadata: { skill: 'sleep' } },
-        },
-      }),
-      signal: left.signal,
-    });
+    const request = sendMessageRaw(
+      `${env.gatewayUrls[0]}/a2a/${env.agentId}`,
+      env.apiKey,
+      { messageId, skill: 'sleep', data: { ms: 1_500 } },
+      { signal: left.signal },
+    );
     // The pod has the call (no other test runs a skill meanwhile).
     await expect.poll(sleeps, { timeout: 10_000 }).toBeGreaterThan(sleptBefore);
     left.abort();

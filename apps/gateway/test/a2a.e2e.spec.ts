@@ -13,6 +13,7 @@ import {
 import { FilesApi } from '@mcpgw/files-client';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
+import { sendMessageRaw, type RawSendAnswer } from './support/a2a-raw';
 import { SIGNING_KEYS, localBackend, type Backend } from './support/file-backends';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -187,21 +188,10 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     // with its fingerprint, and refuses another (apps/message-service/src/messages/README.md).
     const key = `a2a-${randomUUID()}`;
     const messageId = randomUUID();
-    const send = (args: Record<string, unknown>) =>
-      fetch(`${base}/a2a/${env.agentId}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-agent-api-key': env.apiKey, 'a2a-version': '1.0' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'SendMessage',
-          params: {
-            message: { messageId, role: 'ROLE_USER', parts: [{ data: args }], metadata: { skill: 'counter' } },
-          },
-        }),
-      }).then(
-        async (r) => (await r.json()) as { result?: { message: Message }; error?: { code: number; message: string } },
-      );
+    const send = async (args: Record<string, unknown>) =>
+      (await (
+        await sendMessageRaw(`${base}/a2a/${env.agentId}`, env.apiKey, { messageId, skill: 'counter', data: args })
+      ).json()) as RawSendAnswer;
     const forgetRecord = async () => {
       const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
       await db.connect();
@@ -213,7 +203,7 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
       }
     };
     const first = await send({ key });
-    expect(first.result?.message.parts[0]).toMatchObject({ text: '1' });
+    expect(first.result?.message?.parts[0]).toMatchObject({ text: '1' });
     await forgetRecord();
     const other = await send({ key, delay_ms: 1 });
     expect(other.error).toMatchObject({
@@ -222,9 +212,9 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     });
     // Refused, the new claim was released: the first arguments join the first posting, run once.
     const same = await send({ key });
-    expect(same.result?.message.parts[0]).toMatchObject({ text: '1' });
+    expect(same.result?.message?.parts[0]).toMatchObject({ text: '1' });
     await forgetRecord();
-    expect((await send({ key })).result?.message.parts[0]).toMatchObject({ text: '1' });
+    expect((await send({ key })).result?.message?.parts[0]).toMatchObject({ text: '1' });
   });
 
   it('a file sent as a url part naming its id reaches the agent through a signed URL', async () => {
