@@ -32,7 +32,6 @@ import { CallTime } from '../timeouts/call-time';
 import {
   AgentTimeoutError,
   BackendUnavailableError,
-  CallDetachedError,
   CallError,
   IdempotencyKeyReusedError,
   InternalCallError,
@@ -40,6 +39,7 @@ import {
   ToolNotFoundError,
   ConversationGoneError,
 } from './call-errors';
+import { detachable, whenDetached } from './detach';
 import { CallWatch } from './call-watch';
 import { callIdFor, chatMessage } from './chat-messages';
 import {
@@ -393,23 +393,4 @@ export class CallPipeline {
       throw new InternalCallError((error as Error).message);
     }
   }
-}
-
-/** True once `detach` has resolved: the waits left running in the background stop at their next turn. */
-function whenDetached(detach: Promise<void> | undefined): () => boolean {
-  let detached = false;
-  void detach?.then(() => (detached = true));
-  return () => detached;
-}
-
-/** The step, unless `detach` resolves first (then CallDetachedError; the step is left to end alone). */
-function detachable<T>(step: Promise<T>, detach: Promise<void> | undefined): Promise<T> {
-  if (!detach) return step;
-  step.catch(() => undefined);
-  return Promise.race([
-    step,
-    detach.then(() => {
-      throw new CallDetachedError();
-    }),
-  ]);
 }
