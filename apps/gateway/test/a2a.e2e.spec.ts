@@ -165,10 +165,13 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
     await db.connect();
     try {
-      const { rows } = await db.query('SELECT result FROM gateway.idempotency_records WHERE key = $1', [
+      const { rows } = await db.query('SELECT result, message FROM gateway.idempotency_records WHERE key = $1', [
         message.messageId,
       ]);
-      expect(rows).toEqual([{ result: null }]);
+      // No answer text, and of the message its id and time alone: the messageId names the posting.
+      expect(rows).toEqual([
+        { result: null, message: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), created_at: expect.any(String) } },
+      ]);
     } finally {
       await db.end();
     }
@@ -215,6 +218,57 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     expect(same.result?.message?.parts[0]).toMatchObject({ text: '1' });
     await forgetRecord();
     expect((await send({ key })).result?.message?.parts[0]).toMatchObject({ text: '1' });
+  });
+
+  it('one key space with MCP: a messageId and the same idempotency_key are one call, whichever came first', async () => {
+    const a2a = async (messageId: string, data: Record<string, unknown>) =>
+      (await (
+        await sendMessageRaw(`${base}/a2a/${env.agentId}`, env.apiKey, { messageId, skill: 'counter', data })
+      ).json()) as RawSendAnswer;
+    const mcp = async (args: Record<string, unknown>) => {
+      const response = await fetch(`${base}/${env.agentId}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-agent-api-key': env.apiKey,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'counter', arguments: args },
+        }),
+      });
+      const { result } = (await response.json()) as {
+        result: { structuredContent: { count: number }; _meta: Record<string, unknown> };
+      };
+      return { result, replayed: response.headers.get('idempotent-replayed') };
+    };
+    const callIdOf = (answer: RawSendAnswer) => answer.result?.message?.metadata?.['mcpgw/callId'];
+
+    // A2A first: its record keeps the posting's id alone, and MCP joins that posting.
+    const a2aFirst = { key: `a2a-${randomUUID()}`, messageId: randomUUID() };
+    const sent = await a2a(a2aFirst.messageId, { key: a2aFirst.key });
+    expect(sent.result?.message?.parts[0]).toMatchObject({ text: '1' });
+    const joined = await mcp({ key: a2aFirst.key, idempotency_key: a2aFirst.messageId });
+    expect(joined.replayed).toBe('true');
+    expect(joined.result.structuredContent.count).toBe(1);
+    expect(joined.result._meta).toEqual({ 'mcpgw/callId': callIdOf(sent), 'mcpgw/idempotentReplay': true });
+
+    // MCP first: A2A joins the recorded message.
+    const mcpFirst = { key: `a2a-${randomUUID()}`, messageId: randomUUID() };
+    const called = await mcp({ key: mcpFirst.key, idempotency_key: mcpFirst.messageId });
+    expect(called.result.structuredContent.count).toBe(1);
+    const answered = await a2a(mcpFirst.messageId, { key: mcpFirst.key });
+    expect(answered.result?.message?.parts[0]).toMatchObject({ text: '1' });
+    expect(callIdOf(answered)).toBe(called.result._meta['mcpgw/callId']);
+
+    // The same key with other arguments is refused across the surfaces, both ways.
+    expect((await a2a(mcpFirst.messageId, { key: 'other' })).error).toMatchObject({ code: -32602 });
+    expect((await mcp({ key: 'other', idempotency_key: a2aFirst.messageId })).result).toBeUndefined();
+    // Each ran once: a call without a key counts the second run.
+    for (const { key } of [a2aFirst, mcpFirst]) expect((await mcp({ key })).result.structuredContent.count).toBe(2);
   });
 
   it('a file sent as a url part naming its id reaches the agent through a signed URL', async () => {

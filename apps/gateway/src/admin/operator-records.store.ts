@@ -40,8 +40,8 @@ export interface IdempotencyRecordView {
 }
 
 export interface IdempotencyRecordDetail extends IdempotencyRecordView {
-  /** The call as the agent got it. */
-  message: ChatMessage;
+  /** The call as the agent got it; an A2A record's is `{id, created_at}` alone (`call show` has the rest: idempotency/recorded-message.ts). */
+  message: ChatMessage | Pick<ChatMessage, 'id' | 'created_at'>;
   /** The exact result text retries get; null until the call completed. */
   result: string | null;
 }

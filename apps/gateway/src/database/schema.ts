@@ -102,7 +102,8 @@ export interface IdempotencyRecordsTable {
   key: string;
   fingerprint: Buffer;
   tool_id: string;
-  message: Json<ChatMessage>;
+  /** The chat_message, or its `{id, created_at}` alone for a key that names its posting (A2A's: idempotency/recorded-message.ts). */
+  message: Json<ChatMessage | Pick<ChatMessage, 'id' | 'created_at'>>;
   result: string | null;
   /** The surface whose shape `result` is in (a CallSurface); null: an MCP surface's, from before REST. */
   surface: string | null;

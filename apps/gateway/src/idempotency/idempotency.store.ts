@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatMessage } from '@mcpgw/contracts';
 import { GroupCommit, InjectKysely, PREPARED } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import type { GatewayDb } from '../database/schema';
+import type { RecordedMessage } from './recorded-message';
 
 export interface RecordKey {
   agentId: string;
@@ -13,7 +13,8 @@ export interface RecordKey {
 export interface IdempotencyRecord {
   fingerprint: Buffer;
   toolId: string;
-  message: ChatMessage;
+  /** The call's chat_message, or its id alone when the key names it (recorded-message.ts). */
+  message: RecordedMessage;
   /** The exact result text sent for this key, once a call completed. */
   result: string | null;
   /** The surface that claimed the key: `result` is in its shape (null: an MCP surface's, from before REST). */

@@ -10,6 +10,7 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CallTime } from '../timeouts/call-time';
 import { callFingerprint } from './fingerprint';
 import { IdempotencyStore, type AlsoInTransaction, type RecordKey } from './idempotency.store';
+import { messageToJoin, recordedOf } from './recorded-message';
 import { rendersAgain } from './rendered-again';
 
 /**
@@ -78,7 +79,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       if (
         await this.store.claim(
           id,
-          { fingerprint, toolId: prepared.toolId, message: prepared.message, surface },
+          { fingerprint, toolId: prepared.toolId, message: recordedOf(surface, prepared.message), surface },
           this.env.IDEMPOTENCY_TTL_SECONDS,
         )
       ) {
@@ -99,10 +100,14 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       const ownShape = rendersAlike(record.surface, surface);
       if (record.result !== null && ownShape) return { resultText: record.result, replayed: true };
       // Still in flight, here or on another replica, or left by a gateway that died, or
-      // answered in another surface's shape: post the same message again. The message
-      // service knows it, so this joins the first posting and returns its reply; it
-      // never runs the tool a second time.
-      const joined = { toolId: record.toolId, message: record.message, idempotency: { key, fingerprint } };
+      // answered in another surface's shape: post the same message (or this request's own
+      // under its id) again. The message service knows it, so this joins the first posting
+      // and returns its reply; it never runs the tool a second time.
+      const joined = {
+        toolId: record.toolId,
+        message: messageToJoin(record.message, prepared.message),
+        idempotency: { key, fingerprint },
+      };
       this.joinsWaiting.inc();
       try {
         const outcome = await this.pipeline.execute(joined, request.time, {
