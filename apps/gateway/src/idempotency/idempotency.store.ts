@@ -13,7 +13,7 @@ export interface RecordKey {
 export interface IdempotencyRecord {
   fingerprint: Buffer;
   toolId: string;
-  /** The call's chat_message, or its id alone when the key names it (recorded-message.ts). */
+  /** The call's chat_message, or its id and time alone when the key names it (recorded-message.ts). */
   message: RecordedMessage;
   /** The exact result text sent for this key, once a call completed. */
   result: string | null;

@@ -12,13 +12,14 @@ export type RecordedMessage = ChatMessage | PostingRef;
 
 /**
  * Whether a surface's key always makes the same chat_message id, so that its
- * records need keep only the id: A2A's (the id is a name-based UUID of agent,
+ * records need keep only the id and time: A2A's (the id is a name-based UUID of agent,
  * caller and messageId, ../a2a/message-ids.ts). A request that joins such a
- * record posts its own message under that id and time, which is the first one's call
- * (the same fingerprint: the same tool and arguments). Keeping 80 bytes instead
- * of the whole message halves what the claim costs PostgreSQL (README.md, "What
- * a record keeps of the message"). MCP's and REST's ids are new with each
- * claim: their records keep the message, the only place it is.
+ * record posts its own message under that id and time, which is the first
+ * one's call (the same fingerprint: the same tool and arguments). Keeping 80
+ * bytes instead of the whole message halves what the claim costs the database
+ * backend (README.md, "What a record keeps of the message"). MCP's and REST's
+ * ids are new with each claim: their records keep the message, the only place
+ * it is.
  */
 export function namesItsPosting(surface: string): boolean {
   return surface === 'a2a';
