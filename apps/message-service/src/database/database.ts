@@ -7,6 +7,7 @@ import { MessagesByCallId1764900000000 } from './migrations/1764900000000-messag
 import { MessageTraceId1765000000000 } from './migrations/1765000000000-message-trace-id';
 import { ConversationsByAgent1765000000001 } from './migrations/1765000000001-conversations-by-agent';
 import { MessageFingerprint1765100000000 } from './migrations/1765100000000-message-fingerprint';
+import { MessageKeyRef1765200000000 } from './migrations/1765200000000-message-key-ref';
 
 /** The message service keeps its tables in this schema. */
 export const MESSAGING_SCHEMA = 'messaging';
@@ -24,6 +25,7 @@ export function messagingDatabase(url: string, poolSize?: number): DataSourceOpt
       MessageTraceId1765000000000,
       ConversationsByAgent1765000000001,
       MessageFingerprint1765100000000,
+      MessageKeyRef1765200000000,
     ],
   });
 }

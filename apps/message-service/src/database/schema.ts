@@ -27,6 +27,8 @@ export interface MessagesTable {
   trace_id: string | null;
   /** A keyed call's fingerprint (migration 1765100000000); null when its post carried none. */
   fingerprint: Buffer | null;
+  /** A keyed call's key while this posting holds it (migration 1765200000000); null otherwise. */
+  key_ref: string | null;
   created_at: Generated<Timestamp>;
 }
 

@@ -26,7 +26,12 @@ export class MessagesMsController {
 
   @MessagePattern(BusPattern.PostMessage)
   post(@Payload() req: BusRequest<typeof BusPattern.PostMessage>, @Ctx() ctx: BusContext) {
-    return this.messages.post(req.envelope, GATEWAY_SENDER, ctx.ids, req.fingerprint);
+    return this.messages.post(req.envelope, GATEWAY_SENDER, ctx.ids, req.fingerprint, req.key);
+  }
+
+  @MessagePattern(BusPattern.ForgetKey)
+  forgetKey(@Payload() req: BusRequest<typeof BusPattern.ForgetKey>) {
+    return this.messages.forgetKey(req?.message_id);
   }
 
   @MessagePattern(BusPattern.ListMessages)
@@ -45,7 +50,7 @@ export class MessagesMsController {
 
   @MessagePattern(BusPattern.PostAndWait)
   postAndWait(@Payload() req: BusRequest<typeof BusPattern.PostAndWait>, @Ctx() ctx: BusContext) {
-    return this.waits.postAndWait(req.envelope, req.timeout_ms, ctx.ids, req.fingerprint);
+    return this.waits.postAndWait(req.envelope, req.timeout_ms, ctx.ids, req.fingerprint, req.key);
   }
 
   /** An agent's reply, at any replica (a pod's retry): stored only as the reply of the agent the subject names. */

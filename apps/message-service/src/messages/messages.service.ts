@@ -11,6 +11,7 @@ import {
   type ChannelView,
   type ChatMessage,
   type InboxMessage,
+  type PostingKey,
   type StoredMessage,
 } from '@mcpgw/contracts';
 import type { CallIds, Encoded } from '@mcpgw/bus';
@@ -48,19 +49,22 @@ export class MessagesService {
    * `sender`: who the bus vouches for (`gateway` on the gateway-only subjects,
    * `rest` for the REST mirror). A reply posted this way is the mirror's or a
    * trusted service's; agents reply only through `postReplyFrom`. `ids`: the
-   * call's request and trace ids, from the bus headers. `fingerprint`: a keyed
-   * chat_message's (README.md beside this file).
+   * call's request and trace ids, from the bus headers. `fingerprint` and
+   * `key`: a keyed chat_message's (README.md beside this file).
    */
-  async post(plain: unknown, sender: string, ids: CallIds = {}, fingerprint?: unknown): Promise<PostResult> {
+  async post(
+    plain: unknown,
+    sender: string,
+    ids: CallIds = {},
+    fingerprint?: unknown,
+    key?: unknown,
+  ): Promise<PostResult> {
     const envelope = this.parse(plain);
     if (envelope.type === 'agent_reply') return this.storeReply(envelope, undefined, sender);
-    const { existingReply: _, ...posted } = await this.postChatMessage(
-      envelope,
-      'confirmed',
-      sender,
-      ids,
-      fingerprintOf(fingerprint),
-    );
+    const { existingReply: _, ...posted } = await this.postChatMessage(envelope, 'confirmed', sender, ids, {
+      fingerprint: fingerprintOf(fingerprint),
+      key: keyOf(key),
+    });
     return posted;
   }
 
@@ -73,10 +77,19 @@ export class MessagesService {
     plain: unknown,
     ids: CallIds = {},
     fingerprint?: unknown,
+    key?: unknown,
   ): Promise<PostResult & { existingReply?: AgentReply }> {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
-    return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, ids, fingerprintOf(fingerprint));
+    return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, ids, {
+      fingerprint: fingerprintOf(fingerprint),
+      key: keyOf(key),
+    });
+  }
+
+  /** ForgetKey: the posting lets go of its key (README.md, "One key, one posting"). */
+  async forgetKey(messageId: unknown): Promise<{ forgotten: boolean }> {
+    return { forgotten: await this.store.forgetKey(requireUuid(messageId, 'message_id')) };
   }
 
   /**
@@ -138,9 +151,9 @@ export class MessagesService {
     delivery: 'confirmed' | 'for_waiter',
     sender: string,
     { request_id: requestId, trace_id: traceId }: CallIds = {},
-    fingerprint?: string,
+    keyed: { fingerprint?: string; key?: PostingKey } = {},
   ): Promise<PostResult & { existingReply?: AgentReply }> {
-    const outcome = await this.store.insert(message, { sender, traceId, fingerprint });
+    const outcome = await this.store.insert(message, { sender, traceId, ...keyed });
     const result = this.accepted(outcome, message);
     const deliver = (stored: InboxMessage) =>
       delivery === 'confirmed'
@@ -153,8 +166,12 @@ export class MessagesService {
     // Posted before. Answered: never deliver again (that could run it twice). Not answered:
     // deliver again, which heals a post whose first delivery failed after the message was
     // stored; JetStream drops the copy within its de-duplication window if the first went out.
-    const { reply } = await this.store.findReply(result.channel_id, message.id);
-    if (!reply) await deliver({ ...message, channel_id: result.channel_id });
+    // Joined by its key under another id, the posting delivered again is the stored one.
+    const posting = outcome.kind === 'duplicate' ? outcome.posting : undefined;
+    const postingId = posting?.id ?? message.id;
+    const { reply } = await this.store.findReply(result.channel_id, postingId);
+    const again = postingId === message.id ? message : posting?.envelope;
+    if (!reply && again) await deliver({ ...again, channel_id: result.channel_id });
     return { ...result, existingReply: reply };
   }
 
@@ -175,8 +192,22 @@ export class MessagesService {
 
   private accepted(outcome: InsertOutcome, envelope: ChatMessage | AgentReply): PostResult {
     switch (outcome.kind) {
+      case 'duplicate': {
+        const { posting } = outcome;
+        return {
+          channel_id: outcome.channelId,
+          seq: outcome.seq,
+          duplicate: true,
+          ...(posting && {
+            posting: {
+              id: posting.id,
+              created_at: posting.createdAt,
+              ...(posting.callId !== undefined && { call_id: posting.callId }),
+            },
+          }),
+        };
+      }
       case 'stored':
-      case 'duplicate':
       case 'already_answered':
         return { channel_id: outcome.channelId, seq: outcome.seq, duplicate: outcome.kind !== 'stored' };
       case 'reused':
@@ -211,6 +242,29 @@ export class ForeignReplyError extends InvalidRequestError {}
 export function requireUuid(value: unknown, name: string): string {
   if (typeof value !== 'string' || !UUID.test(value)) throw new InvalidRequestError(`${name} must be a UUID`);
   return value.toLowerCase();
+}
+
+/** The longest time to live a key may ask for: 30 days, the longest a conversation is kept. */
+const MAX_KEY_TTL_SECONDS = 30 * 24 * 3600;
+
+/** A post's `key` (`PostingKey`), checked: a UUID ref, a whole number of seconds, an optional flag. */
+function keyOf(key: unknown): PostingKey | undefined {
+  if (key === undefined) return undefined;
+  const { ref, ttl_s: ttl, renews } = (key ?? {}) as Record<string, unknown>;
+  const valid =
+    typeof key === 'object' &&
+    key !== null &&
+    typeof ref === 'string' &&
+    UUID.test(ref) &&
+    Number.isInteger(ttl) &&
+    (ttl as number) >= 1 &&
+    (ttl as number) <= MAX_KEY_TTL_SECONDS &&
+    (renews === undefined || typeof renews === 'boolean');
+  if (!valid)
+    throw new InvalidRequestError(
+      `key must be {ref: a UUID, ttl_s: whole seconds from 1 to ${MAX_KEY_TTL_SECONDS}, renews?: boolean}`,
+    );
+  return { ref: (ref as string).toLowerCase(), ttl_s: ttl as number, ...(renews === true && { renews: true }) };
 }
 
 /** A post's `fingerprint`: a SHA-256 as 64 hex digits, or none. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentReply, ChannelView, Envelope, StoredMessage } from '@mcpgw/contracts';
+import type { AgentReply, ChannelView, ChatMessage, Envelope, PostingKey, StoredMessage } from '@mcpgw/contracts';
 import { InvalidRequestError, UNSTORABLE_TEXT_REFUSAL, jsonHoldsUnstorableText } from '@mcpgw/contracts';
 import { GroupCommit, InjectKysely, PREPARED } from '@mcpgw/persistence';
 import { sql } from 'kysely';
@@ -8,7 +8,8 @@ import type { MessagingDb } from '../database/schema';
 
 export type InsertOutcome =
   | { kind: 'stored'; channelId: string; seq: number }
-  | { kind: 'duplicate'; channelId: string; seq: number }
+  /** Stored before: the same id, or (a chat_message) another id holding the same key (README.md). */
+  | { kind: 'duplicate'; channelId: string; seq: number; posting?: StoredPosting }
   /** The id is stored with another fingerprint: the same key with other content (README.md beside this file). */
   | { kind: 'reused' }
   | { kind: 'no_channel' }
@@ -17,6 +18,31 @@ export type InsertOutcome =
   | { kind: 'wrong_agent' }
   /** The message already has another reply (a redelivered message answered twice). */
   | { kind: 'already_answered'; channelId: string; seq: number };
+
+/** The stored chat_message a re-post joined. */
+export interface StoredPosting {
+  id: string;
+  /** Its envelope's `created_at` and `call_id`, as its poster wrote them. */
+  createdAt: string;
+  callId?: string;
+  /** The stored envelope, when the re-post joined it by its key under another id (to deliver it again). */
+  envelope?: ChatMessage;
+}
+
+/** The key's holder let go of it: insert once more. */
+interface KeyLetGo {
+  kind: 'key_let_go';
+}
+
+/** A stored row that may be a re-post's posting. */
+interface Holder {
+  id: string;
+  channelId: string;
+  seq: number;
+  fingerprint: Buffer | null;
+  createdAt: string;
+  callId: string | null;
+}
 
 /** What an insert returns per stored row (`seq` is a bigint, read as text). */
 interface Row {
@@ -41,6 +67,8 @@ export interface NewRow {
   traceId: string | null;
   /** A keyed call's fingerprint, hex (chat messages; null without one). */
   fingerprint: string | null;
+  /** A keyed call's key ref (chat messages; null without one). */
+  keyRef: string | null;
 }
 
 /** Who posted an envelope, and what its post carried besides. */
@@ -51,6 +79,8 @@ export interface PostedWith {
   traceId?: string;
   /** A keyed call's fingerprint (SHA-256, hex): a re-post of its id with another is `reused`. */
   fingerprint?: string;
+  /** A keyed call's key: a posting of another id holding it is joined (or, with another fingerprint, `reused`). */
+  key?: PostingKey;
 }
 
 /**
@@ -85,17 +115,10 @@ export interface PostedWith {
  * sequential scan (docs/benchmarks.md, "Prepared is not always cheaper").
  */
 export function insertBatchStatement(rows: NewRow[]) {
-  const [ids, channelIds, agentIds, types, inReplyTos, senders, traceIds, fingerprints, newChannels] = columns(rows, [
-    'id',
-    'channelId',
-    'agentId',
-    'type',
-    'inReplyTo',
-    'sender',
-    'traceId',
-    'fingerprint',
-    'newChannel',
-  ]);
+  const [ids, channelIds, agentIds, types, inReplyTos, senders, traceIds, fingerprints, keyRefs, newChannels] = columns(
+    rows,
+    ['id', 'channelId', 'agentId', 'type', 'inReplyTo', 'sender', 'traceId', 'fingerprint', 'keyRef', 'newChannel'],
+  );
   const envelopes = `[${rows.map((row) => row.json).join(',')}]`;
   const parts = [
     rows.some((row) => row.newChannel) ? ON_NEW_CHANNELS : undefined,
@@ -104,9 +127,9 @@ export function insertBatchStatement(rows: NewRow[]) {
   return sql<Row>`${PREPARED}
   WITH input AS (
     SELECT i.id, i.channel_id, i.agent_id, i.type, i.in_reply_to, e.envelope::jsonb AS envelope, i.sender, i.trace_id,
-           decode(i.fingerprint, 'hex') AS fingerprint, i.new_channel
-      FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${senders}::text[], ${traceIds}::text[], ${fingerprints}::text[], ${newChannels}::boolean[])
-             WITH ORDINALITY AS i(id, channel_id, agent_id, type, in_reply_to, sender, trace_id, fingerprint, new_channel, n)
+           decode(i.fingerprint, 'hex') AS fingerprint, i.key_ref, i.new_channel
+      FROM unnest(${ids}::uuid[], ${channelIds}::uuid[], ${agentIds}::text[], ${types}::text[], ${inReplyTos}::uuid[], ${senders}::text[], ${traceIds}::text[], ${fingerprints}::text[], ${keyRefs}::uuid[], ${newChannels}::boolean[])
+             WITH ORDINALITY AS i(id, channel_id, agent_id, type, in_reply_to, sender, trace_id, fingerprint, key_ref, new_channel, n)
       JOIN json_array_elements(${envelopes}::json) WITH ORDINALITY AS e(envelope, n) ON e.n = i.n
   ), ${sql.join(
     parts.map((part) => part.ctes),
@@ -124,11 +147,12 @@ const ON_NEW_CHANNELS = {
     INSERT INTO channels (id, agent_id)
     SELECT i.channel_id, i.agent_id FROM input i
      WHERE i.new_channel AND (SELECT m.id FROM messages m WHERE m.id = i.id) IS NULL
+       AND (i.key_ref IS NULL OR (SELECT m.id FROM messages m WHERE m.key_ref = i.key_ref) IS NULL)
     RETURNING id
   ), on_new AS (
-    INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id, fingerprint)
-    SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id, i.fingerprint FROM input i JOIN channel ON channel.id = i.channel_id
-    ON CONFLICT (id) DO NOTHING
+    INSERT INTO messages (id, channel_id, type, envelope, sender, trace_id, fingerprint, key_ref)
+    SELECT i.id, i.channel_id, 'chat_message', i.envelope, i.sender, i.trace_id, i.fingerprint, i.key_ref FROM input i JOIN channel ON channel.id = i.channel_id
+    ON CONFLICT DO NOTHING
     RETURNING id, seq, channel_id
   )`,
   rows: sql`SELECT id, seq, channel_id FROM on_new`,
@@ -137,8 +161,8 @@ const ON_NEW_CHANNELS = {
 /** Messages and replies on existing channels: `on_existing` holds what was stored. */
 const ON_EXISTING_CHANNELS = {
   ctes: sql`on_existing AS (
-    INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id, fingerprint)
-    SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id, i.fingerprint FROM input i
+    INSERT INTO messages (id, channel_id, type, in_reply_to, envelope, sender, trace_id, fingerprint, key_ref)
+    SELECT i.id, i.channel_id, i.type, i.in_reply_to, i.envelope, i.sender, i.trace_id, i.fingerprint, i.key_ref FROM input i
      WHERE NOT i.new_channel
        AND EXISTS (SELECT 1 FROM channels c WHERE c.id = i.channel_id AND (i.type <> 'agent_reply' OR c.agent_id = i.agent_id) FOR KEY SHARE)
        AND (i.in_reply_to IS NULL OR (SELECT m.channel_id FROM messages m WHERE m.id = i.in_reply_to) = i.channel_id)
@@ -178,7 +202,7 @@ export class MessagesStore {
    * conversation) the channel is made with it, atomically; a re-post makes no
    * channel. Concurrent inserts share one statement and one commit.
    */
-  async insert(envelope: Envelope, { sender = null, traceId, fingerprint }: PostedWith = {}): Promise<InsertOutcome> {
+  async insert(envelope: Envelope, { sender = null, traceId, fingerprint, key }: PostedWith = {}): Promise<InsertOutcome> {
     const channelId = envelope.channel_id ?? randomUUID();
     const row: NewRow = {
       id: envelope.id,
@@ -191,11 +215,26 @@ export class MessagesStore {
       sender,
       traceId: traceId ?? null,
       fingerprint: fingerprint ?? null,
+      keyRef: key?.ref ?? null,
     };
     // Refused alone, here: in the group commit it would fail every row of its batch.
     if (jsonHoldsUnstorableText(row.json))
       throw new InvalidRequestError(`the ${envelope.type}: ${UNSTORABLE_TEXT_REFUSAL}`);
-    return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row.inReplyTo, row.fingerprint);
+    const first = (await this.writes.submit(row)) ?? (await this.explainNoInsert(envelope, row, key));
+    if (first.kind !== 'key_let_go') return first;
+    // The key's holder let go of it (README.md, "One key, one posting"): this posting takes it.
+    return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row);
+  }
+
+  /** The posting lets go of its key (ForgetKey); true when it held one. */
+  async forgetKey(messageId: string): Promise<boolean> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('messages')
+      .set({ key_ref: null })
+      .where('id', '=', messageId)
+      .where('key_ref', 'is not', null)
+      .executeTakeFirst();
+    return numUpdatedRows > 0n;
   }
 
   /** One batch, one statement: messages on new channels and on existing ones alike. */
@@ -270,18 +309,48 @@ export class MessagesStore {
   /**
    * Why an envelope was not stored (the rare path: a re-post, a bad channel, a second reply). A
    * re-post whose fingerprint differs from the stored one's is `reused`; either without one joins.
+   * A keyed chat_message whose id is new but whose key another posting holds joins that one, unless
+   * the holder is older than the key's time to live or the post renews the key: then the holder
+   * lets go (`key_let_go`), and the insert is tried once more (`key` is passed that first time only).
    */
+  private async explainNoInsert(envelope: Envelope, row: NewRow): Promise<InsertOutcome>;
   private async explainNoInsert(
     envelope: Envelope,
-    inReplyTo: string | null,
-    fingerprint: string | null,
-  ): Promise<InsertOutcome> {
-    const same = await this.existing(envelope.id);
-    if (same) {
-      const reused =
-        fingerprint !== null && same.fingerprint !== null && same.fingerprint.toString('hex') !== fingerprint;
-      return reused ? { kind: 'reused' } : { kind: 'duplicate', channelId: same.channelId, seq: same.seq };
+    row: NewRow,
+    key: PostingKey | undefined,
+  ): Promise<InsertOutcome | KeyLetGo>;
+  private async explainNoInsert(
+    envelope: Envelope,
+    row: NewRow,
+    key?: PostingKey,
+  ): Promise<InsertOutcome | KeyLetGo> {
+    const same = await this.existing('id', envelope.id);
+    if (same) return joinOrRefuse(same, row.fingerprint, envelope.type === 'chat_message');
+    if (row.keyRef) {
+      const holder = await this.existing('key_ref', row.keyRef, key && !key.renews ? key.ttl_s : undefined);
+      if (holder && key && (key.renews || holder.stale)) {
+        await this.db
+          .updateTable('messages')
+          .set({ key_ref: null })
+          .where('id', '=', holder.id)
+          .where('key_ref', '=', row.keyRef)
+          .execute();
+        return { kind: 'key_let_go' };
+      }
+      if (holder) {
+        const joined = joinOrRefuse(holder, row.fingerprint, true);
+        if (joined.kind !== 'duplicate') return joined;
+        const stored = await this.db
+          .selectFrom('messages')
+          .select('envelope')
+          .where('id', '=', holder.id)
+          .executeTakeFirst();
+        return { ...joined, posting: { ...joined.posting!, envelope: stored?.envelope as ChatMessage | undefined } };
+      }
+      // Let go between the insert and this look: take it.
+      if (key) return { kind: 'key_let_go' };
     }
+    const inReplyTo = row.inReplyTo;
     if (!envelope.channel_id) return { kind: 'no_channel' };
     const channel = await this.channelAgent(envelope.channel_id);
     if (channel === undefined) return { kind: 'no_channel' };
@@ -299,14 +368,54 @@ export class MessagesStore {
     return { kind: 'no_message_to_answer' };
   }
 
+  /** The stored chat_message (or reply) with this id, or holding this key; `stale`: older than `ttlSeconds`. */
   private async existing(
-    id: string,
-  ): Promise<{ channelId: string; seq: number; fingerprint: Buffer | null } | undefined> {
+    by: 'id' | 'key_ref',
+    value: string,
+    ttlSeconds?: number,
+  ): Promise<(Holder & { stale: boolean }) | undefined> {
     const row = await this.db
       .selectFrom('messages')
-      .select(['seq', 'channel_id', 'fingerprint'])
-      .where('id', '=', id)
+      .select([
+        'id',
+        'seq',
+        'channel_id',
+        'fingerprint',
+        sql<string>`envelope->>'created_at'`.as('posted_at'),
+        sql<string | null>`envelope->>'call_id'`.as('call_id'),
+        (ttlSeconds === undefined
+          ? sql<boolean>`false`
+          : sql<boolean>`created_at < now() - make_interval(secs => ${ttlSeconds})`
+        ).as('stale'),
+      ])
+      .where(by, '=', value)
       .executeTakeFirst();
-    return row && { channelId: row.channel_id, seq: Number(row.seq), fingerprint: row.fingerprint };
+    return (
+      row && {
+        id: row.id,
+        channelId: row.channel_id,
+        seq: Number(row.seq),
+        fingerprint: row.fingerprint,
+        createdAt: row.posted_at,
+        callId: row.call_id,
+        stale: row.stale,
+      }
+    );
   }
+}
+
+/**
+ * A re-post of a stored envelope: joined, or refused when both carry fingerprints that differ. A
+ * chat_message's duplicate names the posting it joined.
+ */
+function joinOrRefuse(holder: Holder, fingerprint: string | null, isPosting: boolean): InsertOutcome {
+  const reused =
+    fingerprint !== null && holder.fingerprint !== null && holder.fingerprint.toString('hex') !== fingerprint;
+  if (reused) return { kind: 'reused' };
+  const joined = { kind: 'duplicate' as const, channelId: holder.channelId, seq: holder.seq };
+  if (!isPosting) return joined;
+  return {
+    ...joined,
+    posting: { id: holder.id, createdAt: holder.createdAt, ...(holder.callId !== null && { callId: holder.callId }) },
+  };
 }

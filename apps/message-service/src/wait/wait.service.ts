@@ -108,6 +108,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     timeoutMs: unknown,
     ids: CallIds = {},
     fingerprint?: unknown,
+    key?: unknown,
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const hopDone = this.hop();
     const messageId = (envelope as { id?: unknown } | null)?.id;
@@ -117,9 +118,12 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     // Bounded by the agent's own budget too: the message is checked before it is stored, just below.
     const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS, envelope as Pick<ChatMessage, 'meta'>);
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
-    const result = await this.awaitReply(messageId, deadline, async (listen) => {
-      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids, fingerprint);
+    const waited = await this.awaitReply(messageId, deadline, async (listen) => {
+      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids, fingerprint, key);
       posted = rest;
+      // Joined by its key, a posting of another id, not answered yet: wait for that one instead.
+      if (posted.posting && posted.posting.id !== messageId.toLowerCase() && !existingReply)
+        throw new JoinedAnotherPosting(posted.posting.id);
       if (!posted.duplicate || existingReply) {
         // Delivered from here: its pod answers this replica, which a drain must wait for.
         const delivered = posted.duplicate ? undefined : (callDeadlineOf(envelope as ChatMessage) ?? deadline);
@@ -128,7 +132,14 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
       await listen();
       const stored = await this.store.findReply(posted.channel_id, messageId);
       return { channelId: posted.channel_id, reply: stored.reply };
+    }).catch((error: unknown) => {
+      if (error instanceof JoinedAnotherPosting) return error;
+      throw error;
     });
+    const result =
+      waited instanceof JoinedAnotherPosting
+        ? await this.waitForReply(posted.channel_id, waited.postingId, deadline.remainingMs())
+        : waited;
     if (result.status === 'replied') hopDone();
     // The call's ids, passed (the bus header and traceparent): no async context carries them here.
     this.logger.debug({ msg: 'post and wait done', message_id: messageId, status: result.status, ...ids });
@@ -237,4 +248,9 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
       }
     }
   }
+}
+
+/** Thrown out of a post-and-wait's first step: the post joined, by its key, a posting of another id. */
+class JoinedAnotherPosting {
+  constructor(readonly postingId: string) {}
 }

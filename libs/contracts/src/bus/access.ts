@@ -48,6 +48,7 @@ export const BUS_ACCESS: readonly SubjectAccess[] = [
   { family: BusPattern.ListMessages, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.WaitForReply, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.PostAndWait, send: ['gateway'], hear: ['message-service'], request: true },
+  { family: BusPattern.ForgetKey, send: ['gateway'], hear: ['message-service'], request: true },
   { family: BusPattern.FindCall, send: ['gateway'], hear: ['message-service'], request: true },
   // The operator's views (the gateway's admin API), never an agent's: every channel of every agent.
   { family: BusPattern.ListCalls, send: ['gateway'], hear: ['message-service'], request: true },

@@ -13,6 +13,37 @@ import { BusPattern } from './subjects';
 
 export type Envelope = ChatMessage | AgentReply;
 
+/**
+ * A keyed call's key as its posting carries it (apps/message-service/src/messages/README.md,
+ * "One key, one posting"): `ref`, a name-based UUID of agent, caller and key, which one
+ * stored posting holds at a time; a posting of another id with the same `ref` joins that one.
+ * The holder lets go when it is older than `ttl_s` (the key's time to live), when the post
+ * `renews` the key (the caller's record of it expired and was taken over), or on ForgetKey.
+ */
+export interface PostingKey {
+  ref: string;
+  ttl_s: number;
+  renews?: boolean;
+}
+
+/** On a duplicate: the stored posting the post joined (by its id, or by its key under another id). */
+export interface JoinedPosting {
+  id: string;
+  created_at: string;
+  /** The call id its poster named, if any (`call-id.ts`); else the call id is the posting id's. */
+  call_id?: string;
+}
+
+/** What a post answers: where the envelope is, and, when it was stored before, the posting it joined. */
+export interface Posted {
+  channel_id: string;
+  seq: number;
+  /** True when the envelope (or its key's posting) was already stored. */
+  duplicate: boolean;
+  /** A chat_message's duplicate: the posting joined. */
+  posting?: JoinedPosting;
+}
+
 export interface ChannelView {
   id: string;
   agent_id: string;
@@ -56,10 +87,9 @@ export interface BusOperations {
     response: ChannelView;
   };
   [BusPattern.PostMessage]: {
-    /** `fingerprint` as for PostAndWait: a keyed call's, stored with it; another is refused. */
-    request: { envelope: Envelope; fingerprint?: string };
-    /** `duplicate` is true when an envelope with this id was already stored. */
-    response: { channel_id: string; seq: number; duplicate: boolean };
+    /** `fingerprint` and `key` as for PostAndWait. */
+    request: { envelope: Envelope; fingerprint?: string; key?: PostingKey };
+    response: Posted;
   };
   [BusPattern.ListMessages]: {
     request: { channel_id: string; limit?: number };
@@ -79,11 +109,16 @@ export interface BusOperations {
      * `timeout_ms` as for WaitForReply. The envelope may carry the agent's own
      * budget (`meta.timeout_ms`, `timeouts/call-budget.ts`); the wait ends by then too.
      * `fingerprint`: a keyed call's (SHA-256 of its tool and arguments, 64 hex digits),
-     * stored with the message; a posting of its id with another is refused
-     * (`KeyReusedError`), never joined.
+     * stored with the message; a posting of its id (or of its key) with another is refused
+     * (`KeyReusedError`), never joined. `key`: a keyed call's (`PostingKey`).
      */
-    request: { envelope: ChatMessage; timeout_ms: number; fingerprint?: string };
-    response: { channel_id: string; seq: number; duplicate: boolean; result: WaitResult };
+    request: { envelope: ChatMessage; timeout_ms: number; fingerprint?: string; key?: PostingKey };
+    response: Posted & { result: WaitResult };
+  };
+  [BusPattern.ForgetKey]: {
+    /** The posting (by its id) lets go of its key, if it holds one; `forgotten` says whether it did. */
+    request: { message_id: string };
+    response: { forgotten: boolean };
   };
   [BusPattern.RegisterAgent]: {
     request: RegisterAgentRequest;

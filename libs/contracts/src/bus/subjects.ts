@@ -20,6 +20,8 @@ export const BusPattern = {
   WaitForReply: 'ms.channels.wait',
   /** message-service: post a chat_message and wait for its reply, in one round trip. */
   PostAndWait: 'ms.messages.post_and_wait',
+  /** message-service: a keyed posting lets go of its key (its call was cancelled or given up): the next posting with it runs. */
+  ForgetKey: 'ms.messages.forget_key',
   /** message-service: the chat_message(s) of one call id and their replies (`admin call show`). */
   FindCall: 'ms.calls.find',
   /** message-service: the newest tool calls, filtered, with their outcomes (the admin API's calls page). */
