@@ -30,6 +30,16 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
   const clientOf = (binding: Binding, headers: Record<string, string> = { 'x-agent-api-key': env.apiKey }) =>
     a2aFactory(binding, headers).createFromUrl(`${base}/a2a/${env.agentId}/`);
   const admin = <T>(...args: string[]) => env.stack.admin<T>(...args);
+  /** The gateway's idempotency records of one key. */
+  const recordsOf = async (key: string) => {
+    const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
+    await db.connect();
+    try {
+      return (await db.query('SELECT result, message FROM gateway.idempotency_records WHERE key = $1', [key])).rows;
+    } finally {
+      await db.end();
+    }
+  };
 
   beforeAll(async () => {
     backend = await localBackend();
@@ -161,20 +171,8 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     const again = await send('HTTP+JSON');
     expect(again).toEqual(first);
     expect(first.parts[0].content).toEqual({ $case: 'text', value: '1' });
-    // The record keeps no answer text: the repeat was the stored reply rendered again.
-    const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
-    await db.connect();
-    try {
-      const { rows } = await db.query('SELECT result, message FROM gateway.idempotency_records WHERE key = $1', [
-        message.messageId,
-      ]);
-      // No answer text, and of the message its id and time alone: the messageId names the posting.
-      expect(rows).toEqual([
-        { result: null, message: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), created_at: expect.any(String) } },
-      ]);
-    } finally {
-      await db.end();
-    }
+    // No record: the posting is the claim, and the repeat was its stored reply rendered again.
+    expect(await recordsOf(message.messageId)).toEqual([]);
     const fresh = await (
       await clientOf('JSONRPC')
     ).sendMessage({
@@ -186,38 +184,26 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     expect((fresh as Message).parts[0].content).toEqual({ $case: 'text', value: '2' });
   });
 
-  it('the message service refuses the messageId with other arguments even when its record is gone', async () => {
-    // The record refuses first (the test above); beneath it the message service holds the posting
-    // with its fingerprint, and refuses another (apps/message-service/src/messages/README.md).
+  it('the message service refuses the messageId with other arguments: the posting is the claim', async () => {
+    // No record: the message service holds the posting with its fingerprint and its key, and
+    // refuses another fingerprint (apps/message-service/src/messages/README.md).
     const key = `a2a-${randomUUID()}`;
     const messageId = randomUUID();
     const send = async (args: Record<string, unknown>) =>
       (await (
         await sendMessageRaw(`${base}/a2a/${env.agentId}`, env.apiKey, { messageId, skill: 'counter', data: args })
       ).json()) as RawSendAnswer;
-    const forgetRecord = async () => {
-      const db = new PgClient({ connectionString: env.stack.settings.databaseUrl });
-      await db.connect();
-      try {
-        const { rowCount } = await db.query('DELETE FROM gateway.idempotency_records WHERE key = $1', [messageId]);
-        expect(rowCount).toBe(1);
-      } finally {
-        await db.end();
-      }
-    };
     const first = await send({ key });
     expect(first.result?.message?.parts[0]).toMatchObject({ text: '1' });
-    await forgetRecord();
     const other = await send({ key, delay_ms: 1 });
     expect(other.error).toMatchObject({
       code: -32602,
       message: expect.stringContaining('another skill or other arguments'),
     });
-    // Refused, the new claim was released: the first arguments join the first posting, run once.
+    // The first arguments join the first posting, run once, and get the same message.
     const same = await send({ key });
-    expect(same.result?.message?.parts[0]).toMatchObject({ text: '1' });
-    await forgetRecord();
-    expect((await send({ key })).result?.message?.parts[0]).toMatchObject({ text: '1' });
+    expect(same.result?.message).toEqual(first.result?.message);
+    expect(await recordsOf(messageId)).toEqual([]);
   });
 
   it('one key space with MCP: a messageId and the same idempotency_key are one call, whichever came first', async () => {
@@ -247,7 +233,7 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     };
     const callIdOf = (answer: RawSendAnswer) => answer.result?.message?.metadata?.['mcpgw/callId'];
 
-    // A2A first: its record keeps the posting's id alone, and MCP joins that posting.
+    // A2A first: no record, and MCP's posting joins A2A's, which holds the key.
     const a2aFirst = { key: `a2a-${randomUUID()}`, messageId: randomUUID() };
     const sent = await a2a(a2aFirst.messageId, { key: a2aFirst.key });
     expect(sent.result?.message?.parts[0]).toMatchObject({ text: '1' });
@@ -256,7 +242,7 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
     expect(joined.result.structuredContent.count).toBe(1);
     expect(joined.result._meta).toEqual({ 'mcpgw/callId': callIdOf(sent), 'mcpgw/idempotentReplay': true });
 
-    // MCP first: A2A joins the recorded message.
+    // MCP first: A2A's posting joins MCP's, which holds the key.
     const mcpFirst = { key: `a2a-${randomUUID()}`, messageId: randomUUID() };
     const called = await mcp({ key: mcpFirst.key, idempotency_key: mcpFirst.messageId });
     expect(called.result.structuredContent.count).toBe(1);

@@ -52,7 +52,7 @@ describe('idempotency completions on a table that grew after they started', () =
   const keyed = (): RecordKey => ({ agentId: 'plan-agent', caller: 'apikey:plan', key: randomUUID() });
   const claimAndComplete = async (id: RecordKey) => {
     const record = { fingerprint: Buffer.alloc(32), toolId: randomUUID(), message: message(), surface: 'a2a' };
-    expect(await store.claim(id, record, 3600)).toBe(true);
+    expect(await store.claim(id, record, 3600)).toBe('new');
     return store.complete(id, `{"result":"${id.key}"}`);
   };
   /** Tuples read by sequential scans of the records so far, with this connection's counts flushed first. */

@@ -167,6 +167,38 @@ describe('idempotency keys', () => {
     expect(JSON.parse(again.text).result.structuredContent.count).toBe(2);
   });
 
+  it('a retry whose record was lost within the TTL joins the first call: the message service holds the key', async () => {
+    const counterKey = fresh('lost');
+    const args = { key: counterKey, idempotency_key: fresh('idem') };
+    const first = JSON.parse((await rawCall(env.mcpUrl(0), args)).text).result;
+    const { rowCount } = await db.query(`DELETE FROM gateway.idempotency_records WHERE key = $1`, [
+      args.idempotency_key,
+    ]);
+    expect(rowCount).toBe(1);
+    const again = await rawCall(env.mcpUrl(1), args);
+    expect(again.replayed).toBe('true');
+    expect(first.structuredContent.count).toBe(1);
+    expect(JSON.parse(again.text).result.structuredContent.count).toBe(1);
+    // And other arguments under the key are still refused, by the message service this time.
+    await db.query(`DELETE FROM gateway.idempotency_records WHERE key = $1`, [args.idempotency_key]);
+    const reused = JSON.parse((await rawCall(env.mcpUrl(1), { ...args, key: 'other' })).text);
+    expect(reused.error).toMatchObject({ code: -32602, data: { reason: 'idempotency_key_reused' } });
+  });
+
+  it('an expired record is taken over: its posting lets go of the key, and the call runs again', async () => {
+    const counterKey = fresh('taken-over');
+    const args = { key: counterKey, idempotency_key: fresh('idem') };
+    const first = JSON.parse((await rawCall(env.mcpUrl(0), args)).text).result;
+    // Expired, not yet purged (the purge runs every minute here): the next claim takes the record over.
+    await db.query(`UPDATE gateway.idempotency_records SET expires_at = now() - interval '1 second' WHERE key = $1`, [
+      args.idempotency_key,
+    ]);
+    const again = await rawCall(env.mcpUrl(0), args);
+    expect(again.replayed).toBeNull();
+    expect(first.structuredContent.count).toBe(1);
+    expect(JSON.parse(again.text).result.structuredContent.count).toBe(2);
+  });
+
   it("two API keys' idempotency keys never collide", async () => {
     const other = await env.stack.admin<{ key: string }>('apikey', 'create', '--agent', env.agentId);
     const counterKey = fresh('scope');

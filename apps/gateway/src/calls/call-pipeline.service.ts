@@ -41,7 +41,7 @@ import {
 } from './call-errors';
 import { detachable, whenDetached } from './detach';
 import { CallWatch } from './call-watch';
-import { callIdFor, chatMessage } from './chat-messages';
+import { callIdFor, chatMessage, postingKeyOf } from './chat-messages';
 import {
   NO_TOOL_ID,
   type AskRequest,
@@ -174,9 +174,12 @@ export class CallPipeline {
         ),
         options.detach,
       );
+      // Joined by its key, the call is the posting that holds it, under its own ids and time.
+      const posting = posted.posting;
+      const messageId = posting?.id ?? message.id;
       const result = watch
         ? await detachable(
-            this.waitWhileAlive(posted.result, posted.channel_id, message.id, time, watch, call, detached),
+            this.waitWhileAlive(posted.result, posted.channel_id, messageId, time, watch, call, detached),
             options.detach,
           )
         : posted.result;
@@ -185,9 +188,10 @@ export class CallPipeline {
       return {
         toolId: prepared.toolId,
         channelId: posted.channel_id,
-        messageId: message.id,
-        callId,
-        postedAt: message.created_at,
+        messageId,
+        callId: posting ? (posting.call_id ?? callIdOf(posting.id)) : callId,
+        postedAt: posting?.created_at ?? message.created_at,
+        joined: posted.duplicate,
         content: reply.content as ContentItem[],
         structuredContent: reply.structured_content,
         isError: reply.is_error === true,
@@ -222,13 +226,14 @@ export class CallPipeline {
   ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
     const hopDone = this.hop();
     const fingerprint = idempotency?.fingerprint.toString('hex');
+    const key = postingKeyOf(idempotency, this.env.IDEMPOTENCY_TTL_SECONDS);
     for (let handedBack = 0, databaseAway = 0; ;) {
       const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
       try {
         const posted = await this.bus.request(
           BusPattern.PostAndWait,
-          // `fingerprint` undefined for an unkeyed call: JSON leaves it out.
-          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs, fingerprint },
+          // `fingerprint` and `key` undefined for an unkeyed call: JSON leaves them out.
+          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs, fingerprint, key },
           waitRequestTimeout(waitMs),
           { requestId },
         );
@@ -356,13 +361,17 @@ export class CallPipeline {
     const envelope = withCallBudget(message, agentDeadline);
     const posted = await this.onBus(
       () =>
-        this.bus.request(BusPattern.PostMessage, { envelope, fingerprint }, undefined, {
-          requestId,
-        }),
+        this.bus.request(
+          BusPattern.PostMessage,
+          { envelope, fingerprint, key: postingKeyOf(idempotency, this.env.IDEMPOTENCY_TTL_SECONDS) },
+          undefined,
+          { requestId },
+        ),
       idempotency,
     );
-    return { agentId: message.agent_id, channelId: posted.channel_id, messageId: message.id };
+    return { agentId: message.agent_id, channelId: posted.channel_id, messageId: posted.posting?.id ?? message.id };
   }
+
 
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
   answerInput(agentId: string, messageId: string, response: InputResponse): void {

@@ -4,7 +4,7 @@ import { databaseHold } from '@mcpgw/persistence';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
-import { REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
+import { OUTCOME_EVENTS, REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { CallActivityBatcher } from './call-activity';
 import { CallError } from './call-errors';
@@ -72,6 +72,8 @@ export class CallRunner {
     /** For the audit trail: the answer's own outcome (a replay's too), and the pod that gave it. */
     let answered: { outcome: string; podId?: string } | undefined;
     const renderText = (answer: CallOutcome) => {
+      // The answer's call: a posting joined by its key is another request's, with its own call id.
+      callId = answer.callId;
       outcome = answer.isError ? 'tool_error' : 'ok';
       answered = { outcome, podId: podOf(answer) };
       return JSON.stringify(render(answer));
@@ -105,12 +107,21 @@ export class CallRunner {
         await this.report(outcomeEvent(facts(), answer), call);
         return { ok: true, resultText: renderText(answer), replayed: false };
       }
-      const ran = await this.idempotent.run(surface, call, idempotencyKey, renderText, watched, (answer) => {
-        const event = outcomeEvent(facts(), answer);
-        return this.outbox.wants(call.agentId, event.type, call.callerId)
-          ? (tx) => this.outbox.record(tx, call.agentId, call.callerId, event)
-          : undefined;
-      });
+      const reported = OUTCOME_EVENTS.some((type) => this.outbox.wants(call.agentId, type, call.callerId));
+      const ran = await this.idempotent.run(
+        surface,
+        call,
+        idempotencyKey,
+        renderText,
+        watched,
+        (answer) => {
+          const event = outcomeEvent(facts(), answer);
+          return this.outbox.wants(call.agentId, event.type, call.callerId)
+            ? (tx) => this.outbox.record(tx, call.agentId, call.callerId, event)
+            : undefined;
+        },
+        reported,
+      );
       if (ran.replayed) outcome = 'replayed';
       return { ok: true, ...ran };
     } catch (error) {

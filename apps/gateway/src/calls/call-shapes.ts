@@ -68,10 +68,14 @@ export interface PreparedCall {
   requestId?: string;
   /**
    * A keyed call's key and fingerprint (`../idempotency/`): the fingerprint is
-   * stored with the posted message, and a posting of its id with another is
-   * refused by the message service (`IdempotencyKeyReusedError`).
+   * stored with the posted message, and a posting of its id (or its key) with
+   * another is refused by the message service (`IdempotencyKeyReusedError`).
+   * `ref` (`../idempotency/key-ref.ts`): the posting carries the key, and joins
+   * the posting that holds it, whatever its id; `renews`: the caller's record
+   * of the key expired and was taken over, so whatever posting still holds it
+   * lets go (apps/message-service/src/messages/README.md, "One key, one posting").
    */
-  idempotency?: { key: string; fingerprint: Buffer };
+  idempotency?: { key: string; fingerprint: Buffer; ref?: string; renews?: boolean };
 }
 
 export interface ExecuteOptions {
@@ -130,6 +134,8 @@ export interface CallOutcome {
    * Absent when the call was continued from its ids alone (`resume`).
    */
   postedAt?: string;
+  /** The posting was stored before (by its id, or its key): this request joined it. */
+  joined?: boolean;
   content: ContentItem[];
   structuredContent?: Record<string, unknown>;
   isError: boolean;

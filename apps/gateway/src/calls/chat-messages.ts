@@ -1,6 +1,6 @@
-import { callIdOf, type ChatMessage } from '@mcpgw/contracts';
+import { callIdOf, type ChatMessage, type PostingKey } from '@mcpgw/contracts';
 import { randomUUID } from 'node:crypto';
-import type { CallRequest } from './call-shapes';
+import type { CallRequest, PreparedCall } from './call-shapes';
 
 /**
  * A new chat_message from an MCP client, on the conversation's channel (or a
@@ -32,4 +32,13 @@ export function chatMessage(
 /** The call id a message carries; one posted before call ids (an old idempotency record) gets the one its id gives. */
 export function callIdFor(message: ChatMessage): string {
   return message.call_id ?? callIdOf(message.id);
+}
+
+/**
+ * What a keyed call's posting carries of its key (`PostingKey`: its ref, the key's time to live,
+ * and whether it renews the key); nothing for a call without a ref.
+ */
+export function postingKeyOf(idempotency: PreparedCall['idempotency'], ttlSeconds: number): PostingKey | undefined {
+  if (!idempotency?.ref) return undefined;
+  return { ref: idempotency.ref, ttl_s: ttlSeconds, ...(idempotency.renews && { renews: true }) };
 }

@@ -54,15 +54,18 @@ export class IdempotencyStore {
    * arrives while one statement is on its way goes in the next, one
    * statement for many calls (a keyed call cost two statements of its own).
    */
-  private readonly claims = new GroupCommit<Claim, boolean>((batch) => this.claimMany(batch), {
+  private readonly claims = new GroupCommit<Claim, Claimed>((batch) => this.claimMany(batch), {
     maxBatch: GROUP_BATCH,
   });
   private readonly completions = new GroupCommit<Completion, string | undefined>((batch) => this.completeMany(batch), {
     maxBatch: GROUP_BATCH,
   });
 
-  /** Insert (or take over an expired) record; true when this caller now owns it. */
-  claim(id: RecordKey, record: Omit<IdempotencyRecord, 'result'>, ttlSeconds: number): Promise<boolean> {
+  /**
+   * Insert (or take over an expired) record: `new` or `taken_over` when this caller now owns it,
+   * false when another does.
+   */
+  claim(id: RecordKey, record: Omit<IdempotencyRecord, 'result'>, ttlSeconds: number): Promise<Claimed> {
     return this.claims.submit({ id, record, ttlSeconds });
   }
 
@@ -72,12 +75,13 @@ export class IdempotencyStore {
    * twice); the other finds the record, as a racing request on another
    * replica would.
    */
-  private async claimMany(batch: Claim[]): Promise<boolean[]> {
+  private async claimMany(batch: Claim[]): Promise<Claimed[]> {
     const first = firstOfEachKey(batch, (claim) => claim.id);
     const rows = first.map((i) => batch[i]);
     // The messages as one JSON array, not a text[], whose literal costs an escaping pass over
     // each in node-postgres (docs/benchmarks.md, "The envelopes as one JSON parameter").
-    const { rows: claimed } = await sql<KeyRow>`${PREPARED}
+    // `xmax = 0`: the row was inserted, not an expired one updated (taken over).
+    const { rows: claimed } = await sql<KeyRow & { inserted: boolean }>`${PREPARED}
       INSERT INTO idempotency_records AS r
         (agent_id, caller, key, fingerprint, tool_id, message, surface, expires_at)
       SELECT v.agent_id, v.caller, v.key, decode(v.fingerprint, 'hex'), v.tool_id, m.message::jsonb, v.surface,
@@ -94,10 +98,10 @@ export class IdempotencyStore {
         surface = excluded.surface, result = NULL, created_at = now(), completed_at = NULL,
         expires_at = excluded.expires_at
       WHERE r.expires_at <= now()
-      RETURNING r.agent_id, r.caller, r.key`.execute(this.db);
-    const won = new Set(claimed.map(keyOf));
+      RETURNING r.agent_id, r.caller, r.key, (r.xmax = 0) AS inserted`.execute(this.db);
+    const won = new Map(claimed.map((row) => [keyOf(row), row.inserted ? ('new' as const) : ('taken_over' as const)]));
     const owners = new Set(first);
-    return batch.map((claim, i) => owners.has(i) && won.has(keyOf(claim.id)));
+    return batch.map((claim, i) => (owners.has(i) && won.get(keyOf(claim.id))) || false);
   }
 
   async find(id: RecordKey): Promise<IdempotencyRecord | undefined> {
@@ -225,6 +229,9 @@ export class IdempotencyStore {
     return Number(numAffectedRows ?? 0);
   }
 }
+
+/** A claim's outcome: this caller owns a record it made, or one it took over from an expired one, or not. */
+export type Claimed = 'new' | 'taken_over' | false;
 
 interface Claim {
   id: RecordKey;

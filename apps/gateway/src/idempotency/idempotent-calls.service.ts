@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { isAttemptsExhausted } from '@mcpgw/contracts';
+import { BusClient } from '@mcpgw/bus';
+import { BusPattern, isAttemptsExhausted } from '@mcpgw/contracts';
 import { METRICS_REGISTRY } from '@mcpgw/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { CallCancelledError, IdempotencyKeyReusedError, InternalCallError } from '../calls/call-errors';
@@ -10,7 +11,8 @@ import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { CallTime } from '../timeouts/call-time';
 import { callFingerprint } from './fingerprint';
 import { IdempotencyStore, type AlsoInTransaction, type RecordKey } from './idempotency.store';
-import { messageToJoin, recordedOf } from './recorded-message';
+import { keyRefOf } from './key-ref';
+import { messageToJoin, namesItsPosting, recordedOf } from './recorded-message';
 import { rendersAgain } from './rendered-again';
 
 /**
@@ -41,6 +43,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     private readonly pipeline: CallPipeline,
     private readonly store: IdempotencyStore,
+    private readonly bus: BusClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
@@ -61,7 +64,8 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * `render` turns an outcome into the surface's result JSON; that text is what
-   * is stored and replayed.
+   * is stored and replayed. `reported`: the call's outcome goes to a webhook
+   * (`onSettled` will write it), which needs the record (README.md, "Webhooks").
    */
   async run(
     surface: CallSurface,
@@ -70,22 +74,28 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     render: (outcome: CallOutcome) => string,
     options: ExecuteOptions = {},
     onSettled: OnSettled = () => undefined,
+    reported = false,
   ): Promise<IdempotentResult> {
     const id: RecordKey = { agentId: request.agentId, caller: request.callerId, key };
     const fingerprint = callFingerprint(request.tool, request.arguments);
-    const prepared = { ...(await this.pipeline.prepare(request)), idempotency: { key, fingerprint } };
+    const idempotency = { key, fingerprint, ref: keyRefOf(request.agentId, request.callerId, key) };
+    const prepared = { ...(await this.pipeline.prepare(request)), idempotency };
+    if (namesItsPosting(surface) && !reported) return this.runUnrecorded(prepared, request, render, options);
 
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (
-        await this.store.claim(
-          id,
-          { fingerprint, toolId: prepared.toolId, message: recordedOf(surface, prepared.message), surface },
-          this.env.IDEMPOTENCY_TTL_SECONDS,
-        )
-      ) {
+      const claimed = await this.store.claim(
+        id,
+        { fingerprint, toolId: prepared.toolId, message: recordedOf(surface, prepared.message), surface },
+        this.env.IDEMPOTENCY_TTL_SECONDS,
+      );
+      if (claimed) {
+        // A record taken over from an expired one: whatever posting still holds the key lets go.
+        const mine = claimed === 'taken_over' ? { ...prepared, idempotency: { ...idempotency, renews: true } } : prepared;
         try {
-          const outcome = await this.pipeline.execute(prepared, request.time, { ...options, keepsResult: true });
-          return { resultText: await this.settle(surface, id, outcome, render, onSettled), replayed: false };
+          const outcome = await this.pipeline.execute(mine, request.time, { ...options, keepsResult: true });
+          // Joined by its key, the posting was another request's (its record lost, or another surface's).
+          const replayed = outcome.joined === true;
+          return { resultText: await this.settle(surface, id, outcome, render, onSettled), replayed };
         } catch (error) {
           if (error instanceof CallCancelledError) await this.releaseCancelled(surface, id, prepared, render);
           // The message service holds this message with other content: the record was claimed
@@ -103,11 +113,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       // answered in another surface's shape: post the same message (or this request's own
       // under its id) again. The message service knows it, so this joins the first posting
       // and returns its reply; it never runs the tool a second time.
-      const joined = {
-        toolId: record.toolId,
-        message: messageToJoin(record.message, prepared.message),
-        idempotency: { key, fingerprint },
-      };
+      const joined = { toolId: record.toolId, message: messageToJoin(record.message, prepared.message), idempotency };
       this.joinsWaiting.inc();
       try {
         const outcome = await this.pipeline.execute(joined, request.time, {
@@ -123,6 +129,23 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       }
     }
     throw new InternalCallError(`idempotency record ${key} kept changing`);
+  }
+
+  /**
+   * A key that names its posting (A2A's messageId), when nothing reports the call's outcome: no
+   * record. The posting is the claim: it carries the key and its fingerprint, so the message
+   * service runs it once, joins any repeat (or another surface's posting of the key) and refuses
+   * the key with other arguments (README.md, "A2A's messages claim nothing"). A repeat renders
+   * the stored reply again; `replayed` is the message service's word that the posting was there.
+   */
+  private async runUnrecorded(
+    prepared: PreparedCall,
+    request: CallRequest,
+    render: (outcome: CallOutcome) => string,
+    options: ExecuteOptions,
+  ): Promise<IdempotentResult> {
+    const outcome = await this.pipeline.execute(prepared, request.time, { ...options, keepsResult: true });
+    return { resultText: render(outcome), replayed: outcome.joined === true };
   }
 
   /**
@@ -145,6 +168,8 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
   ): Promise<string> {
     const also = onSettled(outcome);
     if (isAttemptsExhausted(outcome.reply)) {
+      // Given up: the next request with the key runs the call again, here and at the message service.
+      await this.forgetKey(outcome.messageId);
       await this.store.release(id, also);
       return render(outcome);
     }
@@ -165,6 +190,24 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * The posting lets go of its key (its call was cancelled, or the agent gave up on it), so that
+   * the next posting with the key runs (README.md, "One key, one posting, at the message service
+   * too"). Failing, it is logged: the key is then held until its time to live, and a retry
+   * meanwhile joins the posting that will not be answered.
+   */
+  private async forgetKey(messageId: string): Promise<void> {
+    try {
+      await this.bus.request(BusPattern.ForgetKey, { message_id: messageId });
+    } catch (error) {
+      this.logger.warn({
+        msg: 'a posting did not let go of its idempotency key',
+        message_id: messageId,
+        error: (error as Error).message,
+      });
+    }
+  }
+
   /** The client that claimed the key cancelled: the rule is the cancellation module's (cancelled-keyed-call.ts). */
   private releaseCancelled(
     surface: CallSurface,
@@ -175,7 +218,10 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     return settleCancelledClaim({
       lookOnce: async () => render(await this.pipeline.execute(prepared, CallTime.none(), { ownsMessage: false })),
       complete: async (resultText) => (rendersAgain(surface) ? resultText : this.store.complete(id, resultText)),
-      release: () => this.store.release(id),
+      release: async () => {
+        await this.forgetKey(prepared.message.id);
+        await this.store.release(id);
+      },
     });
   }
 

@@ -17,6 +17,9 @@ export interface ToolCallFacts {
   durationMs: number;
 }
 
+/** The events an outcome can be (`outcomeEvent`). */
+export const OUTCOME_EVENTS = ['tool_call.completed', 'tool_call.failed'] as const;
+
 /** The call ended with a result: `tool_call.completed`, or `tool_call.failed` for a tool error (isError). */
 export function outcomeEvent(
   facts: ToolCallFacts,
