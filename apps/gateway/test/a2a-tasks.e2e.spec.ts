@@ -292,7 +292,7 @@ describe('A2A 1.0 tasks, with the official SDK client on two replicas', () => {
   });
 
   it('a blocking message sent again to the other replica gets the same message: the reply rendered again', async () => {
-    // The record keeps no answer text (idempotency/README.md): the other replica renders the stored
+    // Nothing keeps the answer text (idempotency/README.md): the other replica renders the stored
     // reply itself, its contextId signed with the shared secret as of the posting.
     const key = `a2a-again-${randomUUID()}`;
     const messageId = randomUUID();

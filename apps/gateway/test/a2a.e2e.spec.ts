@@ -226,10 +226,11 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
           params: { name: 'counter', arguments: args },
         }),
       });
-      const { result } = (await response.json()) as {
+      const { result, error } = (await response.json()) as {
         result: { structuredContent: { count: number }; _meta: Record<string, unknown> };
+        error?: { code: number; data?: unknown };
       };
-      return { result, replayed: response.headers.get('idempotent-replayed') };
+      return { result, error, replayed: response.headers.get('idempotent-replayed') };
     };
     const callIdOf = (answer: RawSendAnswer) => answer.result?.message?.metadata?.['mcpgw/callId'];
 
@@ -252,9 +253,28 @@ describe('A2A 1.0: the card and SendMessage, with the official SDK client', () =
 
     // The same key with other arguments is refused across the surfaces, both ways.
     expect((await a2a(mcpFirst.messageId, { key: 'other' })).error).toMatchObject({ code: -32602 });
-    expect((await mcp({ key: 'other', idempotency_key: a2aFirst.messageId })).result).toBeUndefined();
+    expect((await mcp({ key: 'other', idempotency_key: a2aFirst.messageId })).error).toMatchObject({
+      code: -32602,
+      data: { reason: 'idempotency_key_reused' },
+    });
+    // A task (returnImmediately) holds the key too: MCP with it joins the task's call.
+    const taskFirst = { key: `a2a-${randomUUID()}`, messageId: randomUUID() };
+    const started = (await (
+      await sendMessageRaw(
+        `${base}/a2a/${env.agentId}`,
+        env.apiKey,
+        { messageId: taskFirst.messageId, skill: 'counter', data: { key: taskFirst.key } },
+        { returnImmediately: true },
+      )
+    ).json()) as RawSendAnswer;
+    expect(started.result?.task).toBeDefined();
+    expect(
+      (await mcp({ key: taskFirst.key, idempotency_key: taskFirst.messageId })).result.structuredContent.count,
+    ).toBe(1);
+
     // Each ran once: a call without a key counts the second run.
-    for (const { key } of [a2aFirst, mcpFirst]) expect((await mcp({ key })).result.structuredContent.count).toBe(2);
+    for (const { key } of [a2aFirst, mcpFirst, taskFirst])
+      expect((await mcp({ key })).result.structuredContent.count).toBe(2);
   });
 
   it('a file sent as a url part naming its id reaches the agent through a signed URL', async () => {

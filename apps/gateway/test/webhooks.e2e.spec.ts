@@ -234,8 +234,8 @@ describe('webhooks', () => {
   });
 
   it('an A2A message reports once: its record keeps the result, written with the outcome row', async () => {
-    // A2A's records keep no answer text (idempotency/README.md), except when an outcome is written
-    // with it: the transaction that stores the result is what makes the report happen once.
+    // A2A's messages have no record (idempotency/README.md), except when an outcome is written with
+    // one: the transaction that stores the result is what makes the report happen once.
     await addWebhook('/a2a', 'tool_call.completed');
     const message = userMessage('echo', [dataPart({ text: fresh('a2a') })]);
     const send = async (gateway: number) =>

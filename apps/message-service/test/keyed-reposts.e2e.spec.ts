@@ -25,10 +25,10 @@ describe('a keyed message posted again', () => {
     const answer = await as.request(`${isolation.busPrefix}.${pattern}`, encodeJson(body), { timeout: 15_000 });
     return decodeJson(answer.data) as Answer<T>;
   };
-  const postAndWait = (envelope: unknown, fingerprint?: string, key?: unknown) =>
+  const postAndWait = (envelope: unknown, fingerprint?: string, key?: unknown, timeoutMs = 0) =>
     ask<{ duplicate: boolean; channel_id: string; posting?: unknown; result: unknown }>(BusPattern.PostAndWait, {
       envelope,
-      timeout_ms: 0,
+      timeout_ms: timeoutMs,
       ...(fingerprint !== undefined && { fingerprint }),
       ...(key !== undefined && { key }),
     });
@@ -157,13 +157,26 @@ describe('a keyed message posted again', () => {
     expect(await holderOf(ref)).toEqual([first.id]);
   });
 
-  it('a posting joined by its key and not answered yet waits for that one (no reply: the wait times out)', async () => {
+  it('a posting joined by its key and not answered yet waits for that one, and gets its reply when it comes', async () => {
     const ref = randomUUID();
     const first = chatMessage({ key: 'k2' });
-    expect(await postAndWait(first, fingerprintOf('k2'), keyOf(ref))).toMatchObject({ ok: true });
-    expect(await postAndWait(chatMessage({ key: 'k2' }), fingerprintOf('k2'), keyOf(ref))).toMatchObject({
+    const stored = await postAndWait(first, fingerprintOf('k2'), keyOf(ref));
+    expect(stored).toMatchObject({ ok: true });
+    if (!stored.ok) return;
+    const waiting = postAndWait(chatMessage({ key: 'k2' }), fingerprintOf('k2'), keyOf(ref), 10_000);
+    // Answered while the second waits: only a wait on the holder's id hears it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await answer(first, stored.data.channel_id, 'answered while it waited')).toMatchObject({ ok: true });
+    expect(await waiting).toMatchObject({
       ok: true,
-      data: { duplicate: true, posting: { id: first.id }, result: { status: 'timeout' } },
+      data: {
+        duplicate: true,
+        posting: { id: first.id },
+        result: {
+          status: 'replied',
+          reply: { in_reply_to: first.id, content: [{ text: 'answered while it waited' }] },
+        },
+      },
     });
   });
 

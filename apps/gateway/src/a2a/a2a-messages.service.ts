@@ -229,8 +229,8 @@ export class A2aMessages {
   /**
    * The contextId to answer with: the one the message sent when it names this channel, else a
    * fresh handle. Both as of the call's posting, not of now: the answer is rendered again for a
-   * repeated messageId (its record keeps no text: ../idempotency/README.md), and must come out the
-   * same.
+   * repeated messageId (nothing keeps the text: ../idempotency/README.md, "A2A's messages claim
+   * nothing"), and must come out the same.
    */
   private contextOf(caller: Caller, outcome: CallOutcome, sent: string | undefined): string {
     const asOf = outcome.postedAt ? Date.parse(outcome.postedAt) : Date.now();

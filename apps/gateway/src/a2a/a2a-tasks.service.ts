@@ -50,7 +50,12 @@ export class A2aTasks {
    * (../idempotency/README.md, "The message service checks too").
    */
   async start(caller: Caller, call: CallRequest & { messageId: string }): Promise<TaskAnswer> {
-    const idempotency = { key: call.messageId, fingerprint: callFingerprint(call.tool, call.arguments) };
+    // The chat_message id is the messageId's key ref: the posting holds the key (one key space with MCP and REST).
+    const idempotency = {
+      key: call.messageId,
+      fingerprint: callFingerprint(call.tool, call.arguments),
+      ref: call.messageId,
+    };
     const existing = await this.tasks.current(call.messageId, caller.agentId, caller.callerId);
     if (existing) {
       // Not posted again: a second delivery, past JetStream's de-duplication window, could run it twice.

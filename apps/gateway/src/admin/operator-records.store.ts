@@ -35,7 +35,7 @@ export interface IdempotencyRecordView {
   expires_at: string;
   /** A retry with the key gets the stored result. */
   replayable: boolean;
-  /** The surface that claimed the key; an A2A record keeps no result, its retries get the reply rendered again. */
+  /** The surface that claimed the key; an A2A record (only when a webhook hears the call) renders the reply again until it completes. */
   surface: string | null;
 }
 

@@ -191,7 +191,7 @@ export class CallPipeline {
         messageId,
         callId: posting ? (posting.call_id ?? callIdOf(posting.id)) : callId,
         postedAt: posting?.created_at ?? message.created_at,
-        joined: posted.duplicate,
+        joined: !posted.storedHere,
         content: reply.content as ContentItem[],
         structuredContent: reply.structured_content,
         isError: reply.is_error === true,
@@ -223,10 +223,13 @@ export class CallPipeline {
     requestId: string | undefined,
     detached: () => boolean,
     idempotency: PreparedCall['idempotency'],
-  ): Promise<BusResponse<typeof BusPattern.PostAndWait>> {
+  ): Promise<BusResponse<typeof BusPattern.PostAndWait> & { storedHere: boolean }> {
     const hopDone = this.hop();
     const fingerprint = idempotency?.fingerprint.toString('hex');
     const key = postingKeyOf(idempotency, this.env.IDEMPOTENCY_TTL_SECONDS);
+    // Whether a post of this request stored the message: its later posts (each wait slice, a
+    // hand-back, an outage) are duplicates of its own, not a join of another request's.
+    let storedHere = false;
     for (let handedBack = 0, databaseAway = 0; ;) {
       const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
       try {
@@ -237,8 +240,9 @@ export class CallPipeline {
           waitRequestTimeout(waitMs),
           { requestId },
         );
+        storedHere ||= !posted.duplicate;
         if (posted.result.status === 'replied') hopDone();
-        if (posted.result.status === 'replied' || time.deadline.expired || detached()) return posted;
+        if (posted.result.status === 'replied' || time.deadline.expired || detached()) return { ...posted, storedHere };
       } catch (error) {
         const draining = isReplicaDraining(error);
         const outage = isDatabaseUnavailable(error);
@@ -371,7 +375,6 @@ export class CallPipeline {
     );
     return { agentId: message.agent_id, channelId: posted.channel_id, messageId: posted.posting?.id ?? message.id };
   }
-
 
   /** A client's answer to an agent's input request, to whichever pod runs the message. */
   answerInput(agentId: string, messageId: string, response: InputResponse): void {

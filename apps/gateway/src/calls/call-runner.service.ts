@@ -4,7 +4,13 @@ import { databaseHold } from '@mcpgw/persistence';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
-import { OUTCOME_EVENTS, REPORTED_ERRORS, errorEvent, outcomeEvent, type ToolCallFacts } from '../webhooks/tool-call-events';
+import {
+  OUTCOME_EVENTS,
+  REPORTED_ERRORS,
+  errorEvent,
+  outcomeEvent,
+  type ToolCallFacts,
+} from '../webhooks/tool-call-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.service';
 import { CallActivityBatcher } from './call-activity';
 import { CallError } from './call-errors';
@@ -115,7 +121,8 @@ export class CallRunner {
         renderText,
         watched,
         (answer) => {
-          const event = outcomeEvent(facts(), answer);
+          // The answer's call id: a posting joined by its key is another request's call.
+          const event = outcomeEvent({ ...facts(), callId: answer.callId }, answer);
           return this.outbox.wants(call.agentId, event.type, call.callerId)
             ? (tx) => this.outbox.record(tx, call.agentId, call.callerId, event)
             : undefined;

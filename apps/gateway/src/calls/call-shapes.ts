@@ -134,7 +134,11 @@ export interface CallOutcome {
    * Absent when the call was continued from its ids alone (`resume`).
    */
   postedAt?: string;
-  /** The posting was stored before (by its id, or its key): this request joined it. */
+  /**
+   * The posting was another request's (stored before by its id, or holding its key): this
+   * request joined it. (A request whose first post was stored but not answered on the bus, and
+   * posted again, counts as joined: the message service cannot tell it from a repeat.)
+   */
   joined?: boolean;
   content: ContentItem[];
   structuredContent?: Record<string, unknown>;

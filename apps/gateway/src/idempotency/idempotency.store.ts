@@ -28,7 +28,7 @@ export interface RecordView {
   completed_at: Date | null;
   expires_at: Date;
   replayable: boolean;
-  /** The surface that claimed it (A2A's records keep no result: retries render the reply again). */
+  /** The surface that claimed it (an A2A record, rare: README.md, "A2A's messages claim nothing"). */
   surface: string | null;
 }
 

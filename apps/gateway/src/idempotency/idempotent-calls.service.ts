@@ -90,14 +90,15 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
       );
       if (claimed) {
         // A record taken over from an expired one: whatever posting still holds the key lets go.
-        const mine = claimed === 'taken_over' ? { ...prepared, idempotency: { ...idempotency, renews: true } } : prepared;
+        const mine =
+          claimed === 'taken_over' ? { ...prepared, idempotency: { ...idempotency, renews: true } } : prepared;
         try {
           const outcome = await this.pipeline.execute(mine, request.time, { ...options, keepsResult: true });
           // Joined by its key, the posting was another request's (its record lost, or another surface's).
           const replayed = outcome.joined === true;
           return { resultText: await this.settle(surface, id, outcome, render, onSettled), replayed };
         } catch (error) {
-          if (error instanceof CallCancelledError) await this.releaseCancelled(surface, id, prepared, render);
+          if (error instanceof CallCancelledError) await this.releaseCancelled(surface, id, mine, render);
           // The message service holds this message with other content: the record was claimed
           // after the first one's was gone (README.md, "The message service checks too").
           if (error instanceof IdempotencyKeyReusedError) await this.forgetRefused(id);
@@ -145,6 +146,8 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     options: ExecuteOptions,
   ): Promise<IdempotentResult> {
     const outcome = await this.pipeline.execute(prepared, request.time, { ...options, keepsResult: true });
+    // Given up: another surface's next request with the key runs the call (this messageId's posting is fixed).
+    if (isAttemptsExhausted(outcome.reply)) await this.forgetKey(outcome.messageId);
     return { resultText: render(outcome), replayed: outcome.joined === true };
   }
 

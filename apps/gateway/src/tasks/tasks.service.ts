@@ -149,7 +149,8 @@ export class TaskService implements OnModuleInit, OnApplicationShutdown {
   ): Promise<{ task: Record<string, unknown>; ref: CallRef }> {
     const ref = await this.pipeline.post({ ...(await this.pipeline.prepare(call)), idempotency }, call.time);
     const task = await this.create({
-      ...(named && { id: ref.messageId }),
+      // Named by the call's own message, even when its posting joined another holding its key.
+      ...(named && { id: call.messageId ?? ref.messageId }),
       agentId: call.agentId,
       principal: call.callerId,
       tool: call.tool,

@@ -111,7 +111,7 @@ export interface IdempotencyView {
   completed_at: string | null;
   expires_at: string;
   replays_stored_result: boolean;
-  /** The surface that claimed the key; an A2A record keeps no result, its retries get the reply rendered again. */
+  /** The surface that claimed the key; an A2A record (only when a webhook hears the call) renders the reply again until it completes. */
   surface: string | null;
 }
 
