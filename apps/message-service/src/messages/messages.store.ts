@@ -202,7 +202,10 @@ export class MessagesStore {
    * conversation) the channel is made with it, atomically; a re-post makes no
    * channel. Concurrent inserts share one statement and one commit.
    */
-  async insert(envelope: Envelope, { sender = null, traceId, fingerprint, key }: PostedWith = {}): Promise<InsertOutcome> {
+  async insert(
+    envelope: Envelope,
+    { sender = null, traceId, fingerprint, key }: PostedWith = {},
+  ): Promise<InsertOutcome> {
     const channelId = envelope.channel_id ?? randomUUID();
     const row: NewRow = {
       id: envelope.id,
@@ -319,11 +322,7 @@ export class MessagesStore {
     row: NewRow,
     key: PostingKey | undefined,
   ): Promise<InsertOutcome | KeyLetGo>;
-  private async explainNoInsert(
-    envelope: Envelope,
-    row: NewRow,
-    key?: PostingKey,
-  ): Promise<InsertOutcome | KeyLetGo> {
+  private async explainNoInsert(envelope: Envelope, row: NewRow, key?: PostingKey): Promise<InsertOutcome | KeyLetGo> {
     const same = await this.existing('id', envelope.id);
     if (same) return joinOrRefuse(same, row.fingerprint, envelope.type === 'chat_message');
     if (row.keyRef) {
