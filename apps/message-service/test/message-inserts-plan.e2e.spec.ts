@@ -3,7 +3,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertBatchStatement, type NewRow } from '../src/messages/messages.store';
+import { insertBatchStatement, type NewRow } from '../src/messages/insert-batch.store';
 
 /**
  * The message inserts run at the rate of the calls as prepared statements
