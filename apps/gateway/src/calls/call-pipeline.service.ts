@@ -1,46 +1,28 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   BusPattern,
   CallInput,
   callIdOf,
   type InputResponse,
-  ServiceError,
-  isDatabaseUnavailable,
-  isKeyReused,
-  isReplicaDraining,
-  waitRequestTimeout,
   withCallBudget,
   type AgentReply,
-  type BusResponse,
   type CallEvent,
   type ChatMessage,
   type ContentItem,
-  type Deadline,
-  type WaitResult,
   UNSTORABLE_TEXT_REFUSAL,
   holdsUnstorableText,
 } from '@mcpgw/contracts';
-import { BusClient, BusTimeoutError } from '@mcpgw/bus';
-import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
-import type { Registry } from 'prom-client';
-import { setTimeout as delay } from 'node:timers/promises';
-import { CallCancellation, type CancellableCall } from '../cancellation/call-cancellation.service';
+import { BusClient } from '@mcpgw/bus';
+import { CallCancellation } from '../cancellation/call-cancellation.service';
 import { ToolCatalogueService } from '../catalogue/tool-catalogue.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import { AttachmentResolver, withoutAttachments } from '../files/attachments';
 import { CallTime } from '../timeouts/call-time';
-import {
-  AgentTimeoutError,
-  BackendUnavailableError,
-  CallError,
-  IdempotencyKeyReusedError,
-  InternalCallError,
-  InvalidArgumentsError,
-  ToolNotFoundError,
-  ConversationGoneError,
-} from './call-errors';
+import { AgentTimeoutError, InvalidArgumentsError, ToolNotFoundError } from './call-errors';
 import { detachable, whenDetached } from './detach';
 import { CallWatch } from './call-watch';
+import { onBus } from './bus-steps';
+import { ReplyWaits } from './reply-waits.service';
 import { callIdFor, chatMessage, postingKeyOf } from './chat-messages';
 import {
   NO_TOOL_ID,
@@ -63,21 +45,14 @@ const CONVERSATION = 'message';
  */
 @Injectable()
 export class CallPipeline {
-  private readonly logger = new Logger(CallPipeline.name);
-
   constructor(
     private readonly catalogue: ToolCatalogueService,
     private readonly bus: BusClient,
     private readonly cancellation: CallCancellation,
     private readonly attachments: AttachmentResolver,
+    private readonly waits: ReplyWaits,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
-    @Inject(METRICS_REGISTRY) registry: Registry,
-  ) {
-    this.hop = hopTimer(registry, 'gateway');
-  }
-
-  /** Times hop `gateway` (/metrics): post and wait until the reply is in hand. */
-  private readonly hop: () => () => void;
+  ) {}
 
   async call(request: CallRequest, options: ExecuteOptions = {}): Promise<CallOutcome> {
     return this.execute(await this.prepare(request), request.time, options);
@@ -167,8 +142,8 @@ export class CallPipeline {
     try {
       const posted = await detachable(
         call.unlessCancelled(
-          this.onBus(
-            () => this.postAndWait(message, time, agentDeadline, requestId, detached, idempotency),
+          onBus(
+            () => this.waits.postAndWait(message, time, agentDeadline, requestId, detached, idempotency),
             idempotency,
           ),
         ),
@@ -179,7 +154,7 @@ export class CallPipeline {
       const messageId = posting?.id ?? message.id;
       const result = watch
         ? await detachable(
-            this.waitWhileAlive(posted.result, posted.channel_id, messageId, time, watch, call, detached),
+            this.waits.waitWhileAlive(posted.result, posted.channel_id, messageId, time, watch, call, detached),
             options.detach,
           )
         : posted.result;
@@ -204,116 +179,6 @@ export class CallPipeline {
   }
 
   /**
-   * Post the message and wait for its reply, in slices of CALL_WAIT_SLICE_MS.
-   * The replica holding the wait answers at the end of each slice; if it does
-   * not (it died), the message is posted again: posting is idempotent, so any
-   * replica joins the first posting (or, if it never got stored, stores it) and
-   * the reply reaches it however the pod delivers it. A replica that shuts
-   * down gives its waits back at once (ReplicaDrainingError): posted again the
-   * same way, with no slice lost. A replica whose database is away holds the
-   * post while it can and then says so (`database_unavailable`): posted again
-   * after a pause, until the call's deadline, which then ends it as a timeout
-   * (issue 45: an outage costs callers time, not errors). Each posting carries
-   * the time the agent has left (`meta.timeout_ms`).
-   */
-  private async postAndWait(
-    message: ChatMessage,
-    time: CallTime,
-    agentDeadline: Deadline,
-    requestId: string | undefined,
-    detached: () => boolean,
-    idempotency: PreparedCall['idempotency'],
-  ): Promise<BusResponse<typeof BusPattern.PostAndWait> & { storedHere: boolean }> {
-    const hopDone = this.hop();
-    const fingerprint = idempotency?.fingerprint.toString('hex');
-    const key = postingKeyOf(idempotency, this.env.IDEMPOTENCY_TTL_SECONDS);
-    // Whether a post of this request stored the message: its later posts (each wait slice, a
-    // hand-back, an outage) are duplicates of its own, not a join of another request's.
-    let storedHere = false;
-    for (let handedBack = 0, databaseAway = 0; ;) {
-      const waitMs = time.nextWaitMs(this.env.CALL_WAIT_SLICE_MS);
-      try {
-        const posted = await this.bus.request(
-          BusPattern.PostAndWait,
-          // `fingerprint` and `key` undefined for an unkeyed call: JSON leaves them out.
-          { envelope: withCallBudget(message, agentDeadline), timeout_ms: waitMs, fingerprint, key },
-          waitRequestTimeout(waitMs),
-          { requestId },
-        );
-        storedHere ||= !posted.duplicate;
-        if (posted.result.status === 'replied') hopDone();
-        if (posted.result.status === 'replied' || time.deadline.expired || detached()) return { ...posted, storedHere };
-      } catch (error) {
-        const draining = isReplicaDraining(error);
-        const outage = isDatabaseUnavailable(error);
-        const again = error instanceof BusTimeoutError || draining || outage;
-        if (again && time.deadline.expired) throw new AgentTimeoutError(time.timeoutMs);
-        if (!again || detached()) throw error;
-        if (draining) await this.afterHandBack(++handedBack, message.id);
-        else if (outage) await delay(Math.min(100 * ++databaseAway, 1_000, time.deadline.remainingMs()));
-        else
-          this.logger.warn({
-            msg: 'no answer from the message service replica holding the wait; posting again',
-            message_id: message.id,
-          });
-      }
-    }
-  }
-
-  /**
-   * A draining replica gave the wait back: ask again at once (another replica
-   * takes it). Should the same wait be handed back again and again (every
-   * replica draining), pause a little between tries instead of spinning.
-   */
-  private async afterHandBack(times: number, messageId: string): Promise<void> {
-    this.logger.log({
-      msg: 'the message service replica holding the wait is draining; waiting again',
-      message_id: messageId,
-    });
-    if (times > 1) await delay(Math.min(50 * times, 1_000));
-  }
-
-  /**
-   * While the agent keeps sending events, a timeout is not the end: wait again
-   * for the time left since its last event, up to the call's limit
-   * (CALL_TIMEOUT_MAX_MS from acceptance).
-   */
-  private async waitWhileAlive(
-    first: WaitResult,
-    channelId: string,
-    messageId: string,
-    time: CallTime,
-    watch: CallWatch,
-    call: CancellableCall,
-    detached: () => boolean,
-  ): Promise<WaitResult> {
-    let result = first;
-    for (
-      let waitMs = time.waitWhileAliveMs(watch.idleMs), handedBack = 0;
-      result.status === 'timeout' && waitMs > 0 && !detached();
-    ) {
-      result = await call.unlessCancelled(
-        this.onBus(async () => {
-          try {
-            return await this.bus.request(
-              BusPattern.WaitForReply,
-              { channel_id: channelId, message_id: messageId, timeout_ms: waitMs },
-              waitRequestTimeout(waitMs),
-            );
-          } catch (error) {
-            // Given back by a draining replica: still a timeout so far; wait again elsewhere.
-            if (!isReplicaDraining(error)) throw error;
-            await this.afterHandBack(++handedBack, messageId);
-            return { status: 'timeout' } as const;
-          }
-        }),
-      );
-      waitMs = time.waitWhileAliveMs(watch.idleMs);
-    }
-    return result;
-  }
-
-  /**
    * Continue a call already in flight (an MRTR retry, on any replica): watch
    * its events, then `started` (which answers the agent's questions, so no
    * new one is missed), then wait for its reply as a watched call does. The
@@ -331,7 +196,7 @@ export class CallPipeline {
     try {
       options.started();
       const result = await detachable(
-        this.waitWhileAlive({ status: 'timeout' }, ref.channelId, ref.messageId, time, watch, call, detached),
+        this.waits.waitWhileAlive({ status: 'timeout' }, ref.channelId, ref.messageId, time, watch, call, detached),
         options.detach,
       );
       if (result.status === 'timeout') throw new AgentTimeoutError(time.timeoutMs);
@@ -363,7 +228,7 @@ export class CallPipeline {
     const agentDeadline = time.agentDeadline({ watched: true, keepsResult: false });
     const fingerprint = idempotency?.fingerprint.toString('hex');
     const envelope = withCallBudget(message, agentDeadline);
-    const posted = await this.onBus(
+    const posted = await onBus(
       () =>
         this.bus.request(
           BusPattern.PostMessage,
@@ -384,25 +249,5 @@ export class CallPipeline {
   /** Ask the agent to publish again the questions of this call it still waits on (a task taken over, which may have missed them). */
   askAgain(agentId: string, messageId: string): void {
     this.bus.publish(CallInput.at(agentId, messageId), { key: '', resend: true });
-  }
-
-  /**
-   * Bus failures become typed call errors; anything unexpected is logged once, here. A keyed
-   * posting refused for its fingerprint is the key's reuse.
-   */
-  private async onBus<T>(step: () => Promise<T>, idempotency?: PreparedCall['idempotency']): Promise<T> {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof CallError) throw error;
-      if (idempotency && isKeyReused(error)) throw new IdempotencyKeyReusedError(idempotency.key);
-      if (error instanceof ServiceError && error.code === 'unavailable') {
-        throw new BackendUnavailableError(error.message);
-      }
-      // Posting names a channel only the conversation gave: not found, it was deleted by retention.
-      if (error instanceof ServiceError && error.code === 'not_found') throw new ConversationGoneError();
-      this.logger.error({ msg: 'bus step failed', error: (error as Error).message });
-      throw new InternalCallError((error as Error).message);
-    }
   }
 }
