@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { meterConnection } from './bus-meter';
 import { connectionEvents } from './connection-status';
 import { coalesceWrites } from './write-coalescing';
+import { settleRequestsQuietly } from './request-settling';
 import { busLog } from './bus-log';
 import type { BusOptions } from './bus-options';
 import { credsClaims, noteCredsExpiry } from './auth/creds-file';
@@ -31,6 +32,7 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
   });
   meterConnection(nc, options.prefix);
   coalesceWrites(nc);
+  settleRequestsQuietly();
   // Counted for /metrics, followed for /ready (connection-status.ts), and logged.
   connectionEvents(nc, (type, data) => busLog.warn(`nats ${type} (${String(data)})`));
   void (async () => {
