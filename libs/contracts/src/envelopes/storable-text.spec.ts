@@ -31,3 +31,26 @@ describe('holdsUnstorableText', () => {
     expect(jsonHoldsUnstorableText('"\\\\\\u0000"')).toBe(true);
   });
 });
+
+describe('holdsUnstorableText reads what JSON.stringify would write', () => {
+  const cases: [string, unknown][] = [
+    ['a key whose value JSON leaves out', { ['\u0000']: undefined, ok: 'x' }],
+    ['a function value', { f: () => '\u0000' }],
+    ['toJSON', { toJSON: () => ({ x: '\ud800' }) }],
+    ['a date', { at: new Date(0) }],
+    ['an array with holes and nulls', [null, undefined, 1, true, 'a\u0000']],
+    ['a pair split across two strings', ['\ud83e', '\udd40']],
+    ['deep nesting', JSON.parse('['.repeat(400) + '"\\u0000"' + ']'.repeat(400))],
+    ['numbers, booleans and null', { n: 1, b: false, z: null }],
+  ];
+  it.each(cases)('%s', (_name, value) => {
+    const json = JSON.stringify(value);
+    expect(holdsUnstorableText(value)).toBe(json !== undefined && jsonHoldsUnstorableText(json));
+  });
+
+  it('refuses a cycle as JSON.stringify does', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => holdsUnstorableText(cyclic)).toThrow(TypeError);
+  });
+});
