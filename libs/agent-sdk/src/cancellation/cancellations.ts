@@ -20,7 +20,11 @@ export class SkillStoppedError extends Error {
 
 /** One message while its skill runs: the signal that stops it, and why it stopped. */
 export interface TrackedCall {
-  signal: AbortSignal;
+  /** Made when first read: most skills never look (docs/benchmarks.md, "Issue 44 (errors nobody sees)"). */
+  readonly signal: AbortSignal;
+  /** Whether it was stopped, and why: read without making the signal. */
+  readonly aborted: boolean;
+  readonly reason: unknown;
   /** The call's deadline here, when the message carried one. */
   deadline?: Deadline;
   /** True once the caller cancelled or the deadline passed (not when the agent stops). */
@@ -38,7 +42,7 @@ export interface TrackedCall {
  * timer per running message.
  */
 export class Cancellations {
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, LazyAbort>();
   private readonly cancelledEarly = new RecentlySeen(10_000);
   private subscription?: BusSubscription;
 
@@ -72,16 +76,24 @@ export class Cancellations {
    */
   track(message: Pick<ChatMessage, 'id' | 'meta'>): TrackedCall {
     const messageId = message.id;
-    const controller = new AbortController();
-    if (this.cancelledEarly.has(messageId)) controller.abort(new SkillStoppedError(messageId, 'cancelled'));
+    const stop = new LazyAbort();
+    if (this.cancelledEarly.has(messageId)) stop.abort(new SkillStoppedError(messageId, 'cancelled'));
     const deadline = callDeadlineOf(message);
-    const clearTimer = deadline?.abortOnExpiry(controller, () => this.expired(messageId));
-    this.running.set(messageId, controller);
+    const clearTimer = deadline?.abortOnExpiry(stop, () => this.expired(messageId));
+    this.running.set(messageId, stop);
     return {
-      signal: controller.signal,
+      get signal() {
+        return stop.signal;
+      },
+      get aborted() {
+        return stop.aborted;
+      },
+      get reason() {
+        return stop.reason;
+      },
       deadline,
       get stopped() {
-        return controller.signal.reason instanceof SkillStoppedError;
+        return stop.reason instanceof SkillStoppedError;
       },
       done: () => {
         clearTimer?.();
@@ -100,5 +112,31 @@ export class Cancellations {
   private expired(messageId: string): SkillStoppedError {
     this.logger.log({ msg: 'deadline passed; stopping', message_id: messageId });
     return new SkillStoppedError(messageId, 'deadline');
+  }
+}
+
+/**
+ * An abort whose `AbortSignal` is made only when somebody reads it. A skill that
+ * never looks at its signal (an echo) costs no AbortController: under load, making
+ * one per message was 2.6 % of the agent pod's CPU.
+ */
+class LazyAbort {
+  private controller?: AbortController;
+  aborted = false;
+  reason: unknown;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
   }
 }

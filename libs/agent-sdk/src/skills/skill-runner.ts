@@ -71,7 +71,7 @@ export class SkillRunner {
     const call = cancellations.track(message);
     try {
       const output = await this.run(message, call, redeliveries);
-      if (call.stopped) throw call.signal.reason as SkillStoppedError;
+      if (call.stopped) throw call.reason as SkillStoppedError;
       logger.debug?.({
         msg: 'skill answered',
         message_id: message.id,
@@ -119,8 +119,7 @@ export class SkillRunner {
     attempt: number,
     work: (context: SkillContext) => Promise<SkillResult>,
   ): Promise<SkillOutput> {
-    const { signal } = tracked;
-    if (signal.aborted) throw signal.reason;
+    if (tracked.aborted) throw tracked.reason;
     const context = this.context(message, tracked, attempt);
     return inSkillSpan(name, message, this.parts.podId, async (failed) => {
       try {
@@ -128,7 +127,7 @@ export class SkillRunner {
         if (output.isError) failed();
         return output;
       } catch (error) {
-        if (signal.aborted) throw signal.reason;
+        if (tracked.aborted) throw tracked.reason;
         failed();
         // Not an answer: the consumer hands the message back for another delivery.
         if (error instanceof RedeliverError) throw error;
@@ -146,21 +145,23 @@ export class SkillRunner {
 
   private context(message: ChatMessage, tracked: TrackedCall, attempt: number): SkillContext {
     const { bus, agentId, podId, events, replier } = this.parts;
-    const { signal, deadline } = tracked;
+    const { deadline } = tracked;
     return {
       message,
       podId,
       agent: this.parts.agent,
       callId: message.call_id,
       attempt,
-      signal,
+      get signal() {
+        return tracked.signal;
+      },
       deadline: deadline ? Date.now() + deadline.remainingMs() : undefined,
       attachments: (message.attachments ?? []).map((part): Attachment => ({
         name: part.file.name,
         mimeType: part.file.mimeType,
         uri: part.file.uri,
         part,
-        download: () => fetch(part.file.uri, { signal }),
+        download: () => fetch(part.file.uri, { signal: tracked.signal }),
       })),
       history: () => replier.history(message),
       progress: (progress, total, note) =>
@@ -189,9 +190,12 @@ export class SkillRunner {
   }
 
   /** How a skill (or a prompt) of this message asks the client. */
-  private asker(message: ChatMessage, { signal, deadline }: TrackedCall): SkillContext['ask'] {
+  private asker(message: ChatMessage, tracked: TrackedCall): SkillContext['ask'] {
     return (method, params, key) =>
-      this.parts.questions.ask(message.id, method, params, signal, deadline, { key, channelId: message.channel_id });
+      this.parts.questions.ask(message.id, method, params, tracked.signal, tracked.deadline, {
+        key,
+        channelId: message.channel_id,
+      });
   }
 
   /** prompts/get: the rendered messages as structured output, `{description?, messages}`. */

@@ -48,7 +48,7 @@ export class Deadline {
    * the returned function clears it, for work that ended first.
    */
   abortOnExpiry(
-    controller: AbortController,
+    controller: Pick<AbortController, 'abort'>,
     reason: () => unknown = () => new DeadlineExceededError('call'),
   ): () => void {
     const abort = () => controller.abort(reason());
