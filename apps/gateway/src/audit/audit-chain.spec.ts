@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuditChain } from './audit-chain';
 import { auditedArguments, redactedKeys, REDACTED } from './audit-arguments';
-import { GENESIS_HASH, auditEntry, chainHash, storable } from './audit-record';
+import { GENESIS_HASH, auditEntry, chainHash, storable, type AuditEntry } from './audit-record';
 import { RefusalCounter } from './auth-failures';
 
 describe('the audit chain', () => {
@@ -19,6 +19,44 @@ describe('the audit chain', () => {
     expect(rows[1].hash).toBe(chainHash(rows[0].hash, rows[1]));
     // Any field changed changes the hash; key order does not.
     expect(chainHash(rows[0].hash, { ...rows[1], tool: 'echo' })).not.toBe(rows[1].hash);
+  });
+
+  it('hashes a row as every verifier of the trail does: two rows pinned', () => {
+    // Written by the first implementation (canonical JSON sorted at run time); a trail written
+    // before a change must still verify after it, so these hashes never change.
+    const call = {
+      chain: '2026-12-03/gateway-1-0a0b0c0d',
+      seq: 7,
+      kind: 'tool_call',
+      at: '2026-12-03T10:00:00.123Z',
+      surface: 'mcp-a',
+      principal: 'apikey:k1',
+      agent_id: 'demo-agent',
+      tool: 'echo',
+      call_id: 'c-1',
+      outcome: 'ok',
+      error_code: null,
+      duration_ms: 12,
+      pod_id: undefined,
+      replayed: false,
+      arguments_digest: 'ab'.repeat(32),
+      arguments: { b: [1, { d: 'x', c: null }], a: '\u00e9\u2028"' },
+      detail: { why: 'x', count: 2, nested: { z: 1, y: [true] } },
+    } as unknown as AuditEntry & { chain: string; seq: number };
+    expect(chainHash(GENESIS_HASH, call)).toBe('f25817c2c71e2ccd4d912a20811dc0b9af6a2bf36c6c6d27e5a2bb136487ea0c');
+    const admin = {
+      ...call,
+      kind: 'admin_action' as const,
+      surface: 'admin-api',
+      tool: null,
+      call_id: null,
+      arguments: undefined,
+      arguments_digest: null,
+      replayed: null,
+      pod_id: 'pod-1',
+      detail: null,
+    };
+    expect(chainHash('f'.repeat(64), admin)).toBe('da5feae74e531eb6bd34f46ab61e0e8c7fba707e5ef6eaafbf3225516d1923ac');
   });
 
   it('starts a new chain on a new day, and says which one ended', () => {
