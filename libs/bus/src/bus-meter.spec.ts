@@ -43,10 +43,17 @@ describe('meterConnection', () => {
     const meter = new BusMeter();
     meterConnection({ protocol } as unknown as NatsConnection, 'mcpgw', meter);
     protocol.publish('mcpgw.ms.messages.post_and_wait');
-    protocol.processMsg({ subject: new TextEncoder().encode('_INBOX.abc.1') }, new Uint8Array());
+    const deliver = (subject: string) =>
+      protocol.processMsg({ subject: new TextEncoder().encode(subject) }, new Uint8Array());
+    deliver('_INBOX.abc.1');
+    deliver('mcpgw.agents.a1.inbox');
+    deliver('_INBOX');
+    deliver('_INBOXES.x');
     expect([...meter.entries()]).toEqual([
       [{ direction: 'out', family: 'ms.messages.post_and_wait' }, 1],
       [{ direction: 'in', family: 'reply' }, 1],
+      [{ direction: 'in', family: 'agents.*.inbox' }, 1],
+      [{ direction: 'in', family: 'other' }, 2],
     ]);
   });
 

@@ -8,12 +8,13 @@ export type BusDirection = 'out' | 'in';
  * bus. One meter per process, since an app holds one bus connection.
  */
 export class BusMeter {
-  private readonly counts = new Map<string, number>();
+  /** Per direction, per family: no key string is built per message. */
+  private readonly counts: Record<BusDirection, Map<string, number>> = { out: new Map(), in: new Map() };
   private readonly drops = new Map<string, number>();
 
   count(direction: BusDirection, family: string): void {
-    const key = `${direction} ${family}`;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    const counts = this.counts[direction];
+    counts.set(family, (counts.get(family) ?? 0) + 1);
   }
 
   /**
@@ -36,10 +37,8 @@ export class BusMeter {
 
   /** `[labels, count]` pairs, for /metrics. */
   *entries(): Iterable<[{ direction: string; family: string }, number]> {
-    for (const [key, value] of this.counts) {
-      const space = key.indexOf(' ');
-      yield [{ direction: key.slice(0, space), family: key.slice(space + 1) }, value];
-    }
+    for (const direction of ['out', 'in'] as const)
+      for (const [family, value] of this.counts[direction]) yield [{ direction, family }, value];
   }
 }
 
@@ -110,9 +109,18 @@ export function meterConnection(nc: NatsConnection, prefix: string, meter: BusMe
     return publish(subject, payload, options);
   };
   protocol.processMsg = (msg, data) => {
-    meter.count('in', subjectFamily(latin1(msg.subject), prefix));
+    meter.count('in', isInboxSubject(msg.subject) ? 'reply' : subjectFamily(latin1(msg.subject), prefix));
     return processMsg(msg, data);
   };
+}
+
+/** `_INBOX.`, as bytes: most deliveries are replies, told apart without decoding their subject. */
+const INBOX = Buffer.from('_INBOX.', 'latin1');
+
+function isInboxSubject(subject: Uint8Array): boolean {
+  if (subject.byteLength < INBOX.length) return false;
+  for (let i = 0; i < INBOX.length; i++) if (subject[i] !== INBOX[i]) return false;
+  return true;
 }
 
 function latin1(bytes: Uint8Array): string {
