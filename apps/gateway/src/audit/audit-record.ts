@@ -5,7 +5,12 @@ import { canonicalJson } from '../idempotency/fingerprint';
 /** What a row records (README.md here). */
 export type AuditKind = 'tool_call' | 'admin_action' | 'auth_failure' | 'tool_change';
 
-/** One row of the trail, as written and as read back: every field is part of its hash. */
+/**
+ * One row of the trail, as written and as read back: every field is part of its hash. Plain
+ * JSON values only (no Date or class with `toJSON`: the hash reads the value, the database its
+ * JSON), and nothing given to the trail is changed after it is appended: the row is hashed when
+ * its batch is written, not when it is appended.
+ */
 export interface AuditEntry {
   kind: AuditKind;
   /** When it happened (milliseconds: what JavaScript and the hash see). */

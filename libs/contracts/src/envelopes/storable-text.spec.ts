@@ -42,10 +42,18 @@ describe('holdsUnstorableText reads what JSON.stringify would write', () => {
     ['a pair split across two strings', ['\ud83e', '\udd40']],
     ['deep nesting', JSON.parse('['.repeat(400) + '"\\u0000"' + ']'.repeat(400))],
     ['numbers, booleans and null', { n: 1, b: false, z: null }],
+    ['a key whose toJSON gives undefined', { ['\u0000']: { toJSON: () => undefined } }],
+    ['toJSON given its key', { ['k']: { toJSON: (key: string) => (key === 'k' ? '\u0000' : 'ok') } }],
+    ['a wrapped string holding a pair', { s: new String('\ud83e\udd40') }],
+    ['a wrapped string holding NUL', [new String('a\u0000')]],
   ];
   it.each(cases)('%s', (_name, value) => {
     const json = JSON.stringify(value);
     expect(holdsUnstorableText(value)).toBe(json !== undefined && jsonHoldsUnstorableText(json));
+  });
+
+  it('refuses a BigInt as JSON.stringify does', () => {
+    expect(() => holdsUnstorableText({ n: 1n })).toThrow(TypeError);
   });
 
   it('refuses a cycle as JSON.stringify does', () => {

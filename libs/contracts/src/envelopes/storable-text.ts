@@ -29,26 +29,34 @@ const MAX_DEPTH = 256;
 /**
  * Whether a value, serialised as JSON, would hold U+0000 or a lone surrogate.
  * Read in place, string by string, over what JSON.stringify would write (own
- * enumerable keys, `toJSON`, no undefined or function values): a call's
- * arguments and a skill's output are checked on every call, and serialising
- * them only to look cost the agent pod 2.2 % of its CPU (docs/benchmarks.md).
+ * enumerable keys, `toJSON`, wrapped primitives, no undefined, function or
+ * symbol values): a call's arguments and a skill's output are checked on every
+ * call, and serialising them only to look cost the agent pod 2.2 % of its CPU
+ * (docs/benchmarks.md). Like JSON.stringify, it throws on a BigInt and, unless
+ * it finds such text first, on a cycle.
  */
 export function holdsUnstorableText(value: unknown): boolean {
-  return holds(value, 0);
+  return holds(asJson(value, ''), 0);
+}
+
+/** What JSON.stringify serialises in place of `value` under `key`: its `toJSON()`, a wrapped primitive unwrapped. */
+function asJson(value: unknown, key: string): unknown {
+  if (value !== null && (typeof value === 'object' || typeof value === 'bigint')) {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') value = toJSON.call(value, key);
+  }
+  if (value instanceof String || value instanceof Number || value instanceof Boolean) return value.valueOf();
+  return value;
 }
 
 function holds(value: unknown, depth: number): boolean {
   if (typeof value === 'string') return UNSTORABLE_CHARACTER.test(value);
+  if (typeof value === 'bigint') throw new TypeError('Do not know how to serialize a BigInt');
   if (typeof value !== 'object' || value === null) return false;
-  if (depth > MAX_DEPTH) {
-    const json = JSON.stringify(value);
-    return json !== undefined && jsonHoldsUnstorableText(json);
-  }
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === 'function') return holds(toJSON.call(value), depth + 1);
-  if (Array.isArray(value)) return value.some((item) => holds(item, depth + 1));
+  if (depth > MAX_DEPTH) return jsonHoldsUnstorableText(JSON.stringify(value) ?? '');
+  if (Array.isArray(value)) return value.some((item, i) => holds(asJson(item, String(i)), depth + 1));
   for (const key of Object.keys(value)) {
-    const item = (value as Record<string, unknown>)[key];
+    const item = asJson((value as Record<string, unknown>)[key], key);
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
     if (UNSTORABLE_CHARACTER.test(key) || holds(item, depth + 1)) return true;
   }
