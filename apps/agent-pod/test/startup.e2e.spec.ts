@@ -1,5 +1,6 @@
-import { appEntry } from '@mcpgw/devstack';
+import { appEntry, ServiceProcess } from '@mcpgw/devstack';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
 /** A pod that cannot start says why, naming the setting, and exits non-zero. */
@@ -14,7 +15,7 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stde
   });
 }
 
-describe('agent pod start-up failures', () => {
+describe('agent pod start-up', () => {
   it('an unreadable NATS credentials file stops it, naming NATS_CREDS, with no stack trace', async () => {
     const { code, stderr } = await start({ NATS_CREDS: '/nonexistent/pod.creds', MANAGEMENT_PORT: '0' });
     expect(code).toBe(1);
@@ -28,5 +29,23 @@ describe('agent pod start-up failures', () => {
     expect(stderr).toContain('agent-pod: invalid configuration');
     expect(stderr).toContain('MANAGEMENT_PORT="nine"');
     expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a pod waiting for its inbox stream says so while it waits, before it is up', async () => {
+    // A bus prefix no message service has made an inbox stream for: start-up waits.
+    const pod = new ServiceProcess('agent-pod', appEntry('agent-pod'), {
+      BUS_PREFIX: `nostream${randomBytes(4).toString('hex')}`,
+      MANAGEMENT_PORT: '0',
+      LOG_LEVEL: 'info',
+    });
+    try {
+      // Buffered start-up logs (as before) show nothing until the app is up, which it never is.
+      const waiting = await pod.waitForLog((line) => /inbox stream not there yet/.test(String(line.msg)), 15_000);
+      expect(waiting.level).toBe('warn');
+      expect(pod.running).toBe(true);
+      expect(pod.logs.some((line) => line.msg === 'listening')).toBe(false);
+    } finally {
+      await pod.stop();
+    }
   });
 });

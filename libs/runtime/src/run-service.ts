@@ -111,7 +111,9 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
         connectionsCheckingInterval: 1_000,
       },
     }),
-    { logger, bufferLogs: true, abortOnError: false, bodyParser: spec.bodyParser ?? true },
+    // Not buffered: an app that hangs in start-up (waiting for NATS, the database, the inbox
+    // stream) says what it waits for as it waits, instead of nothing until it is up.
+    { logger, abortOnError: false, bodyParser: spec.bodyParser ?? true },
   );
   app.useGlobalFilters(spec.httpErrorFilter ?? new ServiceErrorHttpFilter());
   installRequestIds(app.getHttpAdapter().getInstance(), () => logger.isLevelEnabled('debug'));
@@ -132,8 +134,6 @@ export async function runService<Env extends BaseEnv>(spec: ServiceSpec<Env>): P
   await app.init();
   await app.startAllMicroservices();
   if (spec.port) await app.listen(spec.port(env), spec.host?.(env) ?? '0.0.0.0');
-  // Logs are buffered until start-up completes; listen() flushes them, an app without a port must.
-  app.flushLogs();
   const checks = app.get<ReadinessCheck[]>(READINESS_CHECKS);
   const management = await startManagementServer(
     {

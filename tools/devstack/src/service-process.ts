@@ -98,14 +98,21 @@ export class ServiceProcess {
   /**
    * Resolves once `GET /ready` on the management port answers 200: the app listens
    * and its dependencies (database, NATS, and for a pod its registration and inbox) are up.
+   * An app starts in a few seconds; the default leaves room for a CI machine whose two cores
+   * run two test files' stacks and a browser at once. One that does not come up fails with
+   * its last log lines (start-up logs are not buffered: they say what it waits for).
    */
-  async ready(timeoutMs = 30_000): Promise<void> {
+  async ready(timeoutMs = 60_000): Promise<void> {
     const url = this.managementUrl;
     if (!url) throw new Error(`${this.name}: no management port known`);
     const deadline = Date.now() + timeoutMs;
     let last = 'no answer';
     while (Date.now() < deadline) {
-      if (!this.running) throw new Error(`${this.name} exited before it was ready; stderr: ${this.stderr.slice(-500)}`);
+      if (!this.running) {
+        throw new Error(
+          `${this.name} exited before it was ready; last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
+        );
+      }
       try {
         const response = await fetch(`${url}/ready`);
         if (response.ok) return;
@@ -115,7 +122,15 @@ export class ServiceProcess {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`${this.name} not ready within ${timeoutMs} ms (${last}); stderr: ${this.stderr.slice(-500)}`);
+    throw new Error(
+      `${this.name} not ready within ${timeoutMs} ms (${last}); last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
+    );
+  }
+
+  /** The last few log lines, short: what a process that did not come up was doing. */
+  private lastLogLines(count = 5): string {
+    const lines = this.logs.slice(-count).map((line) => JSON.stringify(line).slice(0, 300));
+    return lines.length ? lines.join(' | ') : 'none';
   }
 
   /** Graceful stop (SIGTERM), then SIGKILL after the grace period. */
