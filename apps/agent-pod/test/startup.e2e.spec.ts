@@ -32,7 +32,8 @@ describe('agent pod start-up', () => {
   });
 
   it('a pod waiting for its inbox stream says so while it waits, before it is up', async () => {
-    // A bus prefix no message service has made an inbox stream for: start-up waits.
+    // CI's shared NATS (JetStream on, no auth), with a bus prefix no message service has made an
+    // inbox stream for: start-up waits.
     const pod = new ServiceProcess('agent-pod', appEntry('agent-pod'), {
       BUS_PREFIX: `nostream${randomBytes(4).toString('hex')}`,
       MANAGEMENT_PORT: '0',
@@ -40,7 +41,7 @@ describe('agent pod start-up', () => {
     });
     try {
       // Buffered start-up logs (as before) show nothing until the app is up, which it never is.
-      const waiting = await pod.waitForLog((line) => /inbox stream not there yet/.test(String(line.msg)), 15_000);
+      const waiting = await pod.waitForLog((line) => /inbox stream not there yet/.test(String(line.msg)), 30_000);
       expect(waiting.level).toBe('warn');
       expect(pod.running).toBe(true);
       expect(pod.logs.some((line) => line.msg === 'listening')).toBe(false);

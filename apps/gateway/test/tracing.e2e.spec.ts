@@ -18,6 +18,19 @@ import { CALL_BUDGET, callTraffic } from './support/call-budget';
  * agent pod. An app started without OTEL_EXPORTER_OTLP_ENDPOINT sends nothing.
  */
 
+/**
+ * Every span one traced tools/call makes, by app. Each app exports on its own
+ * schedule, so a call's spans arrive in no fixed order: a test waits for all of
+ * them (the message service's `post_and_wait` span, for one, ends after its
+ * receipt of the reply and may come in a later export).
+ */
+const CALL_SPANS = {
+  gateway: ['send ms.messages.post_and_wait', 'tools/call echo'],
+  'message-service': ['process ms.messages.post_and_wait', 'process ms.replicas.*.replies.*', 'publish agents.*.inbox'],
+  'agent-pod': ['process agents.*.inbox', 'send ms.replicas.*.replies.*', 'skill echo'],
+};
+const EVERY_CALL_SPAN = Object.values(CALL_SPANS).flat();
+
 /** The spans from `span` up to the root, each with its parent. */
 function ancestry(span: ReceivedSpan, all: ReceivedSpan[]): ReceivedSpan[] {
   const byId = new Map(all.map((s) => [s.spanId, s]));
@@ -54,11 +67,7 @@ describe('traces across the three apps', () => {
     const result = await mcp.client.callTool({ name: 'echo', arguments: { text: 'traced' } });
     expect(result.isError).toBeFalsy();
 
-    // The last span to end is the message service's, for the pod's direct reply.
-    const complete = () =>
-      ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies.*'].every((name) =>
-        receiver.spans.some((s) => s.name === name),
-      );
+    const complete = () => EVERY_CALL_SPAN.every((name) => receiver.spans.some((s) => s.name === name));
     await expect.poll(complete, { timeout: 15_000, interval: 100 }).toBe(true);
     const spans = [...receiver.spans];
 
@@ -88,13 +97,7 @@ describe('traces across the three apps', () => {
         .filter((s) => s.service === service)
         .map((s) => s.name)
         .sort();
-    expect(named('gateway')).toEqual(['send ms.messages.post_and_wait', 'tools/call echo']);
-    expect(named('message-service')).toEqual([
-      'process ms.messages.post_and_wait',
-      'process ms.replicas.*.replies.*',
-      'publish agents.*.inbox',
-    ]);
-    expect(named('agent-pod')).toEqual(['process agents.*.inbox', 'send ms.replicas.*.replies.*', 'skill echo']);
+    for (const [service, names] of Object.entries(CALL_SPANS)) expect(named(service)).toEqual(names);
 
     // The skill descends from the message service's inbox publish, which descends from the gateway's request.
     const skill = spans.find((s) => s.name === 'skill echo')!;
@@ -138,8 +141,9 @@ describe('traces across the three apps', () => {
     expect(callTraffic(spent, 'in')).toBeLessThanOrEqual(CALL_BUDGET.delivered * 10 + 4);
     // Every span of the eleven calls so far arrives (before the next test counts from here).
     const count = (name: string) => receiver.spans.filter((s) => s.name === name).length;
-    const names = ['tools/call echo', 'skill echo', 'process ms.replicas.*.replies.*'];
-    await expect.poll(() => names.map(count), { timeout: 15_000, interval: 100 }).toEqual([11, 11, 11]);
+    await expect
+      .poll(() => EVERY_CALL_SPAN.map(count), { timeout: 15_000, interval: 100 })
+      .toEqual(EVERY_CALL_SPAN.map(() => 11));
   });
 
   it('traces a REST invoke the same way, its server span labelled surface="rest"', async () => {
@@ -160,11 +164,9 @@ describe('traces across the three apps', () => {
       kind: 2, // SERVER
       attributes: { 'mcpgw.agent': env.agentId, 'mcpgw.tool': 'echo', 'mcpgw.surface': 'rest', 'mcpgw.outcome': 'ok' },
     });
-    // One trace down to the pod's skill, as for MCP; complete (its last span, the reply's receipt, in) before the next test counts.
+    // One trace down to the pod's skill, as for MCP; complete (every span in) before the next test counts.
     const traced = (name: string) => receiver.spans.find((s) => s.name === name && s.traceId === root.traceId);
-    await expect
-      .poll(() => ['skill echo', 'process ms.replicas.*.replies.*'].every(traced), { timeout: 15_000, interval: 100 })
-      .toBe(true);
+    await expect.poll(() => EVERY_CALL_SPAN.every(traced), { timeout: 15_000, interval: 100 }).toBe(true);
     expect(ancestry(traced('skill echo')!, [...receiver.spans]).at(-1)).toBe(root);
   });
 

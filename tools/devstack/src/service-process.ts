@@ -68,7 +68,11 @@ export class ServiceProcess {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.listeners.delete(listener);
-        reject(new Error(`${this.name}: no ${what} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-500)}`));
+        reject(
+          new Error(
+            `${this.name}: no ${what} within ${timeoutMs} ms; last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
+          ),
+        );
       }, timeoutMs);
       const listener = (line: LogLine) => {
         if (!match(line)) return;
@@ -81,7 +85,11 @@ export class ServiceProcess {
         if (!this.listeners.has(listener)) return;
         clearTimeout(timer);
         this.listeners.delete(listener);
-        reject(new Error(`${this.name} exited (${code}) before ${what}; stderr: ${this.stderr.slice(-500)}`));
+        reject(
+          new Error(
+            `${this.name} exited (${code}) before ${what}; last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
+          ),
+        );
       });
     });
   }
@@ -99,10 +107,11 @@ export class ServiceProcess {
    * Resolves once `GET /ready` on the management port answers 200: the app listens
    * and its dependencies (database, NATS, and for a pod its registration and inbox) are up.
    * An app starts in a few seconds; the default leaves room for a CI machine whose two cores
-   * run two test files' stacks and a browser at once. One that does not come up fails with
-   * its last log lines (start-up logs are not buffered: they say what it waits for).
+   * run two test files' stacks and a browser at once, and stays under an e2e test's own 60 s
+   * so that this error, not the test's timeout, is what a test that starts an app reports.
+   * It carries the app's last log lines (start-up logs are not buffered: they say what it waits for).
    */
-  async ready(timeoutMs = 60_000): Promise<void> {
+  async ready(timeoutMs = 45_000): Promise<void> {
     const url = this.managementUrl;
     if (!url) throw new Error(`${this.name}: no management port known`);
     const deadline = Date.now() + timeoutMs;
