@@ -68,11 +68,7 @@ export class ServiceProcess {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.listeners.delete(listener);
-        reject(
-          new Error(
-            `${this.name}: no ${what} within ${timeoutMs} ms; last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
-          ),
-        );
+        reject(this.failure(`${this.name}: no ${what} within ${timeoutMs} ms`));
       }, timeoutMs);
       const listener = (line: LogLine) => {
         if (!match(line)) return;
@@ -85,11 +81,7 @@ export class ServiceProcess {
         if (!this.listeners.has(listener)) return;
         clearTimeout(timer);
         this.listeners.delete(listener);
-        reject(
-          new Error(
-            `${this.name} exited (${code}) before ${what}; last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
-          ),
-        );
+        reject(this.failure(`${this.name} exited (${code}) before ${what}`));
       });
     });
   }
@@ -117,11 +109,7 @@ export class ServiceProcess {
     const deadline = Date.now() + timeoutMs;
     let last = 'no answer';
     while (Date.now() < deadline) {
-      if (!this.running) {
-        throw new Error(
-          `${this.name} exited before it was ready; last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
-        );
-      }
+      if (!this.running) throw this.failure(`${this.name} exited before it was ready`);
       try {
         const response = await fetch(`${url}/ready`);
         if (response.ok) return;
@@ -131,15 +119,13 @@ export class ServiceProcess {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(
-      `${this.name} not ready within ${timeoutMs} ms (${last}); last log lines: ${this.lastLogLines()}; stderr: ${this.stderr.slice(-500)}`,
-    );
+    throw this.failure(`${this.name} not ready within ${timeoutMs} ms (${last})`);
   }
 
-  /** The last few log lines, short: what a process that did not come up was doing. */
-  private lastLogLines(count = 5): string {
-    const lines = this.logs.slice(-count).map((line) => JSON.stringify(line).slice(0, 300));
-    return lines.length ? lines.join(' | ') : 'none';
+  /** An error that says what the process was doing: its last few log lines, short, and its stderr's tail. */
+  private failure(message: string): Error {
+    const lines = this.logs.slice(-5).map((line) => JSON.stringify(line).slice(0, 300));
+    return new Error(`${message}; last log lines: ${lines.join(' | ') || 'none'}; stderr: ${this.stderr.slice(-500)}`);
   }
 
   /** Graceful stop (SIGTERM), then SIGKILL after the grace period. */
