@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError, HeldTooManyError } from './database-errors';
-import { DatabaseHold } from './database-hold';
+import { Deadline } from '@mcpgw/contracts';
+import { DatabaseHold, NOT_HELD } from './database-hold';
 
 /** An attempt that fails `times` times as unreachable, then answers `value`. */
 function failing<T>(times: number, value: T, error: () => Error = () => new DatabaseUnavailableError()) {
@@ -33,9 +34,7 @@ describe('DatabaseHold', () => {
   it('gives up at the deadline of the work it serves, with the database error', async () => {
     const work = failing(Infinity, 'never');
     const started = Date.now();
-    await expect(hold.until(Date.now() + 300, () => hold.run(work.attempt))).rejects.toBeInstanceOf(
-      DatabaseUnavailableError,
-    );
+    await expect(hold.run(work.attempt, Deadline.after(300))).rejects.toBeInstanceOf(DatabaseUnavailableError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(hold.expired).toBe(1);
@@ -65,9 +64,9 @@ describe('DatabaseHold', () => {
     expect([commit.calls(), wrong.calls(), hold.heldTotal]).toEqual([1, 1, 0]);
   });
 
-  it('withoutHolding fails at once (a readiness probe says so, it does not wait)', async () => {
+  it('NOT_HELD fails at once (a readiness probe says so, it does not wait)', async () => {
     const work = failing(1, 'late');
-    await expect(hold.withoutHolding(() => hold.run(work.attempt))).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(hold.run(work.attempt, NOT_HELD)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     expect([work.calls(), hold.heldTotal]).toEqual([1, 0]);
   });
 });

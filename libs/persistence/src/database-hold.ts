@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseUnavailableError, HeldTooManyError, CommitOutcomeUnknownError } from './database-errors';
 
@@ -11,6 +10,21 @@ export interface HoldLimits {
   maxHeld: number;
 }
 
+/**
+ * The latest a piece of work waits for the database: the call it serves says how
+ * long it has left (`Deadline` from @mcpgw/contracts is one). Passed along
+ * explicitly (`holdingUntil(db, deadline)`, `GroupCommit.submit(item, deadline)`), not
+ * through an async context: an `AsyncLocalStorage` turns on Node 20's promise hooks
+ * for every promise of the process, 3-4 % of a busy gateway's or message service's
+ * CPU (docs/benchmarks.md, issue 44).
+ */
+export interface HoldDeadline {
+  remainingMs(): number;
+}
+
+/** Not held at all: a readiness probe says the database is away at once, it does not wait. */
+export const NOT_HELD: HoldDeadline = { remainingMs: () => 0 };
+
 /** The pause between two tries while the database is away: short first, then at most this. */
 const FIRST_PAUSE_MS = 50;
 const LONGEST_PAUSE_MS = 500;
@@ -21,8 +35,8 @@ const LONGEST_PAUSE_MS = 500;
  * because PostgreSQL cannot be reached (`DatabaseUnavailableError`: refused,
  * restarting, shutting down, read-only after a failover, a connection cut) is
  * tried again, with a short growing pause, until it succeeds or its deadline
- * passes: the deadline of the call it serves (`DatabaseHold.until`, set by the
- * surfaces from the call's own deadline) or DB_OUTAGE_HOLD_MS. So a restart or
+ * passes: the deadline of the call it serves (`HoldDeadline`, passed down by the
+ * surfaces from the call's own deadline) or DB_OUTAGE_HOLD_MS, whichever is first. So a restart or
  * a failover shows to callers as slower answers, not as errors.
  *
  * Bounded: at most DB_OUTAGE_MAX_HELD pieces of work wait at once in the
@@ -35,7 +49,6 @@ const LONGEST_PAUSE_MS = 500;
  */
 export class DatabaseHold {
   private readonly log = new Logger('DatabaseHold');
-  private readonly deadlines = new AsyncLocalStorage<number>();
   private limits: HoldLimits = { maxHoldMs: 30_000, maxHeld: 1_000 };
 
   /** Held right now. */
@@ -55,26 +68,12 @@ export class DatabaseHold {
     this.limits = { ...this.limits, ...limits };
   }
 
-  /** Run `work` with `deadline` (epoch ms) as the latest any database work inside it waits for the database. */
-  until<T>(deadline: number, work: () => T): T {
-    return this.deadlines.run(deadline, work);
-  }
-
-  /** Run `work` failing at once when the database is away (a readiness probe must say so, not wait). */
-  withoutHolding<T>(work: () => T): T {
-    return this.deadlines.run(0, work);
-  }
-
-  /** The deadline set by `until` around the current work, if any. */
-  deadline(): number | undefined {
-    return this.deadlines.getStore();
-  }
-
   /**
-   * `attempt`, tried again while it fails with `DatabaseUnavailableError`, until the
-   * deadline. `firstError`: the failure of a try already made (the next try pauses first).
+   * `attempt`, tried again while it fails with `DatabaseUnavailableError`, until
+   * `deadline` (none: DB_OUTAGE_HOLD_MS). `firstError`: the failure of a try already
+   * made (the next try pauses first).
    */
-  async run<T>(attempt: () => Promise<T>, firstError?: unknown): Promise<T> {
+  async run<T>(attempt: () => Promise<T>, deadline?: HoldDeadline, firstError?: unknown): Promise<T> {
     let error = firstError;
     if (error === undefined) {
       try {
@@ -85,8 +84,8 @@ export class DatabaseHold {
     }
     if (!retryable(error)) throw error;
     const started = Date.now();
-    const deadline = Math.min(this.deadline() ?? Infinity, started + this.limits.maxHoldMs);
-    if (deadline <= started) throw error;
+    const until = started + Math.min(deadline?.remainingMs() ?? Infinity, this.limits.maxHoldMs);
+    if (until <= started) throw error;
     if (this.held >= this.limits.maxHeld) {
       this.refused++;
       throw new HeldTooManyError();
@@ -96,7 +95,7 @@ export class DatabaseHold {
     if (this.held === 1) this.log.warn({ msg: 'the database is unavailable; holding work until it is back' });
     try {
       for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
-        const left = deadline - Date.now();
+        const left = until - Date.now();
         if (left <= 0) {
           this.expired++;
           throw error;

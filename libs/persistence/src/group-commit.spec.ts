@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { databaseHold } from './database-hold';
+import type { HoldDeadline } from './database-hold';
 import { GroupCommit } from './group-commit';
 
 describe('GroupCommit', () => {
@@ -103,17 +103,14 @@ describe('GroupCommit', () => {
   });
 
   it("holds a batch for the database as long as its most patient caller's deadline, not the first caller's", async () => {
-    const deadlines: (number | undefined)[] = [];
-    const writer = new GroupCommit<number, number>(async (items) => (deadlines.push(databaseHold.deadline()), items));
-    const soon = Date.now() + 1_000;
-    const later = Date.now() + 5_000;
-    await Promise.all([
-      databaseHold.until(soon, () => writer.submit(1)),
-      databaseHold.until(later, () => writer.submit(2)),
-    ]);
+    const deadlines: (HoldDeadline | undefined)[] = [];
+    const writer = new GroupCommit<number, number>(async (items, deadline) => (deadlines.push(deadline), items));
+    const soon = { remainingMs: () => 1_000 };
+    const later = { remainingMs: () => 5_000 };
+    await Promise.all([writer.submit(1, soon), writer.submit(2, later), writer.submit(3, soon)]);
     expect(deadlines).toEqual([later]);
     // A caller with no deadline of its own: DB_OUTAGE_HOLD_MS applies to the batch.
-    await Promise.all([databaseHold.until(soon, () => writer.submit(3)), writer.submit(4)]);
-    expect(deadlines[1]).toBe(Infinity);
+    await Promise.all([writer.submit(4, soon), writer.submit(5)]);
+    expect(deadlines).toEqual([later, undefined]);
   });
 });

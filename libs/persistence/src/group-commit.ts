@@ -1,9 +1,9 @@
-import { databaseHold } from './database-hold';
+import type { HoldDeadline } from './database-hold';
 
 interface Pending<I, O> {
   item: I;
   /** How long its caller lets it wait for the database (DatabaseHold), if it said. */
-  deadline: number | undefined;
+  deadline: HoldDeadline | undefined;
   /** When it was submitted (performance.now()): the gathering counts from the oldest item. */
   at: number;
   resolve(value: O): void;
@@ -34,7 +34,8 @@ export interface GroupCommitOptions {
  * `write` gets the batch and returns one outcome per item, in order; if it
  * throws, every caller of that batch gets the error. While the database is
  * away the batch waits for it (DatabaseHold) as long as its most patient
- * caller allows, and what arrives meanwhile gathers into the next batch.
+ * caller allows (`write`'s `deadline`, for its statements: `holdingUntil`), and
+ * what arrives meanwhile gathers into the next batch.
  */
 export class GroupCommit<I, O> {
   private queue: Pending<I, O>[] = [];
@@ -45,17 +46,18 @@ export class GroupCommit<I, O> {
   private readonly gatherMs: number;
 
   constructor(
-    private readonly write: (items: I[]) => Promise<O[]>,
+    private readonly write: (items: I[], deadline: HoldDeadline | undefined) => Promise<O[]>,
     options: GroupCommitOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 500;
     this.gatherMs = options.gatherMs ?? 0;
   }
 
-  submit(item: I): Promise<O> {
+  /** `item`, written in the next batch; `deadline`: how long its caller lets it wait for the database, if it says. */
+  submit(item: I, deadline?: HoldDeadline): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       const at = this.gatherMs > 0 ? performance.now() : 0;
-      this.queue.push({ item, deadline: databaseHold.deadline(), at, resolve, reject });
+      this.queue.push({ item, deadline, at, resolve, reject });
       this.schedule();
     });
   }
@@ -83,11 +85,10 @@ export class GroupCommit<I, O> {
     this.busy = true;
     const batch = this.queue.splice(0, this.maxBatch);
     try {
-      // Not the first caller's context: the batch is everyone's, held as long as the most patient allows.
-      const deadline = batch.some((pending) => pending.deadline === undefined)
-        ? Infinity
-        : Math.max(...batch.map((pending) => pending.deadline!));
-      const outcomes = await databaseHold.until(deadline, () => this.write(batch.map((pending) => pending.item)));
+      const outcomes = await this.write(
+        batch.map((pending) => pending.item),
+        mostPatient(batch),
+      );
       batch.forEach((pending, i) => pending.resolve(outcomes[i]));
     } catch (error) {
       for (const pending of batch) pending.reject(error);
@@ -96,4 +97,17 @@ export class GroupCommit<I, O> {
       if (this.queue.length > 0) this.schedule();
     }
   }
+}
+
+/**
+ * Not the first caller's deadline: the batch is everyone's, held as long as the most
+ * patient allows; a caller that set none waits up to DB_OUTAGE_HOLD_MS, so the batch does too.
+ */
+function mostPatient(batch: readonly { deadline: HoldDeadline | undefined }[]): HoldDeadline | undefined {
+  let patient = batch[0]?.deadline;
+  for (const { deadline } of batch) {
+    if (deadline === undefined) return undefined;
+    if (deadline.remainingMs() > patient!.remainingMs()) patient = deadline;
+  }
+  return patient;
 }

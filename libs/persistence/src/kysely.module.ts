@@ -1,10 +1,17 @@
 import { Inject, Module, type DynamicModule } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { Kysely, sql, type TransactionBuilder } from 'kysely';
+import {
+  Kysely,
+  sql,
+  type ConnectionProvider,
+  type DatabaseConnection,
+  type QueryExecutor,
+  type TransactionBuilder,
+} from 'kysely';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
-import { databaseHold } from './database-hold';
-import { MeteredPostgresDialect } from './metered-dialect';
+import { NOT_HELD, databaseHold, type HoldDeadline } from './database-hold';
+import { MeteredPostgresDialect, type MeteredDriver } from './metered-dialect';
 
 /** The app's `Kysely<…>`, typed by the app's schema where it is injected. */
 export const KYSELY = Symbol('KYSELY');
@@ -22,43 +29,109 @@ export const InjectKysely = (): ParameterDecorator => Inject(KYSELY);
  * at the first query, once the DataSource is initialised.
  */
 export function kyselyOver<DB>(dataSource: DataSource): Kysely<DB> {
-  return new HoldingKysely<DB>({
-    dialect: new MeteredPostgresDialect({
-      pool: async () => {
-        const master = (dataSource.driver as PostgresDriver).master;
-        guardCheckedOutClients(master as PgPool);
-        return master;
-      },
-    }),
+  const dialect = new MeteredPostgresDialect({
+    pool: async () => {
+      const master = (dataSource.driver as PostgresDriver).master;
+      guardCheckedOutClients(master as PgPool);
+      return master;
+    },
   });
+  // Kysely makes the driver, the compiler and the executor (with any plugins); the connections come from ours.
+  const executor = new Kysely<DB>({ dialect }).getExecutor();
+  return new HoldingKysely<DB>({ dialect, driver: dialect.driver!, executor }, undefined);
 }
 
 /**
- * Kysely whose transactions are tried again, whole, while the database cannot be
- * reached (DatabaseHold): a transaction cut off before its COMMIT was rolled back
- * by the server, so running it again is safe. A COMMIT cut off is not tried again
- * (CommitOutcomeUnknownError). Statements outside transactions are held by the
- * driver (metered-dialect.ts).
+ * `db` whose work waits out a database outage (DatabaseHold) until `deadline` at
+ * most: getting a connection, a statement tried again, a whole transaction. The
+ * call path passes its call's deadline down this way, explicitly (see
+ * `HoldDeadline`). `db` as it is when it is not the app's `KYSELY`, or holds
+ * already to the same deadline: a transaction's statements are held by the
+ * transaction, whole.
+ */
+export function holdingUntil<DB>(db: Kysely<DB>, deadline: HoldDeadline | undefined): Kysely<DB> {
+  return db instanceof HoldingKysely && deadline !== undefined ? db.until(deadline) : db;
+}
+
+/** `db` whose work fails at once while the database is away: a readiness probe says so, it does not wait. */
+export function withoutHolding<DB>(db: Kysely<DB>): Kysely<DB> {
+  return holdingUntil(db, NOT_HELD);
+}
+
+interface HoldingPieces {
+  dialect: MeteredPostgresDialect;
+  driver: MeteredDriver;
+  executor: QueryExecutor;
+}
+
+/**
+ * Kysely whose work waits out an outage (DatabaseHold) until its deadline (none:
+ * DB_OUTAGE_HOLD_MS). Its connections carry the deadline while they are lent
+ * (`HeldConnectionProvider`), so the driver holds getting one, and a statement
+ * tried again, no longer. Its transactions are tried again, whole, while the
+ * database cannot be reached: a transaction cut off before its COMMIT was rolled
+ * back by the server, so running it again is safe. A COMMIT cut off is not tried
+ * again (CommitOutcomeUnknownError). Statements outside transactions are held by
+ * the driver (metered-dialect.ts).
  */
 class HoldingKysely<DB> extends Kysely<DB> {
+  constructor(
+    private readonly pieces: HoldingPieces,
+    private readonly deadline: HoldDeadline | undefined,
+  ) {
+    super({
+      config: { dialect: pieces.dialect },
+      dialect: pieces.dialect,
+      driver: pieces.driver,
+      executor: pieces.executor.withConnectionProvider(new HeldConnectionProvider(pieces.driver, deadline)),
+    });
+  }
+
+  /** The same database, its work held until `deadline` at most. */
+  until(deadline: HoldDeadline): Kysely<DB> {
+    return deadline === this.deadline ? this : new HoldingKysely<DB>(this.pieces, deadline);
+  }
+
   override transaction(): TransactionBuilder<DB> {
-    return heldTransaction(super.transaction());
+    return heldTransaction(super.transaction(), this.deadline);
   }
 }
 
-function heldTransaction<DB>(builder: TransactionBuilder<DB>): TransactionBuilder<DB> {
+/** A pooled connection from the driver, carrying `deadline` while it is lent (MeteredConnection.holdUntil). */
+class HeldConnectionProvider implements ConnectionProvider {
+  constructor(
+    private readonly driver: MeteredDriver,
+    private readonly deadline: HoldDeadline | undefined,
+  ) {}
+
+  async provideConnection<T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> {
+    const connection = await this.driver.acquireConnection(this.deadline);
+    connection.holdUntil = this.deadline;
+    try {
+      return await consumer(connection);
+    } finally {
+      connection.holdUntil = undefined;
+      await this.driver.releaseConnection(connection);
+    }
+  }
+}
+
+function heldTransaction<DB>(
+  builder: TransactionBuilder<DB>,
+  deadline: HoldDeadline | undefined,
+): TransactionBuilder<DB> {
   return new Proxy(builder, {
     get(target, property, receiver) {
       if (property === 'execute')
         return <T>(work: Parameters<TransactionBuilder<DB>['execute']>[0]) =>
-          databaseHold.run(() => target.execute(work) as Promise<T>);
+          databaseHold.run(() => target.execute(work) as Promise<T>, deadline);
       const value: unknown = Reflect.get(target, property, receiver);
       // setIsolationLevel and setAccessMode make a new builder: held too.
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const made: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
         return made && typeof made === 'object' && 'execute' in made
-          ? heldTransaction(made as TransactionBuilder<DB>)
+          ? heldTransaction(made as TransactionBuilder<DB>, deadline)
           : made;
       };
     },
@@ -99,7 +172,7 @@ export function databaseReadiness(db: Kysely<unknown>): { name: string; check():
   return {
     name: 'database',
     // Says so at once while the database is away (nothing held), and is ready again by itself after.
-    check: () => databaseHold.withoutHolding(async () => void (await sql`SELECT 1`.execute(db))),
+    check: async () => void (await sql`SELECT 1`.execute(withoutHolding(db))),
   };
 }
 
@@ -130,14 +203,16 @@ export function migrationsReadiness(
       .at(-1);
     if (!latest) return;
     try {
-      const { rows } = await sql<{ one: number }>`SELECT 1 AS one FROM ${table} WHERE name = ${latest}`.execute(db);
+      const { rows } = await sql<{ one: number }>`SELECT 1 AS one FROM ${table} WHERE name = ${latest}`.execute(
+        withoutHolding(db),
+      );
       if (rows.length === 0) return `not applied: ${latest}`;
     } catch (error) {
       if ((error as { code?: string }).code === '42P01') return `not applied: ${latest}`; // undefined_table
       throw error;
     }
   };
-  return { name: 'migrations', check: () => databaseHold.withoutHolding(latestApplied) };
+  return { name: 'migrations', check: latestApplied };
 }
 
 /**

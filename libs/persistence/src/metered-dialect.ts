@@ -9,7 +9,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError, asDatabaseError } from './database-errors';
-import { databaseHold } from './database-hold';
+import { databaseHold, type HoldDeadline } from './database-hold';
 import { preparedName } from './prepared';
 import { sqlMeter, type SqlMeter } from './sql-meter';
 
@@ -23,6 +23,9 @@ import { sqlMeter, type SqlMeter } from './sql-meter';
  * The pool is not ours (TypeORM opened it), so `destroy` ends nothing.
  */
 export class MeteredPostgresDialect extends PostgresDialect {
+  /** The driver Kysely made (it makes one per dialect), for `holdingUntil`'s connections. */
+  driver?: MeteredDriver;
+
   constructor(
     config: PostgresDialectConfig,
     private readonly meter: SqlMeter = sqlMeter,
@@ -30,18 +33,20 @@ export class MeteredPostgresDialect extends PostgresDialect {
     super(config);
   }
 
-  override createDriver(): Driver {
-    return new MeteredDriver(super.createDriver(), this.meter);
+  override createDriver(): MeteredDriver {
+    return (this.driver = new MeteredDriver(super.createDriver(), this.meter));
   }
 }
 
 const log = new Logger('Sql');
 
 /** One per pooled pg client (cached), so a query allocates nothing here. */
-class MeteredConnection implements DatabaseConnection {
+export class MeteredConnection implements DatabaseConnection {
   inTransaction = false;
   /** Its pooled connection went back to the pool (broken), and no other took its place yet. */
   released = false;
+  /** While lent to work with a deadline (`holdingUntil`): a statement waits out an outage until then at most. */
+  holdUntil: HoldDeadline | undefined;
 
   constructor(
     public inner: DatabaseConnection,
@@ -60,10 +65,14 @@ class MeteredConnection implements DatabaseConnection {
       if (!error.serverRefused && !isRead(query.sql)) throw new CommitOutcomeUnknownError();
       // On a fresh connection in place of this one: holding on to the broken one while waiting for
       // another could take every connection of the pool (each statement waiting for a free one).
-      return databaseHold.run(async () => {
-        await this.driver.replaceInner(this);
-        return this.executeOnce(query);
-      }, error);
+      return databaseHold.run(
+        async () => {
+          await this.driver.replaceInner(this);
+          return this.executeOnce(query);
+        },
+        this.holdUntil,
+        error,
+      );
     }
   }
 
@@ -115,24 +124,34 @@ function named(query: CompiledQuery): CompiledQuery {
   return name ? { ...query, sql: { text: query.sql, name } as unknown as string } : query;
 }
 
-class MeteredDriver implements Driver {
+export class MeteredDriver implements Driver {
   private readonly connections = new WeakMap<DatabaseConnection, MeteredConnection>();
+  private initialised?: Promise<void>;
+  private initDone = false;
 
   constructor(
     private readonly inner: Driver,
     private readonly meter: SqlMeter,
   ) {}
 
+  /** Once, when the first connection is asked for (Kysely's own driver wrapper, which would, is bypassed: kysely.module.ts). */
   init(): Promise<void> {
-    return this.inner.init();
+    return (this.initialised ??= this.inner.init().then(
+      () => void (this.initDone = true),
+      (error: unknown) => {
+        this.initialised = undefined;
+        throw error;
+      },
+    ));
   }
 
-  /** A connection, once the database answers (held while it does not: DatabaseHold). */
-  acquireConnection(): Promise<DatabaseConnection> {
-    return databaseHold.run(() => this.acquireOnce());
+  /** A connection, once the database answers (held while it does not, until `deadline` at most: DatabaseHold). */
+  acquireConnection(deadline?: HoldDeadline): Promise<MeteredConnection> {
+    return databaseHold.run(() => this.acquireOnce(), deadline);
   }
 
   private async acquireOnce(): Promise<MeteredConnection> {
+    if (!this.initDone) await this.init();
     const inner = await this.acquireInner();
     let connection = this.connections.get(inner);
     if (!connection) this.connections.set(inner, (connection = new MeteredConnection(inner, this.meter, this)));

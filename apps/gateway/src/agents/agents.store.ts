@@ -6,7 +6,7 @@ import {
   type ResourceTemplateDefinition,
   type SkillDefinition,
 } from '@mcpgw/contracts';
-import { InjectKysely } from '@mcpgw/persistence';
+import { InjectKysely, holdingUntil, type HoldDeadline } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import { notifyChange } from '../database/notify-change';
 import type { GatewayDb } from '../database/schema';
@@ -133,8 +133,9 @@ export class AgentsStore {
     });
   }
 
-  async extras(agentId: string): Promise<AgentExtras> {
-    const row = await this.db
+  /** `deadline`: how long the caller lets it wait out a database outage (none: DB_OUTAGE_HOLD_MS). */
+  async extras(agentId: string, deadline?: HoldDeadline): Promise<AgentExtras> {
+    const row = await holdingUntil(this.db, deadline)
       .selectFrom('agents')
       .select(['resources', 'resource_templates', 'prompts', 'completions', 'conversation'])
       .where('id', '=', agentId)
@@ -189,8 +190,8 @@ export class AgentsStore {
     });
   }
 
-  async tools(agentId: string): Promise<ToolRow[]> {
-    return this.db
+  async tools(agentId: string, deadline?: HoldDeadline): Promise<ToolRow[]> {
+    return holdingUntil(this.db, deadline)
       .selectFrom('tools')
       .select(['id', 'name', 'definition'])
       .where('agent_id', '=', agentId)

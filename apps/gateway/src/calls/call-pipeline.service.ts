@@ -78,7 +78,7 @@ export class CallPipeline {
    */
   async prepare(request: CallRequest): Promise<PreparedCall> {
     if (request.said) return this.prepareConversational(request, request.said);
-    const tool = (await this.catalogue.forAgent(request.agentId)).byName.get(request.tool);
+    const tool = (await this.catalogue.forAgent(request.agentId, request.time.deadline)).byName.get(request.tool);
     if (!tool) throw new ToolNotFoundError(request.tool);
 
     const given = structuredClone(request.arguments);
@@ -91,7 +91,7 @@ export class CallPipeline {
     if (holdsUnstorableText(args))
       throw new InvalidArgumentsError(request.tool, [`arguments: ${UNSTORABLE_TEXT_REFUSAL}`]);
     // Files of this agent and caller only, uploaded and unexpired: else nothing is posted (files/README.md).
-    const attached = await this.attachments.resolve(given, request.agentId, request.callerId);
+    const attached = await this.attachments.resolve(given, request.agentId, request.callerId, request.time.deadline);
     if (!attached.ok) throw new InvalidArgumentsError(request.tool, attached.problems);
 
     const message = chatMessage(request, {
@@ -111,7 +111,12 @@ export class CallPipeline {
   private async prepareConversational(request: CallRequest, said: ConversationalContent): Promise<PreparedCall> {
     if (holdsUnstorableText(said) || holdsUnstorableText(request.arguments))
       throw new InvalidArgumentsError(CONVERSATION, [`message: ${UNSTORABLE_TEXT_REFUSAL}`]);
-    const attached = await this.attachments.resolve(request.arguments, request.agentId, request.callerId);
+    const attached = await this.attachments.resolve(
+      request.arguments,
+      request.agentId,
+      request.callerId,
+      request.time.deadline,
+    );
     if (!attached.ok) throw new InvalidArgumentsError(CONVERSATION, attached.problems);
     const message = chatMessage(request, {
       text: said.text,

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SpanKind, inSpan, markFailed, type Span } from '@mcpgw/observability';
-import { databaseHold } from '@mcpgw/persistence';
 import { AuditTrail } from '../audit/audit-trail.service';
 import { IdempotentCalls } from '../idempotency/idempotent-calls.service';
 import { CallMetrics, UNKNOWN_TOOL } from '../metrics/call-metrics';
@@ -60,10 +59,7 @@ export class CallRunner {
         'mcpgw.surface': surface,
       },
     });
-    // Database work of the call waits out an outage until the call's own deadline, no longer (DatabaseHold).
-    return databaseHold.until(Date.now() + call.time.deadline.remainingMs(), () =>
-      inSpan(span, (active) => this.runCounted(surface, call, idempotencyKey, render, options, active)),
-    );
+    return inSpan(span, (active) => this.runCounted(surface, call, idempotencyKey, render, options, active));
   }
 
   private async runCounted(
@@ -214,10 +210,11 @@ export class CallRunner {
    */
   private async report(
     event: ReturnType<typeof outcomeEvent>,
-    { agentId, callerId }: Pick<CallRequest, 'agentId' | 'callerId'>,
+    { agentId, callerId, time }: Pick<CallRequest, 'agentId' | 'callerId' | 'time'>,
   ): Promise<void> {
     try {
-      await this.outbox.recordAlone(agentId, callerId, event);
+      // Waits out a database outage until the call's own deadline, no longer (DatabaseHold).
+      await this.outbox.recordAlone(agentId, callerId, event, time.deadline);
     } catch (error) {
       this.logger.error({
         msg: 'webhook outbox write failed',

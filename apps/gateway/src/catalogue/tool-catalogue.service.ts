@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { HoldDeadline } from '@mcpgw/persistence';
 import type { SkillDefinition } from '@mcpgw/contracts';
 import { AgentsStore, type AgentExtras } from '../agents/agents.store';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
@@ -43,19 +44,26 @@ export class ToolCatalogueService {
     invalidation.on('agent', (agentId) => (agentId ? this.cache.delete(agentId) : this.cache.clear()));
   }
 
-  forAgent(agentId: string): Promise<AgentCatalogue> {
+  /**
+   * `deadline`: the asking call's, which a load waits for at most while the database is away
+   * (a load shared by concurrent misses waits as long as the first of them allows).
+   */
+  forAgent(agentId: string, deadline?: HoldDeadline): Promise<AgentCatalogue> {
     let entry = this.cache.get(agentId);
     if (!entry) {
-      entry = this.load(agentId);
+      entry = this.load(agentId, deadline);
       this.cache.set(agentId, entry);
       entry.catch(() => this.cache.delete(agentId));
     }
     return entry;
   }
 
-  private async load(agentId: string): Promise<AgentCatalogue> {
+  private async load(agentId: string, deadline: HoldDeadline | undefined): Promise<AgentCatalogue> {
     const tools: CatalogueTool[] = [];
-    const [rows, extras] = await Promise.all([this.agents.tools(agentId), this.agents.extras(agentId)]);
+    const [rows, extras] = await Promise.all([
+      this.agents.tools(agentId, deadline),
+      this.agents.extras(agentId, deadline),
+    ]);
     const validators = validatorCache(schemaLimitsFrom(this.env)).compileEach(
       rows.map((row) => row.definition.input_schema),
     );

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { HoldDeadline } from '@mcpgw/persistence';
 import type { FilePartDto, SkillDefinition } from '@mcpgw/contracts';
 import { fileUuid, publicFileId } from './file-ids';
 import { FilesService } from './files.service';
@@ -46,11 +47,24 @@ interface Attachment {
 export class AttachmentResolver {
   constructor(private readonly files: FilesService) {}
 
-  async resolve(args: Record<string, unknown>, agentId: string, caller: string): Promise<ResolvedAttachments> {
+  /** `deadline`: the call's, which the files' rows wait for at most while the database is away. */
+  async resolve(
+    args: Record<string, unknown>,
+    agentId: string,
+    caller: string,
+    deadline?: HoldDeadline,
+  ): Promise<ResolvedAttachments> {
     if (!(ATTACHMENTS_ARGUMENT in args)) return { ok: true, parts: [] };
     const shaped = shape(args[ATTACHMENTS_ARGUMENT]);
     if (!Array.isArray(shaped)) return { ok: false, problems: [shaped] };
-    const found = new Map((await this.files.findMany(shaped.map((a) => a.uuid))).map((f) => [f.id, f]));
+    const found = new Map(
+      (
+        await this.files.findMany(
+          shaped.map((a) => a.uuid),
+          deadline,
+        )
+      ).map((f) => [f.id, f]),
+    );
     const problems: string[] = [];
     const parts: FilePartDto[] = [];
     shaped.forEach((attachment, i) => {

@@ -7,6 +7,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { isPlaceholderSecret } from '@mcpgw/config';
+import type { HoldDeadline } from '@mcpgw/persistence';
 import type { PresignedUpload, UploadedFile } from '@mcpgw/files-client';
 import { randomUUID } from 'node:crypto';
 import { fileUuid, publicFileId } from './file-ids';
@@ -219,8 +220,8 @@ export class FilesService implements OnModuleInit, OnApplicationBootstrap, OnApp
   }
 
   /** Files by id, for attachments (their owner and state are the caller's to check). */
-  findMany(ids: string[]): Promise<FileRecord[]> {
-    return this.store.findMany(ids);
+  findMany(ids: string[], deadline?: HoldDeadline): Promise<FileRecord[]> {
+    return this.store.findMany(ids, deadline);
   }
 
   /** Delete expired files, bytes first, in batches until none is left. Returns how many. */

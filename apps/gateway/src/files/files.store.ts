@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectKysely } from '@mcpgw/persistence';
+import { InjectKysely, holdingUntil, type HoldDeadline } from '@mcpgw/persistence';
 import { sql, type Selectable } from 'kysely';
 import type { FilesTable, GatewayDb } from '../database/schema';
 
@@ -93,9 +93,9 @@ export class FilesStore {
   }
 
   /** Several files at once (attachments of one call). */
-  async findMany(ids: string[]): Promise<FileRecord[]> {
+  async findMany(ids: string[], deadline?: HoldDeadline): Promise<FileRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('files').selectAll().where('id', 'in', ids).execute();
+    const rows = await holdingUntil(this.db, deadline).selectFrom('files').selectAll().where('id', 'in', ids).execute();
     return rows.map(record);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { GroupCommit, InjectKysely, PREPARED } from '@mcpgw/persistence';
+import { GroupCommit, InjectKysely, PREPARED, holdingUntil, type HoldDeadline } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import type { GatewayDb } from '../database/schema';
 import type { RecordedMessage } from './recorded-message';
@@ -54,19 +54,26 @@ export class IdempotencyStore {
    * arrives while one statement is on its way goes in the next, one
    * statement for many calls (a keyed call cost two statements of its own).
    */
-  private readonly claims = new GroupCommit<Claim, Claimed>((batch) => this.claimMany(batch), {
+  private readonly claims = new GroupCommit<Claim, Claimed>((batch, deadline) => this.claimMany(batch, deadline), {
     maxBatch: GROUP_BATCH,
   });
-  private readonly completions = new GroupCommit<Completion, string | undefined>((batch) => this.completeMany(batch), {
-    maxBatch: GROUP_BATCH,
-  });
+  private readonly completions = new GroupCommit<Completion, string | undefined>(
+    (batch, deadline) => this.completeMany(batch, deadline),
+    { maxBatch: GROUP_BATCH },
+  );
 
   /**
    * Insert (or take over an expired) record: `new` or `taken_over` when this caller now owns it,
-   * false when another does.
+   * false when another does. `deadline` here and below: the call's, which its statements wait
+   * for at most while the database is away (none: DB_OUTAGE_HOLD_MS).
    */
-  claim(id: RecordKey, record: Omit<IdempotencyRecord, 'result'>, ttlSeconds: number): Promise<Claimed> {
-    return this.claims.submit({ id, record, ttlSeconds });
+  claim(
+    id: RecordKey,
+    record: Omit<IdempotencyRecord, 'result'>,
+    ttlSeconds: number,
+    deadline?: HoldDeadline,
+  ): Promise<Claimed> {
+    return this.claims.submit({ id, record, ttlSeconds }, deadline);
   }
 
   /**
@@ -75,7 +82,7 @@ export class IdempotencyStore {
    * twice); the other finds the record, as a racing request on another
    * replica would.
    */
-  private async claimMany(batch: Claim[]): Promise<Claimed[]> {
+  private async claimMany(batch: Claim[], deadline: HoldDeadline | undefined): Promise<Claimed[]> {
     const first = firstOfEachKey(batch, (claim) => claim.id);
     const rows = first.map((i) => batch[i]);
     // The messages as one JSON array, not a text[], whose literal costs an escaping pass over
@@ -98,14 +105,14 @@ export class IdempotencyStore {
         surface = excluded.surface, result = NULL, created_at = now(), completed_at = NULL,
         expires_at = excluded.expires_at
       WHERE r.expires_at <= now()
-      RETURNING r.agent_id, r.caller, r.key, (r.xmax = 0) AS inserted`.execute(this.db);
+      RETURNING r.agent_id, r.caller, r.key, (r.xmax = 0) AS inserted`.execute(holdingUntil(this.db, deadline));
     const won = new Map(claimed.map((row) => [keyOf(row), row.inserted ? ('new' as const) : ('taken_over' as const)]));
     const owners = new Set(first);
     return batch.map((claim, i) => (owners.has(i) && won.get(keyOf(claim.id))) || false);
   }
 
-  async find(id: RecordKey): Promise<IdempotencyRecord | undefined> {
-    const row = await this.db
+  async find(id: RecordKey, deadline?: HoldDeadline): Promise<IdempotencyRecord | undefined> {
+    const row = await holdingUntil(this.db, deadline)
       .selectFrom('idempotency_records')
       .select(['fingerprint', 'tool_id', 'message', 'result', 'surface'])
       .where('agent_id', '=', id.agentId)
@@ -152,18 +159,20 @@ export class IdempotencyStore {
    * (its own transaction: the webhook outbox's row goes with this record only);
    * without it, completions are group-committed.
    */
-  async complete(id: RecordKey, result: string, also?: AlsoInTransaction): Promise<string> {
+  async complete(id: RecordKey, result: string, also?: AlsoInTransaction, deadline?: HoldDeadline): Promise<string> {
     const stored = also
       ? (
-          await this.db.transaction().execute(async (tx) => {
-            const row = await this.store(tx, id, result);
-            if (row) await also(tx);
-            return row;
-          })
+          await holdingUntil(this.db, deadline)
+            .transaction()
+            .execute(async (tx) => {
+              const row = await this.store(tx, id, result);
+              if (row) await also(tx);
+              return row;
+            })
         )?.result
-      : await this.completions.submit({ id, result });
+      : await this.completions.submit({ id, result }, deadline);
     if (stored != null) return stored;
-    return (await this.find(id))?.result ?? result;
+    return (await this.find(id, deadline))?.result ?? result;
   }
 
   /**
@@ -176,7 +185,7 @@ export class IdempotencyStore {
    * keyed call's cost grow with the records the day kept (docs/benchmarks.md, "A completion that read
    * every record"); planned each time, the update probes the primary key.
    */
-  private async completeMany(batch: Completion[]): Promise<(string | undefined)[]> {
+  private async completeMany(batch: Completion[], deadline: HoldDeadline | undefined): Promise<(string | undefined)[]> {
     const rows = firstOfEachKey(batch, (completion) => completion.id).map((i) => batch[i]);
     const { rows: stored } = await sql<KeyRow & { result: string }>`
       UPDATE idempotency_records AS r SET result = v.result, completed_at = now()
@@ -184,7 +193,7 @@ export class IdempotencyStore {
                     ${rows.map((c) => c.id.key)}::text[], ${rows.map((c) => c.result)}::text[])
           AS v(agent_id, caller, key, result)
        WHERE r.agent_id = v.agent_id AND r.caller = v.caller AND r.key = v.key AND r.result IS NULL
-      RETURNING r.agent_id, r.caller, r.key, r.result`.execute(this.db);
+      RETURNING r.agent_id, r.caller, r.key, r.result`.execute(holdingUntil(this.db, deadline));
     const results = new Map(stored.map((row) => [keyOf(row), row.result]));
     return batch.map((completion) => results.get(keyOf(completion.id)));
   }
@@ -202,13 +211,14 @@ export class IdempotencyStore {
   }
 
   /** Forget an unfinished record (its call was cancelled), so the key can be claimed again; `also` in its transaction. */
-  async release(id: RecordKey, also?: AlsoInTransaction): Promise<void> {
+  async release(id: RecordKey, also?: AlsoInTransaction, deadline?: HoldDeadline): Promise<void> {
+    const db = holdingUntil(this.db, deadline);
     if (also) {
-      await this.db.transaction().execute(async (tx) => {
+      await db.transaction().execute(async (tx) => {
         await this.forget(tx, id);
         await also(tx);
       });
-    } else await this.forget(this.db, id);
+    } else await this.forget(db, id);
   }
 
   private async forget(db: GatewayDb, id: RecordKey): Promise<void> {

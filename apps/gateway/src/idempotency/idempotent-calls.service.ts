@@ -87,6 +87,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
         id,
         { fingerprint, toolId: prepared.toolId, message: recordedOf(surface, prepared.message), surface },
         this.env.IDEMPOTENCY_TTL_SECONDS,
+        request.time.deadline,
       );
       if (claimed) {
         // A record taken over from an expired one: whatever posting still holds the key lets go.
@@ -96,16 +97,16 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           const outcome = await this.pipeline.execute(mine, request.time, { ...options, keepsResult: true });
           // Joined by its key, the posting was another request's (its record lost, or another surface's).
           const replayed = outcome.joined === true;
-          return { resultText: await this.settle(surface, id, outcome, render, onSettled), replayed };
+          return { resultText: await this.settle(surface, request, id, outcome, render, onSettled), replayed };
         } catch (error) {
-          if (error instanceof CallCancelledError) await this.releaseCancelled(surface, id, mine, render);
+          if (error instanceof CallCancelledError) await this.releaseCancelled(surface, request, id, mine, render);
           // The message service holds this message with other content: the record was claimed
           // after the first one's was gone (README.md, "The message service checks too").
-          if (error instanceof IdempotencyKeyReusedError) await this.forgetRefused(id);
+          if (error instanceof IdempotencyKeyReusedError) await this.forgetRefused(id, request);
           throw error;
         }
       }
-      const record = await this.store.find(id);
+      const record = await this.store.find(id, request.time.deadline);
       if (!record) continue; // expired and purged between the two statements: claim again
       if (!record.fingerprint.equals(fingerprint)) throw new IdempotencyKeyReusedError(key);
       const ownShape = rendersAlike(record.surface, surface);
@@ -123,7 +124,9 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
           keepsResult: true,
         });
         // The record keeps the shape of the surface that claimed it; another surface renders its own.
-        const resultText = ownShape ? await this.settle(surface, id, outcome, render, onSettled) : render(outcome);
+        const resultText = ownShape
+          ? await this.settle(surface, request, id, outcome, render, onSettled)
+          : render(outcome);
         return { resultText, replayed: true };
       } finally {
         this.joinsWaiting.dec();
@@ -164,6 +167,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    */
   private async settle(
     surface: CallSurface,
+    { time }: CallRequest,
     id: RecordKey,
     outcome: CallOutcome,
     render: (outcome: CallOutcome) => string,
@@ -173,11 +177,11 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     if (isAttemptsExhausted(outcome.reply)) {
       // Given up: the next request with the key runs the call again, here and at the message service.
       await this.forgetKey(outcome.messageId);
-      await this.store.release(id, also);
+      await this.store.release(id, also, time.deadline);
       return render(outcome);
     }
     if (!also && rendersAgain(surface)) return render(outcome);
-    return this.store.complete(id, render(outcome), also);
+    return this.store.complete(id, render(outcome), also, time.deadline);
   }
 
   /**
@@ -185,9 +189,9 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    * the way. Failing, it is only logged: the refusal is the answer either way, and the claim
    * expires with its TTL.
    */
-  private async forgetRefused(id: RecordKey): Promise<void> {
+  private async forgetRefused(id: RecordKey, { time }: CallRequest): Promise<void> {
     try {
-      await this.store.release(id);
+      await this.store.release(id, undefined, time.deadline);
     } catch (error) {
       this.logger.warn({ msg: 'a refused idempotency claim was not released', error: (error as Error).message });
     }
@@ -214,16 +218,18 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
   /** The client that claimed the key cancelled: the rule is the cancellation module's (cancelled-keyed-call.ts). */
   private releaseCancelled(
     surface: CallSurface,
+    { time }: CallRequest,
     id: RecordKey,
     prepared: PreparedCall,
     render: (outcome: CallOutcome) => string,
   ) {
     return settleCancelledClaim({
       lookOnce: async () => render(await this.pipeline.execute(prepared, CallTime.none(), { ownsMessage: false })),
-      complete: async (resultText) => (rendersAgain(surface) ? resultText : this.store.complete(id, resultText)),
+      complete: async (resultText) =>
+        rendersAgain(surface) ? resultText : this.store.complete(id, resultText, undefined, time.deadline),
       release: async () => {
         await this.forgetKey(prepared.message.id);
-        await this.store.release(id);
+        await this.store.release(id, undefined, time.deadline);
       },
     });
   }

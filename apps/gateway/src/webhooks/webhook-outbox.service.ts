@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
+import { GroupCommit, InjectKysely, holdingUntil, type HoldDeadline } from '@mcpgw/persistence';
 import { CacheInvalidationService } from '../cache/cache-invalidation.service';
 import { GATEWAY_ENV, type GatewayEnv } from '../config/gateway.env';
 import type { GatewayDb } from '../database/schema';
@@ -56,8 +56,8 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   private reloadTimer?: NodeJS.Timeout;
   private direct?: DirectSink;
   /** The group commit of `recordAlone`: one statement for the outcomes of the calls that ended meanwhile. */
-  private readonly group = new GroupCommit<OutcomeRow, string>((rows) =>
-    this.store.insertEvents(this.db, rows, this.direct?.lease),
+  private readonly group = new GroupCommit<OutcomeRow, string>((rows, deadline) =>
+    this.store.insertEvents(holdingUntil(this.db, deadline), rows, this.direct?.lease),
   );
 
   constructor(
@@ -118,9 +118,15 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
   /**
    * `record` on its own (no other state change to join), group-committed with other calls' outcomes;
    * sent by this replica once committed when every webhook that hears it is healthy and the sender has room.
-   * Nothing, and no SQL, when no webhook hears it.
+   * Nothing, and no SQL, when no webhook hears it. `deadline`: the call's, which the write waits
+   * for at most while the database is away.
    */
-  async recordAlone(agentId: string, callerId: string | null, event: WebhookEvent): Promise<void> {
+  async recordAlone(
+    agentId: string,
+    callerId: string | null,
+    event: WebhookEvent,
+    deadline?: HoldDeadline,
+  ): Promise<void> {
     const hearers = this.hearers(agentId, event.type, callerId);
     if (hearers.length === 0) return;
     const direct = this.direct;
@@ -128,7 +134,7 @@ export class WebhookOutbox implements OnModuleInit, OnApplicationShutdown {
     const heldUntil = Date.now() + (direct?.lease.ms ?? 0);
     const quiet = !sendsIt && hearers.every((hook) => !hook.healthy);
     const outcome = { ...row(agentId, callerId, event), direct: sendsIt, quiet };
-    const id = await this.group.submit(outcome);
+    const id = await this.group.submit(outcome, deadline);
     if (sendsIt) direct.take({ id, agentId, payload: outcome.payload, hearers, heldUntil });
   }
 

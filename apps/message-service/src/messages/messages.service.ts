@@ -17,7 +17,8 @@ import {
 import type { CallIds, Encoded } from '@mcpgw/bus';
 import { AgentDeliveryService } from '../delivery/agent-delivery.service';
 import { ReplyNotices } from '../wait/reply-notices.service';
-import { MessagesStore, type InsertOutcome } from './messages.store';
+import { MessagesStore, type InsertOutcome, type PostedWith } from './messages.store';
+import type { HoldDeadline } from '@mcpgw/persistence';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_LIST = 1000;
@@ -71,19 +72,22 @@ export class MessagesService {
   /**
    * Post a chat message for a caller that waits for its reply; for a message
    * posted before (same id), also its reply if one is stored. Used by
-   * post-and-wait, which then need not look again.
+   * post-and-wait, which then need not look again. `deadline`: the wait's,
+   * which its statements wait for at most while the database is away.
    */
   async postChat(
     plain: unknown,
     ids: CallIds = {},
     fingerprint?: unknown,
     key?: unknown,
+    deadline?: HoldDeadline,
   ): Promise<PostResult & { existingReply?: AgentReply }> {
     const envelope = this.parse(plain);
     if (envelope.type !== 'chat_message') throw new InvalidRequestError('expected a chat_message');
     return this.postChatMessage(envelope, 'for_waiter', GATEWAY_SENDER, ids, {
       fingerprint: fingerprintOf(fingerprint),
       key: keyOf(key),
+      deadline,
     });
   }
 
@@ -151,7 +155,7 @@ export class MessagesService {
     delivery: 'confirmed' | 'for_waiter',
     sender: string,
     { request_id: requestId, trace_id: traceId }: CallIds = {},
-    keyed: { fingerprint?: string; key?: PostingKey } = {},
+    keyed: Pick<PostedWith, 'fingerprint' | 'key' | 'deadline'> = {},
   ): Promise<PostResult & { existingReply?: AgentReply }> {
     const outcome = await this.store.insert(message, { sender, traceId, ...keyed });
     const result = this.accepted(outcome, message);
@@ -169,7 +173,7 @@ export class MessagesService {
     // Joined by its key under another id, the posting delivered again is the stored one.
     const posting = outcome.kind === 'duplicate' ? outcome.posting : undefined;
     const postingId = posting?.id ?? message.id;
-    const { reply } = await this.store.findReply(result.channel_id, postingId);
+    const { reply } = await this.store.findReply(result.channel_id, postingId, keyed.deadline);
     const again = postingId === message.id ? message : posting?.envelope;
     if (!reply && again) await deliver({ ...again, channel_id: result.channel_id });
     return { ...result, existingReply: reply };

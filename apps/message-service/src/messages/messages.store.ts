@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentReply, ChannelView, ChatMessage, Envelope, PostingKey, StoredMessage } from '@mcpgw/contracts';
 import { InvalidRequestError, UNSTORABLE_TEXT_REFUSAL, jsonHoldsUnstorableText } from '@mcpgw/contracts';
-import { GroupCommit, InjectKysely } from '@mcpgw/persistence';
+import { GroupCommit, InjectKysely, holdingUntil, type HoldDeadline } from '@mcpgw/persistence';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { MessagingDb } from '../database/schema';
@@ -55,6 +55,8 @@ export interface PostedWith {
   fingerprint?: string;
   /** A keyed call's key: a posting of another id holding it is joined (or, with another fingerprint, `reused`). */
   key?: PostingKey;
+  /** How long its caller lets it wait out a database outage (the wait's deadline); none: DB_OUTAGE_HOLD_MS. */
+  deadline?: HoldDeadline;
 }
 
 /**
@@ -64,7 +66,9 @@ export interface PostedWith {
  */
 @Injectable()
 export class MessagesStore {
-  private readonly writes = new GroupCommit<NewRow, InsertOutcome | undefined>((rows) => this.insertBatch(rows));
+  private readonly writes = new GroupCommit<NewRow, InsertOutcome | undefined>((rows, deadline) =>
+    this.insertBatch(rows, deadline),
+  );
 
   constructor(@InjectKysely() private readonly db: MessagingDb) {}
 
@@ -84,7 +88,7 @@ export class MessagesStore {
    */
   async insert(
     envelope: Envelope,
-    { sender = null, traceId, fingerprint, key }: PostedWith = {},
+    { sender = null, traceId, fingerprint, key, deadline }: PostedWith = {},
   ): Promise<InsertOutcome> {
     const channelId = envelope.channel_id ?? randomUUID();
     const row: NewRow = {
@@ -103,10 +107,11 @@ export class MessagesStore {
     // Refused alone, here: in the group commit it would fail every row of its batch.
     if (jsonHoldsUnstorableText(row.json))
       throw new InvalidRequestError(`the ${envelope.type}: ${UNSTORABLE_TEXT_REFUSAL}`);
-    const first = (await this.writes.submit(row)) ?? (await this.explainNoInsert(envelope, row, key));
+    const db = holdingUntil(this.db, deadline);
+    const first = (await this.writes.submit(row, deadline)) ?? (await this.explainNoInsert(db, envelope, row, key));
     if (first.kind !== 'key_let_go') return first;
     // The key's holder let go of it (README.md, "One key, one posting"): this posting takes it.
-    return (await this.writes.submit(row)) ?? this.explainNoInsert(envelope, row);
+    return (await this.writes.submit(row, deadline)) ?? this.explainNoInsert(db, envelope, row);
   }
 
   /** The posting lets go of its key (ForgetKey); true when it held one. */
@@ -121,9 +126,12 @@ export class MessagesStore {
   }
 
   /** One batch, one statement: messages on new channels and on existing ones alike. */
-  private async insertBatch(rows: NewRow[]): Promise<(InsertOutcome | undefined)[]> {
+  private async insertBatch(
+    rows: NewRow[],
+    deadline: HoldDeadline | undefined,
+  ): Promise<(InsertOutcome | undefined)[]> {
     const inserted = new Map<string, Row>();
-    const result = await insertBatchStatement(rows).execute(this.db);
+    const result = await insertBatchStatement(rows).execute(holdingUntil(this.db, deadline));
     // PostgreSQL answers with lower-case UUIDs; a sender may have written capitals.
     for (const row of result.rows) inserted.set(row.id, row);
     return rows.map((row) => {
@@ -155,22 +163,26 @@ export class MessagesStore {
     return rows.map((row) => ({ seq: Number(row.seq), envelope: row.envelope }));
   }
 
-  /** Whether message M is on channel C, and its reply if one is stored. */
-  async findReply(channelId: string, messageId: string): Promise<{ messageExists: boolean; reply?: AgentReply }> {
+  /** Whether message M is on channel C, and its reply if one is stored. `deadline`: as `PostedWith`'s. */
+  async findReply(
+    channelId: string,
+    messageId: string,
+    deadline?: HoldDeadline,
+  ): Promise<{ messageExists: boolean; reply?: AgentReply }> {
     // Two scalar subqueries in one row: SQL reads better than the builder here.
     const { rows } = await sql<{ message_exists: boolean; reply: AgentReply | null }>`
       SELECT
         EXISTS (SELECT 1 FROM messages WHERE id = ${messageId} AND channel_id = ${channelId}) AS message_exists,
         (SELECT envelope FROM messages
           WHERE channel_id = ${channelId} AND in_reply_to = ${messageId} AND type = 'agent_reply') AS reply`.execute(
-      this.db,
+      holdingUntil(this.db, deadline),
     );
     return { messageExists: rows[0].message_exists, reply: rows[0].reply ?? undefined };
   }
 
-  /** The agent of a channel; undefined when there is no such channel. */
-  async channelAgent(channelId: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('channels').select('agent_id').where('id', '=', channelId).executeTakeFirst();
+  /** The agent of a channel; undefined when there is no such channel. `db`: one held to a caller's deadline. */
+  async channelAgent(channelId: string, db: MessagingDb = this.db): Promise<string | undefined> {
+    const row = await db.selectFrom('channels').select('agent_id').where('id', '=', channelId).executeTakeFirst();
     return row?.agent_id;
   }
 
@@ -196,19 +208,25 @@ export class MessagesStore {
    * the holder is older than the key's time to live or the post renews the key: then the holder
    * lets go (`key_let_go`), and the insert is tried once more (`key` is passed that first time only).
    */
-  private async explainNoInsert(envelope: Envelope, row: NewRow): Promise<InsertOutcome>;
+  private async explainNoInsert(db: MessagingDb, envelope: Envelope, row: NewRow): Promise<InsertOutcome>;
   private async explainNoInsert(
+    db: MessagingDb,
     envelope: Envelope,
     row: NewRow,
     key: PostingKey | undefined,
   ): Promise<InsertOutcome | KeyLetGo>;
-  private async explainNoInsert(envelope: Envelope, row: NewRow, key?: PostingKey): Promise<InsertOutcome | KeyLetGo> {
-    const same = await this.existing('id', envelope.id);
+  private async explainNoInsert(
+    db: MessagingDb,
+    envelope: Envelope,
+    row: NewRow,
+    key?: PostingKey,
+  ): Promise<InsertOutcome | KeyLetGo> {
+    const same = await this.existing(db, 'id', envelope.id);
     if (same) return joinOrRefuse(same, row.fingerprint, envelope.type === 'chat_message');
     if (row.keyRef) {
-      const holder = await this.existing('key_ref', row.keyRef, key && !key.renews ? key.ttl_s : undefined);
+      const holder = await this.existing(db, 'key_ref', row.keyRef, key && !key.renews ? key.ttl_s : undefined);
       if (holder && key && (key.renews || holder.stale)) {
-        await this.db
+        await db
           .updateTable('messages')
           .set({ key_ref: null })
           .where('id', '=', holder.id)
@@ -219,7 +237,7 @@ export class MessagesStore {
       if (holder) {
         const joined = joinOrRefuse(holder, row.fingerprint, true);
         if (joined.kind !== 'duplicate') return joined;
-        const stored = await this.db
+        const stored = await db
           .selectFrom('messages')
           .select('envelope')
           .where('id', '=', holder.id)
@@ -231,11 +249,11 @@ export class MessagesStore {
     }
     const inReplyTo = row.inReplyTo;
     if (!envelope.channel_id) return { kind: 'no_channel' };
-    const channel = await this.channelAgent(envelope.channel_id);
+    const channel = await this.channelAgent(envelope.channel_id, db);
     if (channel === undefined) return { kind: 'no_channel' };
     if (inReplyTo && channel !== envelope.agent_id) return { kind: 'wrong_agent' };
     if (inReplyTo) {
-      const row = await this.db
+      const row = await db
         .selectFrom('messages')
         .select(['seq', 'channel_id'])
         .where('channel_id', '=', envelope.channel_id)
@@ -249,11 +267,12 @@ export class MessagesStore {
 
   /** The stored chat_message (or reply) with this id, or holding this key; `stale`: older than `ttlSeconds`. */
   private async existing(
+    db: MessagingDb,
     by: 'id' | 'key_ref',
     value: string,
     ttlSeconds?: number,
   ): Promise<(Holder & { stale: boolean }) | undefined> {
-    const row = await this.db
+    const row = await db
       .selectFrom('messages')
       .select([
         'id',

@@ -15,7 +15,6 @@ import { BusClient, type CallIds } from '@mcpgw/bus';
 import { METRICS_REGISTRY, hopTimer } from '@mcpgw/observability';
 import type { Registry } from 'prom-client';
 import { Draining } from '@mcpgw/runtime';
-import { databaseHold } from '@mcpgw/persistence';
 import { MESSAGE_SERVICE_ENV, type MessageServiceEnv } from '../config/message-service.env';
 import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
@@ -90,7 +89,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS);
     return this.awaitReply(messageId, deadline, async (listen) => {
       await listen();
-      const stored = await this.store.findReply(channelId, messageId);
+      const stored = await this.store.findReply(channelId, messageId, deadline);
       if (!stored.messageExists) throw new NotFoundError(`no message ${messageId} on channel ${channelId}`);
       return { channelId, reply: stored.reply };
     });
@@ -119,7 +118,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
     const deadline = waitDeadline(timeoutMs, this.env.WAIT_MAX_MS, envelope as Pick<ChatMessage, 'meta'>);
     let posted!: BusResponse<typeof BusPattern.PostMessage>;
     const waited = await this.awaitReply(messageId, deadline, async (listen) => {
-      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids, fingerprint, key);
+      const { existingReply, ...rest } = await this.messages.postChat(envelope, ids, fingerprint, key, deadline);
       posted = rest;
       // Joined by its key, a posting of another id, not answered yet: wait for that one instead.
       if (posted.posting && posted.posting.id !== messageId.toLowerCase() && !existingReply)
@@ -130,7 +129,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
         return { channelId: posted.channel_id, reply: existingReply, delivered };
       }
       await listen();
-      const stored = await this.store.findReply(posted.channel_id, messageId);
+      const stored = await this.store.findReply(posted.channel_id, messageId, deadline);
       return { channelId: posted.channel_id, reply: stored.reply };
     }).catch((error: unknown) => {
       if (error instanceof JoinedAnotherPosting) return error;
@@ -152,16 +151,15 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
    * until a wake-up or the deadline (from `waitDeadline`; one timer);
    * at the deadline, one last read covers a wake-up lost on the bus. One read, not a poll.
    * While the database is away, its statements wait for it until this deadline at most
-   * (DatabaseHold), then the wait answers `unavailable` (`database_unavailable`).
+   * (DatabaseHold: `first` passes it to the store too), then the wait answers `unavailable`
+   * (`database_unavailable`).
    */
   private awaitReply(
     messageId: string,
     deadline: Deadline,
     first: (listen: () => Promise<void>) => Promise<{ channelId: string; reply?: AgentReply; delivered?: Deadline }>,
   ): Promise<WaitResult> {
-    const waiting = databaseHold.until(Date.now() + deadline.remainingMs(), () =>
-      this.sleepUntilReply(messageId, deadline, first),
-    );
+    const waiting = this.sleepUntilReply(messageId, deadline, first);
     this.running.add(waiting);
     void waiting.catch(() => undefined).finally(() => this.running.delete(waiting));
     return waiting;
@@ -190,7 +188,7 @@ export class WaitService implements OnModuleInit, OnModuleDestroy {
         if (delivered) this.owe(messageId, channelId, delivered);
         throw new ReplicaDrainingError('this message service replica is shutting down: wait again');
       }
-      const late = await this.store.findReply(channelId, messageId);
+      const late = await this.store.findReply(channelId, messageId, deadline);
       return late.reply ? { status: 'replied', reply: late.reply } : { status: 'timeout' };
     } finally {
       clearTimeout(timer);
