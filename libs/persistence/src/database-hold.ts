@@ -15,8 +15,8 @@ export interface HoldLimits {
  * long it has left (`Deadline` from @mcpgw/contracts is one). Passed along
  * explicitly (`holdingUntil(db, deadline)`, `GroupCommit.submit(item, deadline)`), not
  * through an async context: an `AsyncLocalStorage` turns on Node 20's promise hooks
- * for every promise of the process, 3-4 % of a busy gateway's or message service's
- * CPU (docs/benchmarks.md, issue 44).
+ * for every promise of the process, 4.5 % of a busy gateway's CPU and 5.3 % of a
+ * message service's (docs/benchmarks.md, "Issue 44 (the hold's deadline, passed)").
  */
 export interface HoldDeadline {
   remainingMs(): number;

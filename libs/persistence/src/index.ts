@@ -5,7 +5,7 @@ export * from './run-migrations';
 export * from './pg-notifications';
 export * from './sql-meter';
 export * from './group-commit';
-export * from './metered-dialect';
+export { MeteredPostgresDialect } from './metered-dialect';
 export * from './prepared';
 export * from './async-commit';
 export * from './database-errors';

@@ -1,6 +1,7 @@
 import { Inject, Module, type DynamicModule } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import {
+  DefaultQueryExecutor,
   Kysely,
   sql,
   type ConnectionProvider,
@@ -36,18 +37,24 @@ export function kyselyOver<DB>(dataSource: DataSource): Kysely<DB> {
       return master;
     },
   });
-  // Kysely makes the driver, the compiler and the executor (with any plugins); the connections come from ours.
-  const executor = new Kysely<DB>({ dialect }).getExecutor();
-  return new HoldingKysely<DB>({ dialect, driver: dialect.driver!, executor }, undefined);
+  const driver = dialect.createDriver();
+  const executor = new DefaultQueryExecutor(
+    dialect.createQueryCompiler(),
+    dialect.createAdapter(),
+    new HeldConnectionProvider(driver, undefined),
+    [],
+  );
+  return new HoldingKysely<DB>({ dialect, driver, executor }, undefined);
 }
 
 /**
  * `db` whose work waits out a database outage (DatabaseHold) until `deadline` at
  * most: getting a connection, a statement tried again, a whole transaction. The
  * call path passes its call's deadline down this way, explicitly (see
- * `HoldDeadline`). `db` as it is when it is not the app's `KYSELY`, or holds
- * already to the same deadline: a transaction's statements are held by the
- * transaction, whole.
+ * `HoldDeadline`). `db` as it is when it is not the app's `KYSELY`: a transaction
+ * (its statements are held by the transaction, whole), or a copy made by Kysely's
+ * `withSchema`/`withPlugin`/`withTables`, which are plain `Kysely`s (nothing on
+ * the call path makes one).
  */
 export function holdingUntil<DB>(db: Kysely<DB>, deadline: HoldDeadline | undefined): Kysely<DB> {
   return db instanceof HoldingKysely && deadline !== undefined ? db.until(deadline) : db;

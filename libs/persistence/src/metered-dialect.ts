@@ -5,6 +5,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type PostgresDialectConfig,
+  type QueryCompiler,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
@@ -23,9 +24,6 @@ import { sqlMeter, type SqlMeter } from './sql-meter';
  * The pool is not ours (TypeORM opened it), so `destroy` ends nothing.
  */
 export class MeteredPostgresDialect extends PostgresDialect {
-  /** The driver Kysely made (it makes one per dialect), for `holdingUntil`'s connections. */
-  driver?: MeteredDriver;
-
   constructor(
     config: PostgresDialectConfig,
     private readonly meter: SqlMeter = sqlMeter,
@@ -34,7 +32,7 @@ export class MeteredPostgresDialect extends PostgresDialect {
   }
 
   override createDriver(): MeteredDriver {
-    return (this.driver = new MeteredDriver(super.createDriver(), this.meter));
+    return new MeteredDriver(super.createDriver(), this.meter);
   }
 }
 
@@ -134,7 +132,7 @@ export class MeteredDriver implements Driver {
     private readonly meter: SqlMeter,
   ) {}
 
-  /** Once, when the first connection is asked for (Kysely's own driver wrapper, which would, is bypassed: kysely.module.ts). */
+  /** Once, when the first connection is asked for (`HoldingKysely` has no driver wrapper that would: kysely.module.ts). */
   init(): Promise<void> {
     return (this.initialised ??= this.inner.init().then(
       () => void (this.initDone = true),
@@ -215,6 +213,30 @@ export class MeteredDriver implements Driver {
     } finally {
       connection.inTransaction = false;
     }
+  }
+
+  // Savepoints (a ControlledTransaction's) go to the inner driver as they are; counted like statements.
+  async savepoint(connection: MeteredConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    this.meter.statement('SAVEPOINT', true);
+    await this.inner.savepoint!(connection.inner, name, compile);
+  }
+
+  async rollbackToSavepoint(
+    connection: MeteredConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    this.meter.statement('ROLLBACK TO SAVEPOINT', true);
+    await this.inner.rollbackToSavepoint!(connection.inner, name, compile);
+  }
+
+  async releaseSavepoint(
+    connection: MeteredConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    this.meter.statement('RELEASE SAVEPOINT', true);
+    await this.inner.releaseSavepoint!(connection.inner, name, compile);
   }
 
   async releaseConnection(connection: MeteredConnection): Promise<void> {

@@ -140,4 +140,21 @@ describe('work held until the deadline its caller passes down', () => {
     expect(outcome.value?.rows).toEqual([{ one: 1 }]);
     expect(outcome.ms).toBeGreaterThanOrEqual(450);
   });
+
+  it("a controlled transaction's savepoints reach the server (a rollback to one undoes what followed it)", async () => {
+    const trx = await holdingUntil(db, Deadline.after(5_000)).startTransaction().execute();
+    try {
+      await sql`CREATE TEMP TABLE held_until_savepoints (n int) ON COMMIT DROP`.execute(trx);
+      await sql`INSERT INTO held_until_savepoints VALUES (1)`.execute(trx);
+      const saved = await trx.savepoint('before_two').execute();
+      await sql`INSERT INTO held_until_savepoints VALUES (2)`.execute(saved);
+      const back = await saved.rollbackToSavepoint('before_two').execute();
+      const { rows } = await sql<{ n: number }>`SELECT n FROM held_until_savepoints ORDER BY n`.execute(back);
+      expect(rows).toEqual([{ n: 1 }]);
+      await back.commit().execute();
+    } catch (error) {
+      await trx.rollback().execute();
+      throw error;
+    }
+  });
 });

@@ -35,6 +35,12 @@ export interface RecordView {
 /** Writes to make in the transaction that settles a record (the webhook outbox: webhooks/README.md). */
 export type AlsoInTransaction = (tx: GatewayDb) => Promise<unknown>;
 
+/** How a record is completed or released: with what else in its transaction, and until when it may wait for the database. */
+export interface Settling {
+  also?: AlsoInTransaction;
+  deadline?: HoldDeadline;
+}
+
 const PURGE_BATCH = 1000;
 /** Claims or completions written together at most; more wait for the next statement. */
 const GROUP_BATCH = 500;
@@ -159,7 +165,7 @@ export class IdempotencyStore {
    * (its own transaction: the webhook outbox's row goes with this record only);
    * without it, completions are group-committed.
    */
-  async complete(id: RecordKey, result: string, also?: AlsoInTransaction, deadline?: HoldDeadline): Promise<string> {
+  async complete(id: RecordKey, result: string, { also, deadline }: Settling = {}): Promise<string> {
     const stored = also
       ? (
           await holdingUntil(this.db, deadline)
@@ -211,7 +217,7 @@ export class IdempotencyStore {
   }
 
   /** Forget an unfinished record (its call was cancelled), so the key can be claimed again; `also` in its transaction. */
-  async release(id: RecordKey, also?: AlsoInTransaction, deadline?: HoldDeadline): Promise<void> {
+  async release(id: RecordKey, { also, deadline }: Settling = {}): Promise<void> {
     const db = holdingUntil(this.db, deadline);
     if (also) {
       await db.transaction().execute(async (tx) => {

@@ -177,11 +177,11 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     if (isAttemptsExhausted(outcome.reply)) {
       // Given up: the next request with the key runs the call again, here and at the message service.
       await this.forgetKey(outcome.messageId);
-      await this.store.release(id, also, time.deadline);
+      await this.store.release(id, { also, deadline: time.deadline });
       return render(outcome);
     }
     if (!also && rendersAgain(surface)) return render(outcome);
-    return this.store.complete(id, render(outcome), also, time.deadline);
+    return this.store.complete(id, render(outcome), { also, deadline: time.deadline });
   }
 
   /**
@@ -191,7 +191,7 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
    */
   private async forgetRefused(id: RecordKey, { time }: CallRequest): Promise<void> {
     try {
-      await this.store.release(id, undefined, time.deadline);
+      await this.store.release(id, { deadline: time.deadline });
     } catch (error) {
       this.logger.warn({ msg: 'a refused idempotency claim was not released', error: (error as Error).message });
     }
@@ -226,10 +226,10 @@ export class IdempotentCalls implements OnApplicationBootstrap, OnApplicationShu
     return settleCancelledClaim({
       lookOnce: async () => render(await this.pipeline.execute(prepared, CallTime.none(), { ownsMessage: false })),
       complete: async (resultText) =>
-        rendersAgain(surface) ? resultText : this.store.complete(id, resultText, undefined, time.deadline),
+        rendersAgain(surface) ? resultText : this.store.complete(id, resultText, { deadline: time.deadline }),
       release: async () => {
         await this.forgetKey(prepared.message.id);
-        await this.store.release(id, undefined, time.deadline);
+        await this.store.release(id, { deadline: time.deadline });
       },
     });
   }

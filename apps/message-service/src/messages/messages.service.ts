@@ -15,10 +15,10 @@ import {
   type StoredMessage,
 } from '@mcpgw/contracts';
 import type { CallIds, Encoded } from '@mcpgw/bus';
+import type { HoldDeadline } from '@mcpgw/persistence';
 import { AgentDeliveryService } from '../delivery/agent-delivery.service';
 import { ReplyNotices } from '../wait/reply-notices.service';
 import { MessagesStore, type InsertOutcome, type PostedWith } from './messages.store';
-import type { HoldDeadline } from '@mcpgw/persistence';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_LIST = 1000;

@@ -107,11 +107,11 @@ export class MessagesStore {
     // Refused alone, here: in the group commit it would fail every row of its batch.
     if (jsonHoldsUnstorableText(row.json))
       throw new InvalidRequestError(`the ${envelope.type}: ${UNSTORABLE_TEXT_REFUSAL}`);
-    const db = holdingUntil(this.db, deadline);
-    const first = (await this.writes.submit(row, deadline)) ?? (await this.explainNoInsert(db, envelope, row, key));
+    const first =
+      (await this.writes.submit(row, deadline)) ?? (await this.explainNoInsert(envelope, row, deadline, key));
     if (first.kind !== 'key_let_go') return first;
     // The key's holder let go of it (README.md, "One key, one posting"): this posting takes it.
-    return (await this.writes.submit(row, deadline)) ?? this.explainNoInsert(db, envelope, row);
+    return (await this.writes.submit(row, deadline)) ?? this.explainNoInsert(envelope, row, deadline);
   }
 
   /** The posting lets go of its key (ForgetKey); true when it held one. */
@@ -180,9 +180,13 @@ export class MessagesStore {
     return { messageExists: rows[0].message_exists, reply: rows[0].reply ?? undefined };
   }
 
-  /** The agent of a channel; undefined when there is no such channel. `db`: one held to a caller's deadline. */
-  async channelAgent(channelId: string, db: MessagingDb = this.db): Promise<string | undefined> {
-    const row = await db.selectFrom('channels').select('agent_id').where('id', '=', channelId).executeTakeFirst();
+  /** The agent of a channel; undefined when there is no such channel. `deadline`: as `PostedWith`'s. */
+  async channelAgent(channelId: string, deadline?: HoldDeadline): Promise<string | undefined> {
+    const row = await holdingUntil(this.db, deadline)
+      .selectFrom('channels')
+      .select('agent_id')
+      .where('id', '=', channelId)
+      .executeTakeFirst();
     return row?.agent_id;
   }
 
@@ -208,19 +212,25 @@ export class MessagesStore {
    * the holder is older than the key's time to live or the post renews the key: then the holder
    * lets go (`key_let_go`), and the insert is tried once more (`key` is passed that first time only).
    */
-  private async explainNoInsert(db: MessagingDb, envelope: Envelope, row: NewRow): Promise<InsertOutcome>;
   private async explainNoInsert(
-    db: MessagingDb,
     envelope: Envelope,
     row: NewRow,
+    deadline: HoldDeadline | undefined,
+  ): Promise<InsertOutcome>;
+  private async explainNoInsert(
+    envelope: Envelope,
+    row: NewRow,
+    deadline: HoldDeadline | undefined,
     key: PostingKey | undefined,
   ): Promise<InsertOutcome | KeyLetGo>;
   private async explainNoInsert(
-    db: MessagingDb,
     envelope: Envelope,
     row: NewRow,
+    deadline: HoldDeadline | undefined,
     key?: PostingKey,
   ): Promise<InsertOutcome | KeyLetGo> {
+    // The rare path: held to the caller's deadline as the insert was.
+    const db = holdingUntil(this.db, deadline);
     const same = await this.existing(db, 'id', envelope.id);
     if (same) return joinOrRefuse(same, row.fingerprint, envelope.type === 'chat_message');
     if (row.keyRef) {
@@ -249,7 +259,7 @@ export class MessagesStore {
     }
     const inReplyTo = row.inReplyTo;
     if (!envelope.channel_id) return { kind: 'no_channel' };
-    const channel = await this.channelAgent(envelope.channel_id, db);
+    const channel = await this.channelAgent(envelope.channel_id, deadline);
     if (channel === undefined) return { kind: 'no_channel' };
     if (inReplyTo && channel !== envelope.agent_id) return { kind: 'wrong_agent' };
     if (inReplyTo) {
