@@ -38,6 +38,7 @@ export function kyselyOver<DB>(dataSource: DataSource): Kysely<DB> {
     },
   });
   const driver = dialect.createDriver();
+  // Its connection provider is each HoldingKysely's own, carrying that one's deadline.
   const executor = new DefaultQueryExecutor(
     dialect.createQueryCompiler(),
     dialect.createAdapter(),
