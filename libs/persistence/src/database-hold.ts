@@ -36,8 +36,9 @@ const LONGEST_PAUSE_MS = 500;
  * restarting, shutting down, read-only after a failover, a connection cut) is
  * tried again, with a short growing pause, until it succeeds or its deadline
  * passes: the deadline of the call it serves (`HoldDeadline`, passed down by the
- * surfaces from the call's own deadline) or DB_OUTAGE_HOLD_MS, whichever is first. So a restart or
- * a failover shows to callers as slower answers, not as errors.
+ * surfaces from the call's own deadline) or DB_OUTAGE_HOLD_MS, whichever comes
+ * first. So a restart or a failover shows to callers as slower answers, not as
+ * errors.
  *
  * Bounded: at most DB_OUTAGE_MAX_HELD pieces of work wait at once in the
  * process (each holds what its caller holds anyway: its request); the next

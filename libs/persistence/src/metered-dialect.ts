@@ -36,6 +36,8 @@ export class MeteredPostgresDialect extends PostgresDialect {
   }
 }
 
+type CompileQuery = QueryCompiler['compileQuery'];
+
 const log = new Logger('Sql');
 
 /** One per pooled pg client (cached), so a query allocates nothing here. */
@@ -216,27 +218,27 @@ export class MeteredDriver implements Driver {
   }
 
   // Savepoints (a ControlledTransaction's) go to the inner driver as they are; counted like statements.
-  async savepoint(connection: MeteredConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    this.meter.statement('SAVEPOINT', true);
-    await this.inner.savepoint!(connection.inner, name, compile);
+  savepoint(connection: MeteredConnection, name: string, compile: CompileQuery): Promise<void> {
+    return this.atSavepoint('savepoint', 'SAVEPOINT', connection, name, compile);
   }
 
-  async rollbackToSavepoint(
-    connection: MeteredConnection,
-    name: string,
-    compile: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    this.meter.statement('ROLLBACK TO SAVEPOINT', true);
-    await this.inner.rollbackToSavepoint!(connection.inner, name, compile);
+  rollbackToSavepoint(connection: MeteredConnection, name: string, compile: CompileQuery): Promise<void> {
+    return this.atSavepoint('rollbackToSavepoint', 'ROLLBACK TO SAVEPOINT', connection, name, compile);
   }
 
-  async releaseSavepoint(
+  releaseSavepoint(connection: MeteredConnection, name: string, compile: CompileQuery): Promise<void> {
+    return this.atSavepoint('releaseSavepoint', 'RELEASE SAVEPOINT', connection, name, compile);
+  }
+
+  private async atSavepoint(
+    step: 'savepoint' | 'rollbackToSavepoint' | 'releaseSavepoint',
+    statement: string,
     connection: MeteredConnection,
     name: string,
-    compile: QueryCompiler['compileQuery'],
+    compile: CompileQuery,
   ): Promise<void> {
-    this.meter.statement('RELEASE SAVEPOINT', true);
-    await this.inner.releaseSavepoint!(connection.inner, name, compile);
+    this.meter.statement(statement, true);
+    await this.inner[step]!(connection.inner, name, compile);
   }
 
   async releaseConnection(connection: MeteredConnection): Promise<void> {

@@ -57,14 +57,11 @@ export class AttachmentResolver {
     if (!(ATTACHMENTS_ARGUMENT in args)) return { ok: true, parts: [] };
     const shaped = shape(args[ATTACHMENTS_ARGUMENT]);
     if (!Array.isArray(shaped)) return { ok: false, problems: [shaped] };
-    const found = new Map(
-      (
-        await this.files.findMany(
-          shaped.map((a) => a.uuid),
-          deadline,
-        )
-      ).map((f) => [f.id, f]),
+    const rows = await this.files.findMany(
+      shaped.map((a) => a.uuid),
+      deadline,
     );
+    const found = new Map(rows.map((f) => [f.id, f]));
     const problems: string[] = [];
     const parts: FilePartDto[] = [];
     shaped.forEach((attachment, i) => {
